@@ -1,0 +1,59 @@
+"""The default output: `path:line:col: CODE message` lines, indented notes, and a summary."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from tritonlint.diagnostics import Applicability, Diagnostic
+from tritonlint.output._common import ordered
+
+# ANSI styles, used only when the caller asks for colour (it knows whether stdout is a terminal).
+_BOLD = "\033[1m"
+_RED_BOLD = "\033[1;31m"
+_CYAN = "\033[36m"
+_CYAN_BOLD = "\033[1;36m"
+_RESET = "\033[0m"
+
+
+def render(diagnostics: Iterable[Diagnostic], *, color: bool = False, summary: bool = True) -> str:
+    """Every diagnostic with its notes and fix title, then (with `summary`) a count line."""
+    found = ordered(diagnostics)
+    lines: list[str] = []
+    for d in found:
+        lines.append(_headline(d, color))
+        lines.extend(f"    {_style('note', _CYAN_BOLD, color)}: {note}" for note in d.notes)
+        if d.fix is not None:
+            label = _style("help", _CYAN_BOLD, color)
+            lines.append(f"    {label}: {d.fix.title} ({d.fix.applicability.value} fix)")
+    if summary:
+        lines.append(summary_line(found))
+    return "".join(line + "\n" for line in lines)
+
+
+def summary_line(diagnostics: Iterable[Diagnostic]) -> str:
+    """`Found 3 errors (1 fixable with --fix, 1 more with --unsafe-fixes).`, or all clear."""
+    found = list(diagnostics)
+    if not found:
+        return "All checks passed!"
+    safe = sum(d.fix is not None and d.fix.applicability is Applicability.SAFE for d in found)
+    unsafe = sum(d.fix is not None and d.fix.applicability is Applicability.UNSAFE for d in found)
+    counted = f"Found {len(found)} error{'s' if len(found) != 1 else ''}"
+    fixable = []
+    if safe:
+        fixable.append(f"{safe} fixable with --fix")
+    if unsafe:
+        fixable.append(f"{unsafe} {'more ' if safe else ''}with --unsafe-fixes")
+    return f"{counted} ({', '.join(fixable)})." if fixable else f"{counted}."
+
+
+def _headline(d: Diagnostic, color: bool) -> str:
+    # Colour never changes the characters between the styles, so stripping ANSI codes gives back
+    # exactly the plain, parseable line.
+    colon = _style(":", _CYAN, color)
+    path = _style(d.path, _BOLD, color)
+    code = _style(d.code, _RED_BOLD, color)
+    return f"{path}{colon}{d.line}{colon}{d.column}{colon} {code} {d.message}"
+
+
+def _style(text: str, style: str, color: bool) -> str:
+    return f"{style}{text}{_RESET}" if color else text
