@@ -6,6 +6,7 @@ import json
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -157,8 +158,8 @@ def test_summary_counts_fixes_by_applicability() -> None:
     found = [
         STORE,
         LOAD,
-        Diagnostic(**{**STORE.__dict__, "fix": safe}),
-        Diagnostic(**{**STORE.__dict__, "fix": shown}),
+        replace(STORE, fix=safe),
+        replace(STORE, fix=shown),
     ]
     assert (
         summary_line(found) == "Found 4 errors (1 fixable with --fix, 1 more with --unsafe-fixes)."
@@ -352,7 +353,7 @@ def test_sarif_results_and_fixes_exact() -> None:
 def test_sarif_with_no_findings_and_absolute_paths() -> None:
     empty = json.loads(render("sarif", [], {}, rules=RULES))
     assert empty["runs"][0]["results"] == []
-    absolute = Diagnostic(**{**STORE.__dict__, "path": "/src/k.py"})
+    absolute = replace(STORE, path="/src/k.py")
     log = json.loads(render("sarif", [absolute], {}, rules=RULES))
     location = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
     assert location["artifactLocation"] == {"uri": "file:///src/k.py"}
@@ -398,7 +399,7 @@ def test_github_exact() -> None:
 
 
 def test_statistics_like_ruff() -> None:
-    many = [Diagnostic(**{**STORE.__dict__, "line": n}) for n in range(10, 21)]
+    many = [replace(STORE, line=n) for n in range(10, 21)]
     assert statistics(DIAGNOSTICS + many) == (
         "12\tTL102\t[ ] unmasked-tail-store\n 2\tTL101\t[-] unmasked-tail-load\n"
     )
