@@ -1,0 +1,1 @@
+"""Dynamic verification of fixes: run original and fixed kernels, poisoned, and compare."""
