@@ -44,6 +44,7 @@ class Tool:
     label: str
     argv: list[str]
     primed: bool = False
+    runs: int | None = None  # fewer runs than the rest, for the slowest column
     probe: list[str] | None = None  # must exit 0 first: `python -m` of a missing module exits 1
     times: list[float] = field(default_factory=list)
     max_rss: int = 0  # bytes, largest single process (wait4)
@@ -76,7 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # and each benchmark invocation starts with no cache from an earlier one.
     with tempfile.TemporaryDirectory(prefix="tritonlint-bench-") as scratch:
         for t in targets:
-            tools = columns(t, ruff, Path(scratch), args.skip)
+            tools = columns(t, ruff, Path(scratch), args.skip, args.slow_runs)
             measure(tools, args.runs, Path(scratch))
             print(table(t, tools, args.runs))
             report[t.label] = {
@@ -107,6 +108,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="corpus folder, fetched with ../shared/corpus/fetch.sh if missing (default: %(default)s)",
     )
     parser.add_argument("--runs", type=int, default=5, help="timed runs per tool (default: 5)")
+    parser.add_argument(
+        "--slow-runs",
+        type=int,
+        default=1,
+        help="timed runs of the libcst parse of every file, minutes each on the corpus (default: 1)",
+    )
     parser.add_argument("--ruff", help="ruff executable (default: the venv's, else PATH)")
     parser.add_argument("--only", choices=("vLLM", "corpus"), help="benchmark one target only")
     parser.add_argument(
@@ -159,7 +166,7 @@ def environment(ruff: str) -> str:
     )
 
 
-def columns(t: Target, ruff: str, scratch: Path, skip: list[str]) -> list[Tool]:
+def columns(t: Target, ruff: str, scratch: Path, skip: list[str], slow_runs: int) -> list[Tool]:
     paths = [str(p) for p in t.paths]
     check = [sys.executable, "-m", "tritonlint", "check", *paths]
     probe = [sys.executable, "-m", "tritonlint", "check", "--help"]
@@ -183,7 +190,8 @@ def columns(t: Target, ruff: str, scratch: Path, skip: list[str]) -> list[Tool]:
         listing = scratch / f"{t.label.replace(' ', '-')}-{name}.txt"
         listing.write_text("".join(f"{f}\n" for f in files), encoding="utf-8")
         label = f"libcst parse, {len(files)} {'files' if name == 'all' else 'triton+jit files'}"
-        tools.append(Tool(label, [sys.executable, "-c", PARSE_SCRIPT, str(listing)]))
+        argv = [sys.executable, "-c", PARSE_SCRIPT, str(listing)]
+        tools.append(Tool(label, argv, runs=slow_runs if name == "all" else None))
     return tools
 
 
@@ -202,8 +210,10 @@ def measure(tools: list[Tool], runs: int, cwd: Path) -> None:
                 tool.error = f"CLI not runnable: {(done.stderr.strip().splitlines() or ['?'])[-1]}"
         if tool.primed and not tool.error:
             run_once(tool, cwd, env, timed=False)
-    for _ in range(runs):
+    for round_ in range(runs):
         for tool in tools:
+            if tool.runs is not None and round_ >= tool.runs:
+                continue
             # A tool that cannot run (tritonlint before its CLI exists) is reported, not fatal.
             if not tool.error:
                 run_once(tool, cwd, env, timed=True)
@@ -285,8 +295,8 @@ def table(t: Target, tools: list[Tool], runs: int) -> str:
     ruff_median = statistics.median(ruff.times) if ruff else None
     header = (
         f"\n{t.label}: {len(t.files)} .py files, {len(t.kernel_files)} with triton and jit "
-        f"(median of {runs} runs)\n"
-        f"{'':<36}{'median s':>10}{'x ruff':>9}{'min s':>9}{'max s':>9}{'peak RSS MB':>13}{'tree MB':>10}"
+        f"(median of {runs} runs unless n says otherwise)\n"
+        f"{'':<36}{'n':>3}{'median s':>10}{'x ruff':>9}{'min s':>9}{'max s':>9}{'peak RSS MB':>13}{'tree MB':>10}"
     )
     lines = [header]
     for tool in tools:
@@ -296,7 +306,7 @@ def table(t: Target, tools: list[Tool], runs: int) -> str:
         median = statistics.median(tool.times)
         ratio = f"{median / ruff_median:.1f}" if ruff_median else "-"
         lines.append(
-            f"{tool.label:<36}{median:>10.2f}{ratio:>9}{min(tool.times):>9.2f}{max(tool.times):>9.2f}"
+            f"{tool.label:<36}{len(tool.times):>3}{median:>10.2f}{ratio:>9}{min(tool.times):>9.2f}{max(tool.times):>9.2f}"
             f"{tool.max_rss / 2**20:>13.0f}{tool.tree_rss / 2**20:>10.0f}"
         )
     return "\n".join(lines)
