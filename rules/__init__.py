@@ -1,0 +1,1 @@
+"""tritonlint's rules, one per file, named after the pattern they flag."""

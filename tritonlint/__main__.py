@@ -1,0 +1,7 @@
+"""`python -m tritonlint`."""
+
+import sys
+
+from tritonlint.cli import main
+
+sys.exit(main())

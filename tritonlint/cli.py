@@ -1,0 +1,109 @@
+"""Command line: argument parsing and exit codes only; the work is in runner and engine."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from tritonlint import __version__
+from tritonlint.config import Config, ConfigError, find_pyproject, load_config
+from tritonlint.engine import FileReport
+from tritonlint.rule import all_rules
+from tritonlint.runner import UsageError, check_file, discover
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tritonlint", description="Static checker for Triton GPU kernels.")
+    parser.add_argument("--version", action="version", version=f"tritonlint {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    check = commands.add_parser("check", help="check files and folders for unmasked tail-tile accesses")
+    check.add_argument("paths", nargs="*", default=["."], metavar="PATH")
+    check.add_argument("--output-format", choices=["text", "json"], default="text")
+    check.add_argument("--select", help="comma-separated rule codes or prefixes to enable")
+    check.add_argument("--ignore", help="comma-separated rule codes or prefixes to disable")
+    check.add_argument("--config", metavar="PYPROJECT", help="use this pyproject.toml instead of the nearest one")
+
+    rule = commands.add_parser("rule", help="print a rule's documentation")
+    rule.add_argument("code", metavar="CODE")
+    commands.add_parser("rules", help="list every rule")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # argparse exits 2 on usage errors, 0 on --help
+        return int(exit_.code or 0)
+    if args.command == "rules":
+        for rule in all_rules():
+            print(f"{rule.code}  {rule.name:<24} {'fixable' if rule.fixable else '       '}  {rule.summary}")
+        return EXIT_CLEAN
+    if args.command == "rule":
+        return _print_rule(args.code)
+    return _check(args)
+
+
+def _print_rule(code: str) -> int:
+    for rule in all_rules():
+        if code.upper() in (rule.code, rule.name.upper()):
+            print(f"# {rule.code} {rule.name}\n")
+            for section, body in rule.doc_sections().items():
+                print(f"## {section}\n{body}\n")
+            return EXIT_CLEAN
+    print(f"tritonlint: unknown rule {code!r} (see `tritonlint rules`)", file=sys.stderr)
+    return EXIT_ERROR
+
+
+def _config(args: argparse.Namespace) -> Config:
+    pyproject = Path(args.config) if args.config else find_pyproject(Path(args.paths[0]) if args.paths else Path.cwd())
+    if args.config and not pyproject.is_file():
+        raise ConfigError(f"{args.config}: no such configuration file")
+    config = load_config(pyproject)
+    if args.select or args.ignore:
+        from dataclasses import replace
+
+        config = replace(
+            config,
+            select=frozenset(_split(args.select)) if args.select else config.select,
+            ignore=config.ignore | frozenset(_split(args.ignore)) if args.ignore else config.ignore,
+        )
+    return config
+
+
+def _split(text: str) -> list[str]:
+    return [part.strip().upper() for part in text.split(",") if part.strip()]
+
+
+def _check(args: argparse.Namespace) -> int:
+    try:
+        config = _config(args)
+        files = list(discover(args.paths, config))
+    except (ConfigError, UsageError) as error:
+        print(f"tritonlint: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    reports = [check_file(file, config) for file in files]
+    return _report(reports, args)
+
+
+def _report(reports: list[FileReport], args: argparse.Namespace) -> int:
+    diagnostics = sorted((d for report in reports for d in report.diagnostics), key=lambda d: d.sort_key())
+    for report in reports:
+        for line in report.notices + report.errors + report.crashes:
+            print(f"tritonlint: {line}", file=sys.stderr)
+    from tritonlint.output import render
+
+    sources: dict[str, str] = {}
+    output = render(args.output_format, diagnostics, sources)
+    if output:
+        sys.stdout.write(output if output.endswith("\n") else output + "\n")
+    if any(report.crashes for report in reports):
+        return EXIT_ERROR
+    if diagnostics or any(report.errors for report in reports):
+        return EXIT_FINDINGS
+    return EXIT_CLEAN

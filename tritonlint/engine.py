@@ -1,0 +1,146 @@
+"""The engine: source text in, diagnostics (and fixed text) out. Pure; never raises on user code."""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+
+from tritonlint.config import Config
+from tritonlint.diagnostics import Diagnostic
+from tritonlint.rule import Rule, all_rules
+from tritonlint.suppressions import suppressions_in_line
+from tritonlint.triton.model import KernelModel, TailHazard
+from tritonlint.triton.names import ImportMap
+from tritonlint.triton.outline import KernelSource, line_starts, might_hold_kernels, outline
+
+# Wraps an indented (nested) function so libcst can parse it on its own.
+_NESTED_PREFIX = "if 1:\n"
+
+
+class RuleCrash(Exception):
+    """A rule raised on user code; reported as an internal error naming the rule."""
+
+
+@dataclass(frozen=True)
+class FileReport:
+    path: str
+    diagnostics: tuple[Diagnostic, ...] = ()
+    errors: tuple[str, ...] = ()  # bad input, one line each: "path: reason"
+    crashes: tuple[str, ...] = ()  # internal errors (a rule raised), one line each
+    notices: tuple[str, ...] = ()  # worth saying, not an error (an empty file)
+    fixed_text: str | None = None  # set by fixing when the text changed
+    suppressed: int = 0
+
+
+def enabled_rules(config: Config) -> list[Rule]:
+    return [rule() for rule in all_rules() if config.enabled(rule.code)]
+
+
+def parse_kernels(text: str) -> tuple[ImportMap, list[tuple[KernelSource, cst.Module]]]:
+    """Each jit function of a file, parsed with libcst on its own.
+
+    Raises SyntaxError (from the outline) or libcst.ParserSyntaxError for code that does not parse.
+    """
+    if not might_hold_kernels(text):
+        return ImportMap(), []
+    found = outline(text)
+    parsed = []
+    for kernel in found.kernels:
+        source = _NESTED_PREFIX + kernel.text if kernel.indented else kernel.text
+        parsed.append((kernel, cst.parse_module(source)))
+    return found.imports, parsed
+
+
+def build_model(kernel: KernelSource, module: cst.Module, imports: ImportMap, config: Config) -> KernelModel:
+    line_base = kernel.first_line - 1 - (1 if kernel.indented else 0)
+    return KernelModel(module, _function_in(module), imports, line_base, config.even_flags)
+
+
+def _function_in(module: cst.Module) -> cst.FunctionDef:
+    statement = module.body[0]
+    if isinstance(statement, cst.If):  # the nested-function wrapper
+        inner = statement.body
+        assert isinstance(inner, cst.IndentedBlock)
+        statement = inner.body[0]
+    assert isinstance(statement, cst.FunctionDef)
+    return statement
+
+
+def check_source(path: str, text: str, config: Config, *, strict: bool = False) -> FileReport:
+    """Every enabled rule over every kernel of one file.
+
+    Syntax errors become a one-line error for the file; a crashing rule becomes an
+    internal error naming the rule, or is re-raised when `strict` (the tests' mode).
+    """
+    rules = enabled_rules(config)
+    starts = line_starts(text)
+    diagnostics: list[Diagnostic] = []
+    crashes: list[str] = []
+    suppressed = 0
+    try:
+        imports, kernels = parse_kernels(text)
+    except SyntaxError as error:
+        return FileReport(path, errors=(f"{path}:{error.lineno or 0}: syntax error: {error.msg}",))
+    except cst.ParserSyntaxError as error:
+        return FileReport(path, errors=(f"{path}:{error.raw_line}: syntax error: {error.message}",))
+    except RecursionError:
+        return FileReport(path, errors=(f"{path}: nested too deeply to parse",))
+    for kernel, module in kernels:
+        try:
+            model = build_model(kernel, module, imports, config)
+        except Exception as error:  # noqa: BLE001 - a model bug must not stop the run
+            if strict:
+                raise RuleCrash(f"building the model crashed on {path}:{kernel.first_line}") from error
+            crashes.append(_crash_line(path, kernel, "the kernel model", error))
+            continue
+        for rule in rules:
+            try:
+                hazards = list(rule.check(model))
+                for hazard in hazards:
+                    diagnostic = _diagnostic(rule, hazard, model, path, starts)
+                    if _is_suppressed(diagnostic, text, starts):
+                        suppressed += 1
+                    else:
+                        diagnostics.append(diagnostic)
+            except Exception as error:  # noqa: BLE001 - a rule bug must not stop the run
+                if strict:
+                    raise RuleCrash(f"{rule.code} crashed on {path}:{kernel.first_line}") from error
+                crashes.append(_crash_line(path, kernel, f"{rule.code} ({rule.name})", error))
+    diagnostics.sort(key=Diagnostic.sort_key)
+    return FileReport(path, tuple(diagnostics), crashes=tuple(crashes), suppressed=suppressed)
+
+
+def _crash_line(path: str, kernel: KernelSource, what: str, error: Exception) -> str:
+    where = traceback.extract_tb(error.__traceback__)[-1]
+    return (f"{path}:{kernel.first_line}: internal error in {what} on kernel {kernel.name}: "
+            f"{type(error).__name__}: {error} [{where.filename.rsplit('/', 1)[-1]}:{where.lineno}]")
+
+
+def _diagnostic(rule: Rule, hazard: TailHazard, model: KernelModel, path: str, starts: Sequence[int]) -> Diagnostic:
+    position = model.range_of(hazard.access.call)
+    line = position.start.line + model.line_base
+    end_line = position.end.line + model.line_base
+    call = "tl.load" if hazard.access.kind == "load" else "tl.store"
+    verb = "read" if hazard.access.kind == "load" else "write"
+    what = f"`{hazard.walk.dim}`" if hazard.walk.dim else "the loop's tile"
+    message = f"{call} can {verb} past the end of the tensor on a partial tail tile: no mask bounds {what}"
+    notes = (hazard.condition, f"walks {model.describe_walk(hazard.walk)}", hazard.evidence)
+    return Diagnostic(
+        code=rule.code, name=rule.name, message=message, path=path,
+        line=line, column=position.start.column + 1, end_line=end_line, end_column=position.end.column + 1,
+        notes=notes,
+        start_offset=starts[line - 1] + position.start.column,
+        end_offset=starts[end_line - 1] + position.end.column,
+    )
+
+
+def _is_suppressed(diagnostic: Diagnostic, text: str, starts: Sequence[int]) -> bool:
+    for number in {diagnostic.line, diagnostic.end_line}:
+        end = starts[number] if number < len(starts) else len(text)
+        line = text[starts[number - 1]:end]
+        if any(s.covers(diagnostic.code) for s in suppressions_in_line(number, line)):
+            return True
+    return False

@@ -1,0 +1,61 @@
+"""The Rule base class, and discovery of the rules shipped in `rules/` (installed as tritonlint.rules)."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from collections.abc import Iterator
+from functools import cache
+from typing import TYPE_CHECKING, ClassVar
+
+if TYPE_CHECKING:
+    from tritonlint.triton.model import KernelModel, TailHazard
+
+# Sections every rule docstring carries, in this order (Ruff's layout).
+DOC_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix safety", "Known problems")
+
+
+class Rule:
+    """A small query over the shared kernel model. Subclasses live one per file in `rules/`."""
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]  # one line, for `tritonlint rules` and SARIF shortDescription
+    fixable: ClassVar[bool] = False
+
+    def check(self, kernel: KernelModel) -> Iterator[TailHazard]:
+        """Yield the hazards of `kernel` this rule flags."""
+        raise NotImplementedError
+
+    @classmethod
+    def doc_sections(cls) -> dict[str, str]:
+        """The docstring split into its `## Section` parts."""
+        doc = cls.__doc__ or ""
+        parts = re.split(r"^## (.+)$", doc, flags=re.M)
+        return {parts[i].strip(): _dedent(parts[i + 1]) for i in range(1, len(parts) - 1, 2)}
+
+    @classmethod
+    def code_block(cls, section: str) -> str:
+        """The first ```python block of a doc section (Example / Use instead)."""
+        match = re.search(r"```python\n(.*?)```", cls.doc_sections().get(section, ""), flags=re.S)
+        return match.group(1) if match else ""
+
+
+def _dedent(text: str) -> str:
+    import textwrap
+
+    return textwrap.dedent(text).strip("\n")
+
+
+@cache
+def all_rules() -> tuple[type[Rule], ...]:
+    """Every rule class in tritonlint.rules, sorted by code."""
+    package = importlib.import_module("tritonlint.rules")
+    found: list[type[Rule]] = []
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        for value in vars(module).values():
+            if isinstance(value, type) and issubclass(value, Rule) and value is not Rule and value.__module__ == module.__name__:
+                found.append(value)
+    return tuple(sorted(found, key=lambda rule: rule.code))

@@ -1,0 +1,1 @@
+"""The shared model of a Triton kernel: what every rule queries."""

@@ -1,0 +1,818 @@
+"""The shared model of one jit function: definitions, accesses, loops, evenness flags, tail hazards.
+
+Everything the rules ask lives here once. The model answers four questions:
+
+* what a pointer walks: the `tl.arange` offsets in it (one tiled dimension each), and the loop
+  that advances it a tile per iteration;
+* which dimensions an access's mask bounds, on a given path;
+* which conditions guarantee even tiles (evenness flags), learnt from how the kernel uses them:
+  a condition that switches a mask on or off, or picks a masked twin of an unmasked access;
+* which accesses can run on a partial tail tile without a bound on that dimension.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from tritonlint.triton.names import ImportMap, code_of, dotted, language_member
+from tritonlint.triton.paths import EMPTY, ConditionReader, Literal, Path, compatible
+
+LOOP_PREFIX = "loop:"
+# tl calls whose result carries the tile offsets of their first argument unchanged.
+_PASS_FIRST = {"multiple_of", "max_contiguous", "max_constancy", "broadcast_to", "reshape", "view",
+               "expand_dims", "permute", "trans", "ravel", "advance", "cast"}
+# tl calls whose result holds data or scalars, never tile offsets.
+_NO_OFFSETS = {"load", "program_id", "num_programs", "full", "zeros", "ones", "zeros_like", "full_like",
+               "cdiv", "sum", "max", "min", "argmax", "argmin", "reduce", "atomic_add", "atomic_max",
+               "atomic_min", "atomic_cas", "atomic_xchg", "atomic_and", "atomic_or", "rand", "randn",
+               "dot", "dot_scaled", "make_tensor_descriptor", "load_tensor_descriptor"}
+# Clamping calls: an offset passed through them stays inside the bound.
+_CLAMPS = {"minimum", "maximum", "clamp"}
+_RANGE_CALLS = {"range", "static_range"}
+_EVEN_NAME = re.compile(r"^(IS_)?(EVEN|DIVISIBLE|ALIGNED|NO_MASK|NO_TAIL)(_[A-Z0-9_]+)?$|_(DIVISIBLE|EVEN)$")
+
+
+@dataclass(eq=False)
+class Loop:
+    node: cst.For | cst.While = field(repr=False)
+    key: str
+    targets: frozenset[str]
+    partial: bool  # the last iteration can see a partial tile
+    text: str  # the range expression, for messages
+
+
+@dataclass(eq=False)
+class Def:
+    """One assignment to a local name (a parameter counts as the first)."""
+
+    name: str
+    value: cst.BaseExpression | None = field(repr=False)
+    order: int
+    path: Path
+    loops: tuple[Loop, ...]
+    kind: str  # "param", "assign", "advance" (x += ... or x = f(x, ...) in a loop), "for"
+    constexpr: bool = False
+
+
+@dataclass(eq=False)
+class Access:
+    """A `tl.load` or `tl.store` call."""
+
+    kind: str  # "load" or "store"
+    call: cst.Call = field(repr=False)
+    pointer: cst.BaseExpression = field(repr=False)
+    mask: cst.BaseExpression | None = field(repr=False)
+    boundary_check: cst.BaseExpression | None = field(repr=False)
+    order: int
+    path: Path
+    loops: tuple[Loop, ...]
+
+
+@dataclass(frozen=True)
+class Walk:
+    """A tiled dimension an access's pointer walks: an offset variable, the loop advancing it, or both."""
+
+    dim: str | None
+    loop: Loop | None
+
+    @property
+    def keys(self) -> frozenset[str]:
+        keys = {self.dim} if self.dim else set()
+        if self.loop is not None:
+            keys.add(self.loop.key)
+        return frozenset(keys)
+
+
+@dataclass(frozen=True)
+class Flag:
+    """`atom` being `even` guarantees full tiles along `dims`."""
+
+    atom: str
+    even: bool
+    dims: frozenset[str]
+    source: str  # "usage", "heuristics" or "name"
+
+
+@dataclass(frozen=True)
+class TailHazard:
+    """An access that can run on a partial tile of `walk` without a mask bounding it."""
+
+    access: Access
+    walk: Walk
+    condition: str  # "reachable when EVEN_K is False", or what makes the tail possible
+    evidence: str  # why the kernel expects partial tiles there
+
+
+@dataclass
+class _Block:
+    path: Path
+    loops: tuple[Loop, ...]
+
+
+class KernelModel:
+    """Built once per jit function; every rule queries it."""
+
+    def __init__(self, module: cst.Module, function: cst.FunctionDef, imports: ImportMap,
+                 line_base: int = 0, extra_flags: frozenset[str] = frozenset()) -> None:
+        self.module = module
+        self.line_base = line_base  # add to a line of `module` to get the file's line
+        self.extra_flags = extra_flags  # names the configuration declares to be evenness flags
+        self.function = function
+        self.imports = imports
+        self.defs: dict[str, list[Def]] = {}
+        self.accesses: list[Access] = []
+        self.loops: list[Loop] = []
+        self.dim_size: dict[str, str] = {}
+        self.block_rank: dict[str, int] = {}
+        self._order = 0
+        self._memo: dict[tuple[int, Path], frozenset[str]] = {}
+        self._busy: set[tuple[int, Path]] = set()
+        self.reader = ConditionReader(self._constexpr_aliases())
+        for param in function.params.params + function.params.kwonly_params:
+            self._define(param.name.value, None, _Block(EMPTY, ()), "param",
+                         constexpr=param.annotation is not None and "constexpr" in code_of(param.annotation.annotation))
+        self._walk_block(function.body, _Block(EMPTY, ()))
+
+    # ------------------------------------------------------------------ positions
+
+    @cached_property
+    def _positions(self) -> dict[cst.CSTNode, CodeRange]:
+        # Computed only for kernels with a finding: the position pass costs as much as parsing.
+        wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
+        return dict(wrapper.resolve(PositionProvider))
+
+    def range_of(self, node: cst.CSTNode) -> CodeRange:
+        """Position of a node within `module` (add `line_base` for the file's line)."""
+        return self._positions[node]
+
+    def line_of(self, node: cst.CSTNode) -> int:
+        return self._positions[node].start.line + self.line_base
+
+    # ------------------------------------------------------------------ the walk
+
+    def qualify_tl(self, node: cst.BaseExpression) -> str | None:
+        """`load` for `tl.load`, `triton.language.load`, a `from triton.language import load` name..."""
+        return language_member(self.imports.qualify(node))
+
+    def _next(self) -> int:
+        self._order += 1
+        return self._order
+
+    def _define(self, name: str, value: cst.BaseExpression | None, block: _Block, kind: str,
+                constexpr: bool = False) -> None:
+        self.defs.setdefault(name, []).append(
+            Def(name, value, self._next(), block.path, block.loops, kind, constexpr))
+
+    def _constexpr_aliases(self) -> dict[str, cst.BaseExpression]:
+        """Locals that restate a flag (`HAS_TAIL: tl.constexpr = not EVEN_K`), assigned exactly once."""
+        found: dict[str, list[cst.BaseExpression]] = {}
+
+        class Collector(cst.CSTVisitor):
+            def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+                return node is outer
+
+            def visit_Assign(self, node: cst.Assign) -> None:
+                for target in node.targets:
+                    if isinstance(target.target, cst.Name):
+                        found.setdefault(target.target.value, []).append(node.value)
+
+            def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+                if isinstance(node.target, cst.Name) and node.value is not None:
+                    found.setdefault(node.target.value, []).append(node.value)
+
+        outer = self.function
+        self.function.visit(Collector())
+        return {name: values[0] for name, values in found.items() if len(values) == 1 and _is_boolean_shape(values[0])}
+
+    def _walk_block(self, body: cst.BaseSuite | Iterable[cst.BaseStatement], block: _Block) -> bool:
+        """Walk statements; returns True when the block always ends in `return`."""
+        statements: Iterable[cst.CSTNode]
+        if isinstance(body, cst.IndentedBlock):
+            statements = body.body
+        elif isinstance(body, cst.SimpleStatementSuite):
+            statements = [body]
+        else:
+            statements = body
+        path = block.path
+        for statement in statements:
+            current = _Block(path, block.loops)
+            if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+                for small in statement.body:
+                    if isinstance(small, cst.Return):
+                        if small.value is not None:
+                            self._scan(small.value, current)
+                        return True
+                    path |= self._small_statement(small, current)
+                    current = _Block(path, block.loops)
+            elif isinstance(statement, cst.If):
+                established, returns = self._if(statement, current)
+                if returns:
+                    return True
+                path |= established
+            elif isinstance(statement, cst.For):
+                self._for(statement, current)
+            elif isinstance(statement, cst.While):
+                self._while(statement, current)
+            elif isinstance(statement, (cst.With, cst.Try)):
+                self._walk_block(statement.body, current)
+        return False
+
+    def _small_statement(self, small: cst.BaseSmallStatement, block: _Block) -> Path:
+        """Record one simple statement; returns literals it establishes for what follows."""
+        if isinstance(small, cst.Assign):
+            self._scan(small.value, block)
+            for target in small.targets:
+                self._assign(target.target, small.value, block)
+        elif isinstance(small, cst.AnnAssign):
+            if small.value is not None:
+                self._scan(small.value, block)
+                constexpr = "constexpr" in code_of(small.annotation.annotation)
+                self._assign(small.target, small.value, block, constexpr)
+        elif isinstance(small, cst.AugAssign):
+            self._scan(small.value, block)
+            if isinstance(small.target, cst.Name):
+                self._define(small.target.value, small.value, block, "advance" if block.loops else "assign")
+        elif isinstance(small, cst.Expr):
+            self._scan(small.value, block)
+            value = small.value
+            if (isinstance(value, cst.Call) and self.qualify_tl(value.func) == "static_assert"
+                    and value.args):
+                return self.reader.when_true(value.args[0].value)
+        return EMPTY
+
+    def _assign(self, target: cst.BaseExpression, value: cst.BaseExpression, block: _Block,
+                constexpr: bool = False) -> None:
+        if isinstance(target, cst.Name):
+            if isinstance(value, cst.IfExp):
+                # `mask = None if EVEN_K else offs < K`: two definitions, one per side.
+                self._define(target.value, value.body, _Block(block.path | self.reader.when_true(value.test), block.loops), "assign", constexpr)
+                self._define(target.value, value.orelse, _Block(block.path | self.reader.when_false(value.test), block.loops), "assign", constexpr)
+                return
+            kind = "assign"
+            if block.loops and target.value in _names_in(value):
+                kind = "advance"  # `ptrs = ptrs + BLOCK * stride` or `bp = tl.advance(bp, ...)`
+            self._define(target.value, value, block, kind, constexpr)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            elements = [element.value for element in target.elements]
+            if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(elements):
+                for element, item in zip(elements, value.elements):
+                    self._assign(element, item.value, block, constexpr)
+            else:
+                for element in elements:
+                    if isinstance(element, cst.Name):
+                        self._define(element.value, value, block, "assign", constexpr)
+
+    def _if(self, node: cst.If, block: _Block) -> tuple[Path, bool]:
+        """Walk both sides; returns what holds after the `if` (early returns) and whether both sides return."""
+        self._scan(node.test, block)
+        true_side = block.path | self.reader.when_true(node.test)
+        false_side = block.path | self.reader.when_false(node.test)
+        body_returns = self._walk_block(node.body, _Block(true_side, block.loops))
+        else_returns = False
+        if isinstance(node.orelse, cst.If):
+            established, else_returns = self._if(node.orelse, _Block(false_side, block.loops))
+        elif isinstance(node.orelse, cst.Else):
+            else_returns = self._walk_block(node.orelse.body, _Block(false_side, block.loops))
+        if body_returns and else_returns:
+            return EMPTY, True
+        if body_returns:
+            return self.reader.when_false(node.test), False
+        if else_returns:
+            return self.reader.when_true(node.test), False
+        return EMPTY, False
+
+    def _for(self, node: cst.For, block: _Block) -> None:
+        self._scan(node.iter, block)
+        targets = frozenset(_names_in(node.target))
+        partial = self._range_can_be_partial(node.iter, block)
+        loop = Loop(node, f"{LOOP_PREFIX}{len(self.loops)}", targets, partial, code_of(node.iter))
+        self.loops.append(loop)
+        inner = _Block(block.path, block.loops + (loop,))
+        for name in targets:
+            self._define(name, None, inner, "for")
+        self._walk_block(node.body, inner)
+
+    def _while(self, node: cst.While, block: _Block) -> None:
+        self._scan(node.test, block)
+        targets = frozenset(_names_in(node.test))
+        partial = isinstance(node.test, cst.Comparison)
+        loop = Loop(node, f"{LOOP_PREFIX}{len(self.loops)}", targets, partial, code_of(node.test))
+        self.loops.append(loop)
+        self._walk_block(node.body, _Block(block.path, block.loops + (loop,)))
+
+    def _range_can_be_partial(self, iterable: cst.BaseExpression, block: _Block) -> bool:
+        """Whether a tile loop's last iteration can cover less than a full tile.
+
+        `range(0, K, BLOCK_K)` and `range(tl.cdiv(K, BLOCK_K))` can; `range(K // BLOCK_K)` and
+        `range(num_tiles)` only visit what the caller counted, so they give no evidence.
+        """
+        if not isinstance(iterable, cst.Call):
+            return False
+        name = self.qualify_tl(iterable.func) or dotted(iterable.func)
+        if name not in _RANGE_CALLS:
+            return False
+        args = [arg.value for arg in iterable.args if arg.keyword is None]
+        if not args:
+            return False
+        bounds = args[:2] if len(args) >= 2 else args
+        texts = [self._expanded_text(bound, block) for bound in bounds]
+        if any("//" in text for text in texts):
+            return False
+        if len(args) >= 3:
+            step = args[2]
+            return not (isinstance(step, cst.Integer) and step.value == "1")
+        return any("cdiv(" in text or re.search(r"-\s*1\)?//", text) for text in texts)
+
+    def _expanded_text(self, node: cst.BaseExpression, block: _Block) -> str:
+        """Source of an expression with local names replaced by their single definition, one level."""
+        text = code_of(node)
+        if isinstance(node, cst.Name):
+            defs = [d for d in self.defs.get(node.value, []) if d.value is not None]
+            if len(defs) == 1 and defs[0].value is not None:
+                return code_of(defs[0].value)
+        return text
+
+    def _scan(self, expression: cst.BaseExpression, block: _Block) -> None:
+        """Find tl.load / tl.store calls in an expression, with the path of any `a if c else b` around them."""
+        if isinstance(expression, cst.IfExp):
+            self._scan(expression.test, block)
+            self._scan(expression.body, _Block(block.path | self.reader.when_true(expression.test), block.loops))
+            self._scan(expression.orelse, _Block(block.path | self.reader.when_false(expression.test), block.loops))
+            return
+        if isinstance(expression, cst.Call):
+            member = self.qualify_tl(expression.func)
+            if member in ("load", "store"):
+                self._record_access(member, expression, block)
+        for child in expression.children:
+            if isinstance(child, cst.BaseExpression):
+                self._scan(child, block)
+            elif isinstance(child, (cst.Arg, cst.Element, cst.DictElement, cst.Index, cst.Slice,
+                                    cst.SubscriptElement, cst.ComparisonTarget)):
+                for grandchild in _expressions_in(child):
+                    self._scan(grandchild, block)
+
+    def _record_access(self, kind: str, call: cst.Call, block: _Block) -> None:
+        # Signatures: load(pointer, mask, other, boundary_check, ...), store(pointer, value, mask, boundary_check, ...)
+        positional = ["pointer", "mask", "other", "boundary_check"] if kind == "load" else \
+            ["pointer", "value", "mask", "boundary_check"]
+        args: dict[str, cst.BaseExpression] = {}
+        index = 0
+        for arg in call.args:
+            if arg.keyword is not None:
+                args[arg.keyword.value] = arg.value
+            elif arg.star == "" and index < len(positional):
+                args[positional[index]] = arg.value
+                index += 1
+        pointer = args.get("pointer")
+        if pointer is None:
+            return
+        mask = args.get("mask")
+        if isinstance(mask, cst.Name) and mask.value == "None":
+            mask = None
+        self.accesses.append(Access(kind, call, pointer, mask, args.get("boundary_check"), self._next(),
+                                    block.path, block.loops))
+
+    # ------------------------------------------------------------------ dimensions
+
+    def reaching(self, name: str, order: int, path: Path, loops: tuple[Loop, ...]) -> list[Def]:
+        """Definitions of `name` that can reach a use at `order` on `path` (structured code)."""
+        result: list[Def] = []
+        candidates = [d for d in self.defs.get(name, ()) if compatible(d.path, path)]
+        for d in reversed(candidates):
+            if d.order < order:
+                result.append(d)
+                if d.kind in ("assign", "param") and d.path <= path and d.loops == loops[:len(d.loops)]:
+                    break  # this definition dominates the use: earlier ones are dead
+            elif d.kind == "advance" and d.loops and d.loops[-1] in loops:
+                result.append(d)  # carried around the loop to the next iteration
+        return result
+
+    def dims(self, node: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...],
+             owner: str | None = None) -> frozenset[str]:
+        """Keys of the tiled dimensions an expression's value varies along (offset names, loop keys)."""
+        if isinstance(node, cst.Name):
+            found: set[str] = set()
+            for d in self.reaching(node.value, order, path, loops):
+                found |= self._def_dims(d, path)
+            return frozenset(found)
+        if isinstance(node, cst.Call):
+            return self._call_dims(node, order, path, loops, owner)
+        if isinstance(node, cst.BinaryOperation):
+            left = self.dims(node.left, order, path, loops, owner)
+            right = self.dims(node.right, order, path, loops, owner)
+            if isinstance(node.operator, cst.Modulo) and not isinstance(node.right, cst.Integer):
+                # `offs % N` wraps into bounds: only the loop it may follow remains.
+                return frozenset(key for key in left if key.startswith(LOOP_PREFIX))
+            return left | right
+        if isinstance(node, cst.IfExp):
+            return (self.dims(node.body, order, path | self.reader.when_true(node.test), loops, owner)
+                    | self.dims(node.orelse, order, path | self.reader.when_false(node.test), loops, owner))
+        if isinstance(node, (cst.Subscript, cst.Attribute)):
+            return self.dims(node.value, order, path, loops, owner)
+        found = set()
+        for child in _expressions_in(node):
+            found |= self.dims(child, order, path, loops, owner)
+        return frozenset(found)
+
+    def _def_dims(self, d: Def, path: Path) -> frozenset[str]:
+        if d.kind == "for":
+            return frozenset(loop.key for loop in d.loops[-1:])
+        if d.value is None:
+            return frozenset()
+        key = (id(d), path)
+        if key in self._memo:
+            return self._memo[key]
+        if key in self._busy:
+            return frozenset()
+        self._busy.add(key)
+        result = self.dims(d.value, d.order, d.path | path if compatible(d.path, path) else d.path, d.loops, d.name)
+        if d.kind == "advance":
+            result |= {d.loops[-1].key}
+        self._busy.discard(key)
+        self._memo[key] = result
+        return result
+
+    def _call_dims(self, call: cst.Call, order: int, path: Path, loops: tuple[Loop, ...],
+                   owner: str | None) -> frozenset[str]:
+        member = self.qualify_tl(call.func)
+        args = [arg.value for arg in call.args]
+        if member == "arange":
+            key = owner or code_of(call)
+            if len(args) >= 2:
+                self.dim_size.setdefault(key, code_of(args[1]))
+            return frozenset({key})
+        if member == "make_block_ptr":
+            key = owner or "block_ptr"
+            block_shape = _keyword(call, "block_shape", 4)
+            rank = len(block_shape.elements) if isinstance(block_shape, (cst.Tuple, cst.List)) else 0
+            self.block_rank[key] = rank
+            return frozenset(f"{key}[{i}]" for i in range(rank))
+        if member in _NO_OFFSETS:
+            return frozenset()
+        if member in _CLAMPS:
+            return frozenset()
+        if member == "where" and len(args) == 3:
+            condition = self.dims(args[0], order, path, loops)
+            values = self.dims(args[1], order, path, loops, owner) | self.dims(args[2], order, path, loops, owner)
+            return values - condition  # `where(offs < N, offs, 0)` clamps offs
+        if member in _PASS_FIRST and args:
+            return self.dims(args[0], order, path, loops, owner)
+        found: set[str] = set()
+        if isinstance(call.func, cst.Attribute) and member is None:
+            found |= self.dims(call.func.value, order, path, loops, owner)  # `offs.to(tl.int64)`
+        for arg in args:
+            found |= self.dims(arg, order, path, loops, owner)
+        return frozenset(found)
+
+    # ------------------------------------------------------------------ masks
+
+    def mask_dims(self, access: Access, hypothesis: Path = EMPTY) -> frozenset[str] | None:
+        """Dimensions the access's mask bounds on its path; None when the mask cannot be read (trust it)."""
+        path = access.path | hypothesis
+        if access.boundary_check is not None:
+            checked = access.boundary_check
+            if not isinstance(checked, (cst.Tuple, cst.List)):
+                return None
+            indices = {element.value.value for element in checked.elements if isinstance(element.value, cst.Integer)}
+            pointer_dims = self.dims(access.pointer, access.order, path, access.loops)
+            return frozenset(key for key in pointer_dims
+                             if key.endswith("]") and key.rsplit("[", 1)[1][:-1] in indices)
+        if access.mask is None:
+            return frozenset()
+        if self._opaque(access.mask, access.order, path, access.loops, 0):
+            return None
+        return self.dims(access.mask, access.order, path, access.loops)
+
+    def _opaque(self, node: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...],
+                depth: int) -> bool:
+        """A mask that comes from a parameter or a helper's result: we cannot see what it bounds."""
+        if depth > 12:
+            return True
+        if isinstance(node, cst.Name):
+            if node.value in ("None", "True", "False"):
+                return False
+            reaching = self.reaching(node.value, order, path, loops)
+            if not reaching:
+                return False
+            return any(d.kind == "param" or (d.value is not None and d.kind != "for" and
+                                             self._opaque(d.value, d.order, d.path, d.loops, depth + 1))
+                       for d in reaching)
+        if isinstance(node, cst.Call):
+            member = self.qualify_tl(node.func)
+            if member is None:
+                if isinstance(node.func, cst.Attribute):  # `mask.to(tl.int1)`
+                    return self._opaque(node.func.value, order, path, loops, depth + 1)
+                return True
+            if member in _PASS_FIRST or member == "where":
+                return bool(node.args) and self._opaque(node.args[-1 if member == "where" else 0].value,
+                                                        order, path, loops, depth + 1)
+            return False
+        if isinstance(node, cst.BinaryOperation):
+            return self._opaque(node.left, order, path, loops, depth + 1) or \
+                self._opaque(node.right, order, path, loops, depth + 1)
+        if isinstance(node, cst.UnaryOperation):
+            return self._opaque(node.expression, order, path, loops, depth + 1)
+        if isinstance(node, cst.Subscript):
+            return self._opaque(node.value, order, path, loops, depth + 1)
+        if isinstance(node, cst.IfExp):
+            return self._opaque(node.body, order, path, loops, depth + 1) or \
+                self._opaque(node.orelse, order, path, loops, depth + 1)
+        return isinstance(node, cst.Attribute)
+
+    # ------------------------------------------------------------------ walks
+
+    def walks(self, access: Access) -> list[Walk]:
+        """The tiled dimensions the access's pointer walks; empty for scalar accesses."""
+        pointer_dims = self.dims(access.pointer, access.order, access.path, access.loops)
+        offsets = sorted(key for key in pointer_dims if not key.startswith(LOOP_PREFIX))
+        if not offsets:
+            return []
+        enclosing = {loop.key: loop for loop in access.loops}
+        result: list[Walk] = []
+        claimed_loops: set[str] = set()
+        for dim in offsets:
+            loop = self._loop_along(dim, access, enclosing)
+            if loop is not None:
+                claimed_loops.add(loop.key)
+            result.append(Walk(dim, loop))
+        # A pointer advanced a tile per iteration walks that loop even when no offset name says which.
+        advances: dict[str, list[Def]] = {}
+        for advance in self._advances(access.pointer, access):
+            advances.setdefault(advance.loops[-1].key, []).append(advance)
+        for key, defs in advances.items():
+            if key in claimed_loops or key not in enclosing:
+                continue
+            loop = enclosing[key]
+            increments = [code_of(d.value) for d in defs if d.value is not None]
+            matched = [w for w in result if w.dim and any(self._size_in(w.dim, text) for text in increments)]
+            if matched:
+                result = [Walk(w.dim, loop) if w in matched and w.loop is None else w for w in result]
+            elif any(d.constexpr for advance in defs for name in _names_in(advance.value)
+                     for d in self.defs.get(name, ())):
+                result.append(Walk(None, loop))
+        return result
+
+    def _size_in(self, dim: str, text: str) -> bool:
+        size = self.dim_size.get(dim)
+        if dim.endswith("]"):  # block pointer dimension: tl.advance(bp, (0, BLOCK_K)) names the index
+            return False
+        return bool(size) and re.search(rf"(?<![\w.]){re.escape(size)}(?!\w)", text) is not None
+
+    def _loop_along(self, dim: str, access: Access, enclosing: dict[str, Loop]) -> Loop | None:
+        """The enclosing loop whose iterations move this offset (`offs_k = k * BLOCK_K + ...`, `offs_k += BLOCK_K`)."""
+        if dim.endswith("]"):
+            return self._block_loop(dim, access, enclosing)
+        name = dim
+        found: Loop | None = None
+        for d in self.defs.get(name, ()):
+            for key in self._def_dims(d, EMPTY):
+                if key in enclosing:
+                    found = enclosing[key]
+        return found
+
+    def _block_loop(self, dim: str, access: Access, enclosing: dict[str, Loop]) -> Loop | None:
+        owner, index = dim[:-1].rsplit("[", 1)
+        for d in self.defs.get(owner, ()):
+            if d.kind != "advance" or not d.loops or d.loops[-1].key not in enclosing:
+                continue
+            if isinstance(d.value, cst.Call) and self.qualify_tl(d.value.func) == "advance" and len(d.value.args) > 1:
+                steps = d.value.args[1].value
+                if isinstance(steps, (cst.Tuple, cst.List)) and int(index) < len(steps.elements):
+                    step = steps.elements[int(index)].value
+                    if not (isinstance(step, cst.Integer) and step.value == "0"):
+                        return d.loops[-1]
+        return None
+
+    def _advances(self, pointer: cst.BaseExpression, access: Access) -> list[Def]:
+        """Loop advances of the names a pointer is built from (`ptrs += BLOCK_K * stride`)."""
+        seen: set[str] = set()
+        pending = list(_names_in(pointer))
+        found: list[Def] = []
+        while pending and len(seen) < 64:
+            name = pending.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            for d in self.defs.get(name, ()):
+                if not compatible(d.path, access.path):
+                    continue
+                if d.kind == "advance" and d.loops and d.loops[-1] in access.loops:
+                    found.append(d)
+                elif d.kind == "assign" and d.value is not None:
+                    pending.extend(_names_in(d.value))
+        return found
+
+    # ------------------------------------------------------------------ flags
+
+    @cached_property
+    def flags(self) -> list[Flag]:
+        return self._usage_flags() + self._heuristic_flags() + self._name_flags()
+
+    def _usage_flags(self) -> list[Flag]:
+        """Conditions that switch a mask off, or pick an unmasked twin of a masked access."""
+        groups: dict[str, list[tuple[Path, frozenset[str]]]] = {}
+        mask_names: set[str] = set()
+        for access in self.accesses:
+            bounded = self.mask_dims(access)
+            if bounded is not None:
+                groups.setdefault("ptr:" + code_of(access.pointer), []).append((access.path, bounded))
+            if access.mask is not None:
+                mask_names.update(_names_in(access.mask))
+        for name in mask_names:
+            for d in self.defs.get(name, ()):
+                if d.kind == "param" or d.kind == "for":
+                    continue
+                bounded = frozenset() if d.value is None or code_of(d.value) == "None" else self._def_dims(d, EMPTY)
+                groups.setdefault("mask:" + name, []).append((d.path, bounded))
+        found: dict[tuple[str, bool], set[str]] = {}
+        for members in groups.values():
+            if len(members) < 2:
+                continue
+            atoms = {lit.atom for path, _ in members for lit in path if _can_be_flag(lit.atom)}
+            for atom in atoms:
+                for even in (True, False):
+                    even_side = [dims for path, dims in members if Literal(atom, even) in path]
+                    tail_side = [dims for path, dims in members if Literal(atom, not even) in path]
+                    if not even_side or not tail_side:
+                        continue
+                    unbounded_when_even = frozenset().union(*tail_side) - frozenset().union(*even_side)
+                    if unbounded_when_even:
+                        found.setdefault((atom, even), set()).update(unbounded_when_even)
+        return [Flag(atom, even, frozenset(dims), "usage") for (atom, even), dims in found.items()]
+
+    def _heuristic_flags(self) -> list[Flag]:
+        """`@triton.heuristics({"EVEN_K": lambda args: args["K"] % args["BLOCK_K"] == 0})`."""
+        flags = []
+        for decorator in self.function.decorators:
+            call = decorator.decorator
+            if not (isinstance(call, cst.Call) and (self.imports.qualify(call.func) or "").endswith("heuristics")):
+                continue
+            table = call.args[0].value if call.args else None
+            if not isinstance(table, cst.Dict):
+                continue
+            for element in table.elements:
+                if not (isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString)
+                        and isinstance(element.value, cst.Lambda)):
+                    continue
+                body = element.value.body
+                if not (isinstance(body, cst.Comparison) and isinstance(body.left, cst.BinaryOperation)
+                        and isinstance(body.left.operator, cst.Modulo) and len(body.comparisons) == 1
+                        and code_of(body.comparisons[0].comparator) == "0"):
+                    continue
+                operator = body.comparisons[0].operator
+                even = isinstance(operator, cst.Equal)
+                if not even and not isinstance(operator, cst.NotEqual):
+                    continue
+                block = _string_keys(body.left.right)
+                dims = {dim for dim, size in self.dim_size.items() if block & set(re.findall(r"\w+", size))}
+                dims |= {loop.key for loop in self.loops if block & set(re.findall(r"\w+", loop.text))}
+                flags.append(Flag(element.key.evaluated_value, even, frozenset(dims), "heuristics"))
+        return flags
+
+    def _name_flags(self) -> list[Flag]:
+        """Last hint: a condition named like EVEN_K guards the even side, for suppression only."""
+        flags = []
+        atoms = {lit.atom for access in self.accesses for lit in access.path}
+        for atom in atoms:
+            configured = atom in self.extra_flags
+            if not configured and not _EVEN_NAME.search(atom):
+                continue
+            suffix = set(atom.split("_")[1:]) - {"EVEN", "DIVISIBLE", "ALIGNED", "MASK", "TAIL", "IS", "NO"}
+            dims = {dim for dim, size in self.dim_size.items()
+                    if not suffix or suffix & set(re.split(r"_|\W", size))}
+            dims |= {loop.key for loop in self.loops if not suffix or suffix & set(re.split(r"_|\W", loop.text))}
+            flags.append(Flag(atom, not atom.startswith("NO_"), frozenset(dims), "config" if configured else "name"))
+        return flags
+
+    # ------------------------------------------------------------------ hazards
+
+    def tail_hazards(self, kind: str) -> Iterator[TailHazard]:
+        """Each `kind` access ("load" or "store") that can touch a partial tail tile unbounded; one per access."""
+        for access in self.accesses:
+            if access.kind != kind:
+                continue
+            hazard = self._hazard(access)
+            if hazard is not None:
+                yield hazard
+
+    def _hazard(self, access: Access) -> TailHazard | None:
+        for walk in self.walks(access):
+            keys = walk.keys
+            covering = [flag for flag in self.flags if flag.dims & keys]
+            if any(Literal(flag.atom, flag.even) in access.path for flag in covering):
+                continue  # the even side: full tiles guaranteed
+            evidence_flags = [flag for flag in covering if flag.source != "name"]
+            for flag in evidence_flags:
+                tail = Literal(flag.atom, not flag.even)
+                if not compatible(access.path, frozenset({tail})):
+                    continue
+                bounded = self.mask_dims(access, frozenset({tail}))
+                if bounded is not None and not bounded & keys:
+                    how = {"usage": "by how the kernel uses it", "heuristics": "by its @triton.heuristics",
+                           "config": "by the configuration"}[flag.source]
+                    return TailHazard(access, walk, f"reachable when {tail.describe()}",
+                                      f"{flag.atom} is an evenness flag for this dimension ({how})")
+            if evidence_flags:
+                continue
+            bounded = self.mask_dims(access)
+            if bounded is None or bounded & keys:
+                continue
+            sibling = self._masked_sibling(access, keys)
+            if sibling is not None:
+                return TailHazard(access, walk, "reachable on every tile, the partial last one included",
+                                  f"the tl.{sibling.kind} at line {self.line_of(sibling.call)} masks the same dimension")
+            if walk.loop is not None and walk.loop.partial:
+                return TailHazard(access, walk, "reachable on the loop's last iteration",
+                                  f"the last tile of `for ... in {walk.loop.text}` can be partial")
+        return None
+
+    def _masked_sibling(self, access: Access, keys: frozenset[str]) -> Access | None:
+        for other in self.accesses:
+            if other is access or not compatible(other.path, access.path):
+                continue
+            bounded = self.mask_dims(other)
+            if not bounded or not bounded & keys:
+                continue
+            if any(walk.keys & keys for walk in self.walks(other)):
+                return other
+        return None
+
+    def describe_walk(self, walk: Walk) -> str:
+        parts = []
+        if walk.dim:
+            size = self.dim_size.get(walk.dim)
+            parts.append(f"`{walk.dim}`" + (f" (tiles of {size})" if size else ""))
+        if walk.loop is not None:
+            parts.append(f"advanced by the loop at line {self.line_of(walk.loop.node)}")
+        return ", ".join(parts)
+
+
+_VARIANT_TEST = re.compile(r"""==\s*['"]|['"]\s*==|!=\s*['"]|\bis(not)?None\b|isnotNone|isNone""")
+
+
+def _can_be_flag(atom: str) -> bool:
+    """Conditions that pick a variant (`LAYOUT == "HOPPER"`, `B is not None`) are not evenness flags:
+    their masked and unmasked branches load different layouts, not the same tile twice."""
+    return _VARIANT_TEST.search(atom) is None
+
+
+def _is_boolean_shape(node: cst.BaseExpression) -> bool:
+    """`FLAG`, `not FLAG`, `A and B`: values that restate conditions rather than compute data."""
+    if isinstance(node, cst.Name):
+        return node.value not in ("None", "True", "False")
+    if isinstance(node, cst.UnaryOperation):
+        return isinstance(node.operator, cst.Not)
+    return isinstance(node, cst.BooleanOperation)
+
+
+def _names_in(node: cst.CSTNode | None) -> list[str]:
+    if node is None:
+        return []
+    names: list[str] = []
+
+    class Collector(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            names.append(name.value)
+
+        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
+            attribute.value.visit(self)  # `x.to` names x, never `to`
+            return False
+
+        def visit_Arg(self, arg: cst.Arg) -> bool:
+            arg.value.visit(self)  # keyword names are not variables
+            return False
+
+    node.visit(Collector())
+    return names
+
+
+def _expressions_in(node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
+    """Direct sub-expressions of a node, looking through Arg / Element / Index wrappers."""
+    for child in node.children:
+        if isinstance(child, cst.BaseExpression):
+            yield child
+        elif isinstance(child, (cst.Arg, cst.Element, cst.DictElement, cst.Index, cst.Slice,
+                                cst.SubscriptElement, cst.ComparisonTarget, cst.StarredElement)):
+            yield from _expressions_in(child)
+
+
+def _keyword(call: cst.Call, name: str, position: int) -> cst.BaseExpression | None:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    positional = [arg.value for arg in call.args if arg.keyword is None]
+    return positional[position] if position < len(positional) else None
+
+
+def _string_keys(node: cst.BaseExpression) -> set[str]:
+    """`args["BLOCK_K"]` -> {"BLOCK_K"}."""
+    keys = set()
+    for match in re.finditer(r"\[\s*['\"](\w+)['\"]\s*\]", code_of(node)):
+        keys.add(match.group(1))
+    return keys

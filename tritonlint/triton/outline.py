@@ -1,0 +1,92 @@
+"""A cheap first look at a file: its Triton imports and where each `@triton.jit` function lies.
+
+The outline uses the stdlib `ast` parser, which is ten times faster than libcst;
+only the kernel functions it finds are then parsed with libcst. Most of a file
+that holds kernels is host code, so this keeps libcst's cost to the kernels.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+
+from tritonlint.triton.names import ImportMap, is_jit_decorator
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True)
+class KernelSource:
+    """One jit function: its text (decorators included) and where it sits in the file."""
+
+    name: str
+    text: str
+    start_offset: int  # character offset of the first decorator line
+    first_line: int  # 1-based line number of that line
+    indented: bool  # nested in a class or function
+
+
+@dataclass
+class Outline:
+    imports: ImportMap
+    kernels: list[KernelSource] = field(default_factory=list)
+
+    @property
+    def jit_names(self) -> frozenset[str]:
+        return frozenset(kernel.name for kernel in self.kernels)
+
+
+def might_hold_kernels(text: str) -> bool:
+    """The pre-filter: a file that never says `jit` and `triton` cannot define a Triton kernel."""
+    return "jit" in text and "triton" in text
+
+
+def line_starts(text: str) -> list[int]:
+    """Character offset at which each line starts (index 0 is line 1)."""
+    return [0] + [match.end() for match in _NEWLINE.finditer(text)]
+
+
+def outline(text: str) -> Outline:
+    """Find imports and jit functions. Raises SyntaxError for code that does not parse."""
+    tree = ast.parse(text)
+    imports = ImportMap()
+    functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                imports.add_import(alias.name, alias.asname)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                imports.add_from(node.module, alias.name, alias.asname)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.decorator_list:
+            functions.append(node)
+    result = Outline(imports)
+    starts = line_starts(text)
+    for function in functions:
+        if not any(_is_jit(decorator, imports) for decorator in function.decorator_list):
+            continue
+        first = min(decorator.lineno for decorator in function.decorator_list)
+        last = function.end_lineno or function.lineno
+        begin = starts[first - 1]
+        end = starts[last] if last < len(starts) else len(text)
+        segment = text[begin:end]
+        result.kernels.append(
+            KernelSource(function.name, segment, begin, first, indented=segment[:1] in (" ", "\t"))
+        )
+    result.kernels.sort(key=lambda kernel: kernel.start_offset)
+    return result
+
+
+def _is_jit(decorator: ast.expr, imports: ImportMap) -> bool:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return is_jit_decorator(imports.qualify_dotted(_ast_dotted(target)))
+
+
+def _ast_dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _ast_dotted(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None

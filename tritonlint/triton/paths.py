@@ -1,0 +1,73 @@
+"""Path conditions: which constexpr facts (EVEN_K is True, ...) hold where a statement runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from tritonlint.triton.names import code_of
+
+
+@dataclass(frozen=True)
+class Literal:
+    """`atom` (the normalised source of a condition) has truth value `value`."""
+
+    atom: str
+    value: bool
+
+    def negated(self) -> Literal:
+        return Literal(self.atom, not self.value)
+
+    def describe(self) -> str:
+        return f"{self.atom} is {self.value}"
+
+
+Path = frozenset[Literal]
+EMPTY: Path = frozenset()
+
+
+def compatible(path: Path, other: Path) -> bool:
+    """True when no literal of one path contradicts the other."""
+    return not any(lit.negated() in other for lit in path)
+
+
+class ConditionReader:
+    """Turns a test expression into the literals that hold on each side of it.
+
+    `aliases` maps constexpr locals (`HAS_TAIL: tl.constexpr = not EVEN_K`) to
+    their defining expression, so a flag spelled through a local is still the flag.
+    """
+
+    def __init__(self, aliases: dict[str, cst.BaseExpression]) -> None:
+        self.aliases = aliases
+
+    def when_true(self, test: cst.BaseExpression, depth: int = 0) -> Path:
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            return self.when_false(test.expression, depth)
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            return self.when_true(test.left, depth) | self.when_true(test.right, depth)
+        if isinstance(test, cst.BooleanOperation):  # `a or b` alone fixes neither side
+            return EMPTY
+        alias = self._alias(test, depth)
+        if alias is not None:
+            return self.when_true(alias, depth + 1) | {Literal(code_of(test), True)}
+        return frozenset({Literal(code_of(test), True)})
+
+    def when_false(self, test: cst.BaseExpression, depth: int = 0) -> Path:
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            return self.when_true(test.expression, depth)
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
+            return self.when_false(test.left, depth) | self.when_false(test.right, depth)
+        if isinstance(test, cst.BooleanOperation):  # `not (a and b)` fixes neither side
+            return EMPTY
+        alias = self._alias(test, depth)
+        if alias is not None:
+            return self.when_false(alias, depth + 1) | {Literal(code_of(test), False)}
+        return frozenset({Literal(code_of(test), False)})
+
+    def _alias(self, test: cst.BaseExpression, depth: int) -> cst.BaseExpression | None:
+        if depth < 8 and isinstance(test, cst.Name):
+            return self.aliases.get(test.value)
+        return None
+
