@@ -105,6 +105,9 @@ class InterpreterGuard:
         self.red_zone = red_zone
         self._violations: dict[tuple[Any, ...], Violation] = {}
         self.launches: dict[tuple[str, str], int] = {}
+        # Distinct (module, kernel, signature, constexprs) launched, so the same kernels can be
+        # compiled for sm_90 afterwards in a process without TRITON_INTERPRET.
+        self.specs: dict[str, dict[str, Any]] = {}
         self._local = threading.local()
         self._saved: list[tuple[Any, str, Any]] = []
 
@@ -178,6 +181,7 @@ class InterpreterGuard:
                              os.path.abspath(getattr(getattr(fn, "__code__", None), "co_filename", "?")))
             key = (launch.kernel_path, launch.kernel)
             guard.launches[key] = guard.launches.get(key, 0) + 1
+            guard._record_spec(self, args_dev, kwargs)
             prev = getattr(guard._local, "launch", None)
             guard._local.launch = launch
             try:
@@ -207,6 +211,35 @@ class InterpreterGuard:
         for cls, name, old in reversed(self._saved):
             setattr(cls, name, old)
         self._saved.clear()
+
+    def _record_spec(self, executor: Any, args_dev: tuple, kwargs: dict) -> None:
+        import inspect
+        import json
+
+        from triton.runtime.jit import mangle_type
+
+        fn = executor.fn
+        spec: dict[str, Any] = {"module": getattr(fn, "__module__", None), "kernel": fn.__name__,
+                                "path": os.path.abspath(fn.__code__.co_filename),
+                                "signature": {}, "constexprs": {}, "unsupported": None}
+        try:
+            argspec = inspect.getfullargspec(fn)
+            kw = {k: v for k, v in kwargs.items() if k in argspec.args}
+            bound = inspect.getcallargs(fn, *args_dev, **kw)
+            for name in executor.arg_names:
+                value = bound.get(name)
+                if name in executor.constexprs:
+                    if value is None or isinstance(value, (bool, int, float, str)):
+                        spec["constexprs"][name] = value
+                    else:
+                        spec["unsupported"] = f"constexpr {name} = {type(value).__name__}"
+                elif isinstance(value, tuple) or value is None:
+                    spec["unsupported"] = f"argument {name} is a {type(value).__name__}"
+                else:
+                    spec["signature"][name] = mangle_type(value)
+        except Exception as e:  # never let bookkeeping break the harness
+            spec["unsupported"] = f"could not record the launch: {e!r}"
+        self.specs.setdefault(json.dumps(spec, sort_keys=True, default=str), spec)
 
     # -- host copies ------------------------------------------------------------------------
 

@@ -1,0 +1,852 @@
+"""Differential, poisoned runs of a harness against the original and the fixed tree, and verdicts."""
+
+from __future__ import annotations
+
+import ast
+import concurrent.futures
+import difflib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+DEFAULT_FILLS = (0x00, 0xFE, 0xFF)
+_IGNORE = shutil.ignore_patterns(".git", "__pycache__", "*.pyc", ".mypy_cache", ".pytest_cache",
+                                 ".ruff_cache", ".tox", ".venv")
+_ACCESS_TOKENS = ("load(", "store(", "atomic_")
+# The package root to put on the child's path, so `-m tritonlint.verify.child` resolves to us.
+_PKG_PARENT = str(Path(__file__).resolve().parents[2])
+
+
+class VerifyError(Exception):
+    """A problem with the inputs or the fixer, as opposed to a verdict (exit code 2)."""
+
+
+Fixer = Callable[[Path, Path], None]  # (copy of root, path inside it to fix)
+
+
+@dataclass
+class RunResult:
+    tree: str  # "original" or "fixed"
+    fill: int | None  # None for a compute-sanitizer run
+    status: str = "ok"  # ok, crashed, timeout
+    error: str | None = None
+    elapsed: float = 0.0
+    violations: list[dict[str, Any]] = field(default_factory=list)  # paths relative to the tree
+    launches: list[dict[str, Any]] = field(default_factory=list)
+    specs: list[dict[str, Any]] = field(default_factory=list)
+    outputs: dict[str, Any] | None = None
+    reference: dict[str, Any] | None = None
+    sanitizer_errors: int | None = None
+
+    def summary(self) -> dict[str, Any]:
+        return {"tree": self.tree, "fill": _hex(self.fill), "status": self.status,
+                "error": self.error, "elapsed": round(self.elapsed, 3),
+                "violations": self.violations, "launches": self.launches,
+                "outputs": _describe_outputs(self.outputs),
+                "sanitizer_errors": self.sanitizer_errors}
+
+
+@dataclass
+class Fix:
+    """A changed region of a file, found by diffing the original and fixed trees."""
+
+    path: str  # relative to root
+    orig_lines: tuple[int, int]  # 1-based inclusive range in the original (start > end: insertion)
+    fixed_lines: tuple[int, int]
+    diff: str
+    verdict: str = "not-exercised"
+    reason: str = ""
+    sites: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "line": self.orig_lines[0], "orig_lines": list(self.orig_lines),
+                "fixed_lines": list(self.fixed_lines), "verdict": self.verdict,
+                "reason": self.reason, "sites": self.sites, "diff": self.diff}
+
+
+@dataclass
+class Report:
+    path: str
+    harness: str
+    root: str
+    device: str
+    fills: list[int]
+    runs: list[RunResult] = field(default_factory=list)
+    fixes: list[Fix] = field(default_factory=list)
+    accesses: list[dict[str, Any]] = field(default_factory=list)
+    checks: dict[str, Any] = field(default_factory=dict)
+    compile: list[dict[str, Any]] = field(default_factory=list)
+    verdict: str = "not-exercised"
+    reasons: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.verdict == "verified" else 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "harness": self.harness, "root": self.root,
+                "device": self.device, "fills": [_hex(f) for f in self.fills],
+                "verdict": self.verdict, "reasons": self.reasons, "exit_code": self.exit_code,
+                "fixes": [f.to_dict() for f in self.fixes], "accesses": self.accesses,
+                "checks": self.checks, "compile": self.compile,
+                "runs": [r.summary() for r in self.runs]}
+
+
+def _hex(fill: int | None) -> str | None:
+    return None if fill is None else f"0x{fill:02x}"
+
+
+def _describe_outputs(outputs: dict[str, Any] | None) -> dict[str, Any] | None:
+    if outputs is None:
+        return None
+    import torch
+
+    desc = {}
+    for k, t in outputs.items():
+        nan = int(torch.isnan(t).sum()) if t.is_floating_point() else 0
+        desc[k] = {"shape": list(t.shape), "dtype": str(t.dtype), "nan": nan}
+    return desc
+
+
+# -- fixer -----------------------------------------------------------------------------------
+
+
+def cli_fixer(copy_root: Path, target: Path) -> None:
+    """The production fixer: `tritonlint check --fix --unsafe-fixes` on the copy, as a subprocess."""
+    cmd = [sys.executable, "-m", "tritonlint", "check", "--fix", "--unsafe-fixes", str(target)]
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(x for x in (_PKG_PARENT, env.get("PYTHONPATH")) if x)
+    proc = subprocess.run(cmd, cwd=copy_root, env=env, capture_output=True, text=True, timeout=600)
+    # 0: nothing left to report, 1: findings remain (display-only ones, say); both mean it ran.
+    if proc.returncode not in (0, 1):
+        raise VerifyError(f"fixer failed (exit {proc.returncode}): {' '.join(cmd)}\n"
+                          f"{(proc.stderr or proc.stdout)[-4000:]}")
+
+
+# -- subprocesses ----------------------------------------------------------------------------
+
+
+def _kill_group(proc: subprocess.Popen[Any]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def _run_child(cmd: list[str], cwd: Path, env: dict[str, str], timeout: float,
+               log: Path) -> tuple[str, int | None]:
+    """Run a child in its own session; return ("ok"|"timeout", returncode). Kills it on Ctrl-C."""
+    with open(log, "wb") as fh:
+        # Its own process group, so a timeout or Ctrl-C kills whatever the harness spawned too.
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=fh, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+        try:
+            rc = proc.wait(timeout=timeout)
+            return "ok", rc
+        except subprocess.TimeoutExpired:
+            _kill_group(proc)
+            return "timeout", None
+        except BaseException:
+            _kill_group(proc)
+            raise
+
+
+def _child_env(device: str, sanitizer: bool = False) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(x for x in (env.get("PYTHONPATH"), _PKG_PARENT) if x)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    if device == "cpu":
+        env["TRITON_INTERPRET"] = "1"
+        env.setdefault("CUDA_VISIBLE_DEVICES", "")
+    else:
+        env.pop("TRITON_INTERPRET", None)
+    if sanitizer:
+        # Without the caching allocator every tensor is its own cudaMalloc, so memcheck sees
+        # overreads that would otherwise land inside a cached slab.
+        env["PYTORCH_NO_CUDA_MEMORY_CACHING"] = "1"
+    return env
+
+
+def _tail(path: Path, n: int = 4000) -> str:
+    try:
+        return path.read_text(errors="replace")[-n:]
+    except OSError:
+        return ""
+
+
+def find_compute_sanitizer() -> str | None:
+    found = shutil.which("compute-sanitizer")
+    if found:
+        return found
+    for base in (os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
+        if base and os.path.exists(os.path.join(base, "bin", "compute-sanitizer")):
+            return os.path.join(base, "bin", "compute-sanitizer")
+    return None
+
+
+def parse_sanitizer(text: str) -> tuple[int | None, list[dict[str, Any]]]:
+    """(error count, [{kind, size, path, line}]) from compute-sanitizer memcheck output."""
+    import re
+
+    count = None
+    m = re.search(r"ERROR SUMMARY: (\d+) error", text)
+    if m:
+        count = int(m.group(1))
+    sites: dict[tuple[Any, ...], dict[str, Any]] = {}
+    cur: dict[str, Any] | None = None
+    for line in text.splitlines():
+        e = re.search(r"Invalid __global__ (read|write) of size (\d+)", line)
+        if e:
+            cur = {"kind": "load" if e.group(1) == "read" else "store", "size": int(e.group(2)),
+                   "path": None, "line": None}
+            continue
+        loc = re.search(r"at .* in (\S+\.py):(\d+)", line)
+        if cur is not None and loc:
+            cur["path"], cur["line"] = loc.group(1), int(loc.group(2))
+            key = (cur["kind"], cur["path"], cur["line"])
+            sites.setdefault(key, {**cur, "count": 0})["count"] += 1
+            cur = None
+    return count, list(sites.values())
+
+
+# -- diffing the trees -----------------------------------------------------------------------
+
+
+def _py_files(root: Path) -> dict[str, Path]:
+    return {str(p.relative_to(root)): p for p in root.rglob("*.py") if p.is_file()}
+
+
+def diff_trees(orig: Path, fixed: Path) -> tuple[list[Fix], dict[str, list[tuple[str, int, int, int, int]]]]:
+    """Changed regions (as Fix) and, per changed file, the difflib opcodes for line mapping."""
+    fixes: list[Fix] = []
+    opcodes: dict[str, list[tuple[str, int, int, int, int]]] = {}
+    a_files, b_files = _py_files(orig), _py_files(fixed)
+    for rel in sorted(set(a_files) & set(b_files)):
+        a = a_files[rel].read_text(errors="replace").splitlines(keepends=True)
+        b = b_files[rel].read_text(errors="replace").splitlines(keepends=True)
+        if a == b:
+            continue
+        sm = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+        ops = sm.get_opcodes()
+        opcodes[rel] = ops
+        hunks = [op for op in ops if op[0] != "equal"]
+        # A hunk that only adds mask definitions is support for the next hunk that edits an
+        # access (the upstream fix's `if EVEN_K: ... else: ...` block before its load).
+        pending: list[tuple[str, int, int, int, int]] = []
+        groups: list[list[tuple[str, int, int, int, int]]] = []
+        for h in hunks:
+            text = "".join(a[h[1]:h[2]] + b[h[3]:h[4]])
+            pending.append(h)
+            if any(t in text for t in _ACCESS_TOKENS):
+                groups.append(pending)
+                pending = []
+        if pending:
+            if groups:
+                groups[-1].extend(pending)
+            else:
+                groups.append(pending)
+        for g in groups:
+            i1, i2 = min(h[1] for h in g), max(h[2] for h in g)
+            j1, j2 = min(h[3] for h in g), max(h[4] for h in g)
+            diff = "".join(difflib.unified_diff(a[i1:i2], b[j1:j2], f"a/{rel}", f"b/{rel}", n=0))
+            fixes.append(Fix(rel, (i1 + 1, i2), (j1 + 1, j2), diff))
+    return fixes, opcodes
+
+
+def _map_fixed_line(ops: list[tuple[str, int, int, int, int]] | None, line: int) -> int | None:
+    """Original line of an unchanged fixed-tree line (None when it lies in a changed region)."""
+    if ops is None:
+        return line
+    j = line - 1
+    for tag, i1, i2, j1, j2 in ops:
+        if j1 <= j < j2:
+            return i1 + (j - j1) + 1 if tag == "equal" else None
+    return None
+
+
+def _call_span(path: Path, line: int, cache: dict[Path, Any]) -> tuple[int, int]:
+    """Lines of the load/store call starting at `line` (a multi-line call spans several)."""
+    if path not in cache:
+        try:
+            cache[path] = ast.parse(path.read_text(errors="replace"))
+        except (SyntaxError, OSError):
+            cache[path] = None
+    tree = cache[path]
+    best = (line, line)
+    if tree is not None:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and node.lineno == line and node.end_lineno:
+                name = ast.unparse(node.func)
+                if any(t.rstrip("(") in name for t in _ACCESS_TOKENS):
+                    best = (line, max(best[1], node.end_lineno))
+    return best
+
+
+# -- comparing outputs -----------------------------------------------------------------------
+
+
+def _bits(t: Any) -> Any:
+    import torch
+
+    if t.dtype == torch.bool or not (t.is_floating_point() or t.is_complex()):
+        return t
+    int_ty = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64, 16: torch.int64}
+    size = t.element_size()
+    t = t.contiguous()
+    return t.view(int_ty[size]) if size in int_ty and size != 16 else t.view(torch.int64)
+
+
+def outputs_identical(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+    """Keys whose tensors differ bit for bit (NaN payloads included)."""
+    import torch
+
+    diff = []
+    for k in sorted(set(a) | set(b)):
+        if k not in a or k not in b or a[k].shape != b[k].shape or a[k].dtype != b[k].dtype:
+            diff.append(k)
+        elif not torch.equal(_bits(a[k]), _bits(b[k])):
+            diff.append(k)
+    return diff
+
+
+def _nan_mask(t: Any) -> Any:
+    import torch
+
+    return torch.isnan(t) if t.is_floating_point() else torch.zeros_like(t, dtype=torch.bool)
+
+
+def new_nans(out: dict[str, Any], ref: dict[str, Any]) -> dict[str, int]:
+    """NaN elements of `out` where `ref` has none, per key."""
+    res = {}
+    for k, t in out.items():
+        m = _nan_mask(t)
+        if k in ref and ref[k].shape == t.shape:
+            m = m & ~_nan_mask(ref[k])
+        n = int(m.sum())
+        if n:
+            res[k] = n
+    return res
+
+
+def mismatches(a: dict[str, Any], b: dict[str, Any], rtol: float, atol: float) -> dict[str, float]:
+    """Keys not close (equal_nan) with their max abs difference."""
+    import torch
+
+    res = {}
+    for k in sorted(set(a) | set(b)):
+        if k not in a or k not in b or a[k].shape != b[k].shape:
+            res[k] = float("inf")
+            continue
+        x, y = a[k], b[k]
+        if rtol == 0 and atol == 0:
+            same = torch.equal(_bits(x), _bits(y)) or bool(
+                (x == y).logical_or(_nan_mask(x) & _nan_mask(y)).all())
+        else:
+            same = torch.allclose(x.double(), y.double(), rtol=rtol, atol=atol, equal_nan=True)
+        if not same:
+            d = (x.double() - y.double()).abs()
+            d = d[~torch.isnan(d)]
+            res[k] = float(d.max()) if d.numel() else float("nan")
+    return res
+
+
+def relative_error(out: dict[str, Any], ref: dict[str, Any]) -> dict[str, float]:
+    """max |out - ref| / max |ref| per shared key."""
+    res = {}
+    for k in sorted(set(out) & set(ref)):
+        x, y = out[k].double(), ref[k].double()
+        if x.shape != y.shape:
+            res[k] = float("inf")
+            continue
+        ok = ~(torch_isnan(x) | torch_isnan(y))
+        scale = float(y[ok].abs().max()) if ok.any() else 0.0
+        err = float((x[ok] - y[ok]).abs().max()) if ok.any() else 0.0
+        res[k] = err / scale if scale else err
+    return res
+
+
+def torch_isnan(t: Any) -> Any:
+    import torch
+
+    return torch.isnan(t)
+
+
+# -- the verifier ----------------------------------------------------------------------------
+
+
+@dataclass
+class Options:
+    device: str = "cpu"
+    fills: Sequence[int] = DEFAULT_FILLS
+    timeout: float = 300.0
+    jobs: int = 0  # 0: one per run on the CPU, 1 on a GPU
+    rtol: float = 0.0
+    atol: float = 0.0
+    ref_tol: float = 0.01
+    sanitizer: bool = False
+    compile: bool = True
+    full_compile: bool = False
+    keep: bool = False
+
+
+class Verifier:
+    def __init__(self, path: str | Path, harness: str | Path, root: str | Path | None = None,
+                 options: Options | None = None, fixer: Fixer | None = None,
+                 progress: Callable[[str], None] | None = None) -> None:
+        self.path = Path(path).resolve()
+        self.harness = Path(harness).resolve()
+        self.root = Path(root).resolve() if root else (self.path if self.path.is_dir() else self.path.parent)
+        self.opts = options or Options()
+        self.fixer = fixer or cli_fixer
+        self.progress = progress or (lambda msg: print(f"[verify] {msg}", file=sys.stderr, flush=True))
+        self.tmp: Path | None = None
+
+    def _validate(self) -> None:
+        if not self.path.exists():
+            raise VerifyError(f"{self.path}: no such file or directory")
+        if not self.harness.is_file():
+            raise VerifyError(f"{self.harness}: harness not found")
+        if not self.root.is_dir():
+            raise VerifyError(f"{self.root}: --root is not a directory")
+        try:
+            self.path.relative_to(self.root)
+        except ValueError:
+            raise VerifyError(f"{self.path} is not inside --root {self.root}") from None
+        if self.opts.device not in ("cpu", "cuda"):
+            raise VerifyError(f"unknown device {self.opts.device!r}")
+        if not self.opts.fills:
+            raise VerifyError("no fill values")
+
+    def run(self) -> Report:
+        self._validate()
+        self.tmp = Path(tempfile.mkdtemp(prefix="tritonlint-verify-"))
+        try:
+            return self._run()
+        finally:
+            if not self.opts.keep:
+                shutil.rmtree(self.tmp, ignore_errors=True)
+            else:
+                self.progress(f"kept temporary trees in {self.tmp}")
+
+    def _harness_in(self, tree: Path) -> Path:
+        try:
+            return tree / self.harness.relative_to(self.root)
+        except ValueError:
+            return self.harness
+
+    def _run(self) -> Report:
+        assert self.tmp is not None
+        opts = self.opts
+        rel_path = self.path.relative_to(self.root)
+        report = Report(str(self.path), str(self.harness), str(self.root), opts.device, list(opts.fills))
+        trees = {"original": self.tmp / "original", "fixed": self.tmp / "fixed"}
+        self.progress(f"copying {self.root} twice into {self.tmp}")
+        for t in trees.values():
+            shutil.copytree(self.root, t, ignore=_IGNORE, symlinks=True)
+        self.progress(f"fixing {rel_path} in the copy")
+        self.fixer(trees["fixed"], trees["fixed"] / rel_path)
+        fixes, opcodes = diff_trees(trees["original"], trees["fixed"])
+        report.fixes = fixes
+        self.progress(f"{len(fixes)} fix(es) in {len(opcodes)} file(s)")
+
+        zero = 0 if 0 in opts.fills else opts.fills[0]
+        jobs_spec = [(name, fill) for name in ("original", "fixed") for fill in opts.fills]
+        runs: list[RunResult] = []
+        n_jobs = opts.jobs or (len(jobs_spec) if opts.device == "cpu" else 1)
+        n_jobs = max(1, min(n_jobs, len(jobs_spec), os.cpu_count() or 1))
+        with concurrent.futures.ThreadPoolExecutor(n_jobs) as pool:
+            futs = [pool.submit(self._one_run, name, trees[name], fill, reference=(name == "original" and fill == zero))
+                    for name, fill in jobs_spec]
+            try:
+                for fut in futs:
+                    runs.append(fut.result())
+            except BaseException:
+                for f in futs:
+                    f.cancel()
+                raise
+        if opts.sanitizer and opts.device == "cuda":
+            tool = find_compute_sanitizer()
+            if tool is None:
+                self.progress("compute-sanitizer not found; skipping memcheck runs")
+            else:
+                for name in ("original", "fixed"):
+                    runs.append(self._one_run(name, trees[name], None, sanitizer=tool))
+        report.runs = runs
+        if opts.compile:
+            report.compile = self._compile(trees, runs, fixes, opcodes)
+        self._judge(report, trees, opcodes, zero)
+        return report
+
+    def _one_run(self, name: str, tree: Path, fill: int | None, reference: bool = False,
+                 sanitizer: str | None = None) -> RunResult:
+        assert self.tmp is not None
+        label = f"{name} fill={_hex(fill)}" if fill is not None else f"{name} memcheck"
+        out = self.tmp / "runs" / f"{name}-{'memcheck' if fill is None else fill}"
+        out.mkdir(parents=True, exist_ok=True)
+        cmd = [sys.executable, "-m", "tritonlint.verify.child", "run", "--tree", str(tree),
+               "--harness", str(self._harness_in(tree)), "--device", self.opts.device,
+               "--fill", str(fill or 0), "--out", str(out)]
+        if reference:
+            cmd.append("--reference")
+        if sanitizer:
+            cmd = [sanitizer, "--tool", "memcheck", "--print-limit", "1000"] + cmd + ["--no-poison"]
+        self.progress(f"running harness: {label}")
+        log = out / "log.txt"
+        status, rc = _run_child(cmd, tree, _child_env(self.opts.device, bool(sanitizer)),
+                                self.opts.timeout, log)
+        res = RunResult(name, fill)
+        rep_path = out / "report.json"
+        rep = json.loads(rep_path.read_text()) if rep_path.exists() else None
+        if status == "timeout":
+            res.status = "timeout"
+            res.error = f"harness did not finish within {self.opts.timeout:g} s\n{_tail(log, 2000)}"
+        elif rep is None:
+            res.status = "crashed"
+            res.error = f"child exited with {rc} and no report\n{_tail(log)}"
+        else:
+            res.status = "ok" if rep["status"] == "ok" else "crashed"
+            res.error = rep.get("error")
+            res.elapsed = rep.get("elapsed", 0.0)
+        if rep is not None:
+            res.launches = [self._rel(tree, d, "path") for d in rep.get("launches", [])]
+            res.specs = rep.get("specs", [])
+            res.violations = []
+            for v in rep.get("violations", []):
+                v = self._rel(tree, v, "path")
+                v = self._rel(tree, v, "kernel_path")
+                v["stack"] = [[self._relp(tree, s[0]), s[1], s[2]] for s in v.get("stack", [])]
+                res.violations.append(v)
+        if res.status == "ok" and (out / "outputs.pt").exists():
+            import torch
+
+            res.outputs = torch.load(out / "outputs.pt")
+            if (out / "reference.pt").exists():
+                res.reference = torch.load(out / "reference.pt")
+        if sanitizer:
+            count, sites = parse_sanitizer(_tail(log, 1 << 22))
+            res.sanitizer_errors = count
+            for s in sites:
+                s["path"] = self._relp(tree, s["path"]) if s["path"] else None
+                res.violations.append({**s, "tensor": "?", "direction": "?", "max_elements": None,
+                                       "kernel": "?", "source": "compute-sanitizer"})
+        extra = f", {len(res.violations)} out-of-bounds site(s)" if res.violations else ""
+        self.progress(f"  {label}: {res.status} ({res.elapsed:.1f}s{extra})")
+        return res
+
+    @staticmethod
+    def _relp(tree: Path, p: str) -> str:
+        try:
+            return str(Path(p).resolve().relative_to(tree.resolve()))
+        except (ValueError, OSError):
+            return p
+
+    def _rel(self, tree: Path, d: dict[str, Any], key: str) -> dict[str, Any]:
+        d = dict(d)
+        if d.get(key):
+            d[key] = self._relp(tree, d[key])
+        return d
+
+    # -- compile check ------------------------------------------------------------------
+
+    def _compile(self, trees: dict[str, Path], runs: list[RunResult], fixes: list[Fix],
+                 opcodes: dict[str, Any]) -> list[dict[str, Any]]:
+        """Compile the launched specializations of every kernel in a fixed file, both trees."""
+        assert self.tmp is not None
+        specs: dict[str, dict[str, Any]] = {}
+        fixed_files = {f.path for f in fixes}
+        for r in runs:
+            for s in r.specs:
+                rel = self._relp(trees[r.tree], s.get("path", ""))
+                if rel in fixed_files:
+                    # The same launch in both trees differs only by the tree's path.
+                    key = {k: v for k, v in s.items() if k != "path"}
+                    specs.setdefault(json.dumps({**key, "rel": rel}, sort_keys=True, default=str),
+                                     {**s, "rel": rel})
+        if not specs:
+            return []
+        self.progress(f"compiling {len(specs)} launched specialization(s) for sm_90")
+        results: dict[str, list[dict[str, Any]]] = {}
+        for name, tree in trees.items():
+            out = self.tmp / f"compile-{name}"
+            out.mkdir(parents=True, exist_ok=True)
+            spec_file = out / "specs.json"
+            spec_file.write_text(json.dumps(list(specs.values())))
+            cmd = [sys.executable, "-m", "tritonlint.verify.child", "compile", "--tree", str(tree),
+                   "--specs", str(spec_file), "--out", str(out)]
+            if self.opts.full_compile:
+                cmd.append("--full")
+            env = _child_env("cuda")  # no TRITON_INTERPRET: these must be real JITFunctions
+            status, rc = _run_child(cmd, tree, env, self.opts.timeout, out / "log.txt")
+            if (out / "compile.json").exists():
+                results[name] = json.loads((out / "compile.json").read_text())
+            else:
+                results[name] = [{"error": f"compile child {status} (exit {rc}): {_tail(out / 'log.txt', 1500)}"}
+                                 for _ in specs]
+        summary = []
+        for i, spec in enumerate(specs.values()):
+            before, after = results["original"][i], results["fixed"][i]
+            item: dict[str, Any] = {"kernel": spec["kernel"], "path": spec["rel"],
+                                    "constexprs": spec.get("constexprs", {}), "ok": True, "problems": []}
+            if before.get("error") or after.get("error"):
+                item["ok"] = None  # could not tell
+                item["problems"].append(before.get("error") or after.get("error"))
+                summary.append(item)
+                continue
+            touched = set()
+            for f in fixes:
+                if f.path == spec["rel"]:
+                    touched.update(range(f.fixed_lines[0], f.fixed_lines[1] + 1))
+            for label, var in after["variants"].items():
+                acc_after = var["accesses"]
+                acc_before = before["variants"].get(label, {}).get("accesses", [])
+                keys_a = [(a["op"], a["masked"], a["type"]) for a in acc_after]
+                keys_b = [(a["op"], a["masked"], a["type"]) for a in acc_before]
+                bad = [a for a in acc_after if not a["masked"] and a["line"] in touched
+                       and a["path"] and self._relp(trees["fixed"], a["path"]) == spec["rel"]]
+                is_even = label != "launched" and label.split("=")[1] == "True"
+                launched_even = any(k.upper().startswith("EVEN") and v is True
+                                    for k, v in spec.get("constexprs", {}).items())
+                if label == "launched" and launched_even:
+                    is_even = True
+                var_sum = {"unmasked_touched": [f"{spec['rel']}:{a['line']}" for a in bad],
+                           "same_as_original": keys_a == keys_b,
+                           "unmasked": [f"{self._relp(trees['fixed'], a['path'] or '?')}:{a['line']}"
+                                        for a in acc_after if not a["masked"]]}
+                item[label] = var_sum
+                if is_even and keys_a != keys_b:
+                    item["ok"] = False
+                    item["problems"].append(f"{label}: even specialization's loads/stores changed by the fix")
+                if not is_even and bad:
+                    item["ok"] = False
+                    item["problems"].append(f"{label}: tail access(es) the fix touched still unmasked "
+                                            f"in TTIR at {', '.join(var_sum['unmasked_touched'])}")
+            summary.append(item)
+        return summary
+
+    # -- verdicts -----------------------------------------------------------------------
+
+    def _judge(self, report: Report, trees: dict[str, Path], opcodes: dict[str, Any], zero: int) -> None:
+        opts = self.opts
+        runs = report.runs
+        orig = {r.fill: r for r in runs if r.tree == "original" and r.fill is not None}
+        fixed = {r.fill: r for r in runs if r.tree == "fixed" and r.fill is not None}
+        reasons: list[str] = []
+        checks: dict[str, Any] = {}
+        for r in runs:
+            if r.status != "ok":
+                first = (r.error or "").strip().splitlines()
+                reasons.append(f"harness {r.status} on the {r.tree} tree"
+                               f"{' (fill ' + _hex(r.fill) + ')' if r.fill is not None else ''}: "
+                               f"{first[-1] if first else ''}")
+
+        # Out-of-bounds sites, original coordinates.
+        orig_sites: dict[tuple[str, int, str, str], dict[str, Any]] = {}
+        for r in orig.values():
+            for v in r.violations:
+                key = (v["path"], v["line"], v["kind"], v.get("tensor", "?"))
+                s = orig_sites.setdefault(key, {**v, "fills": []})
+                s["fills"].append(_hex(r.fill))
+                if v.get("max_elements") and (s.get("max_elements") or 0) < v["max_elements"]:
+                    s["max_elements"] = v["max_elements"]
+        fixed_sites: dict[tuple[str, int, str, str], dict[str, Any]] = {}
+        for r in list(fixed.values()) + [x for x in runs if x.tree == "fixed" and x.fill is None]:
+            for v in r.violations:
+                key = (v["path"], v["line"], v["kind"], v.get("tensor", "?"))
+                fixed_sites.setdefault(key, v)
+        for r in runs:
+            if r.tree == "original" and r.fill is None:
+                for v in r.violations:
+                    orig_sites.setdefault((v["path"], v["line"], v["kind"], v.get("tensor", "?")),
+                                          {**v, "fills": ["memcheck"]})
+        have_site_info = opts.device == "cpu" or any(r.fill is None for r in runs)
+
+        # Outputs.
+        ok_orig = {f: r.outputs for f, r in orig.items() if r.outputs is not None}
+        ok_fixed = {f: r.outputs for f, r in fixed.items() if r.outputs is not None}
+        orig_fill_dep = sorted({k for f, o in ok_orig.items() for k in
+                                outputs_identical(ok_orig.get(zero, o), o)}) if ok_orig else []
+        orig_nan = {_hex(f): sum(int(_nan_mask(t).sum()) for t in o.values()) for f, o in ok_orig.items()}
+        fixed_fill_dep = sorted({k for f, o in ok_fixed.items() for k in
+                                 outputs_identical(ok_fixed.get(zero, o), o)}) if ok_fixed else []
+        fixed_nan = {_hex(f): sum(int(_nan_mask(t).sum()) for t in o.values()) for f, o in ok_fixed.items()}
+        ref_run = orig.get(zero)
+        harness_ref = ref_run.reference if ref_run is not None else None
+        reference = harness_ref if harness_ref else ok_orig.get(zero)
+        extra_nans = {_hex(f): new_nans(o, reference) for f, o in ok_fixed.items()} if reference else {}
+        extra_nans = {f: n for f, n in extra_nans.items() if n}
+        mism = mismatches(ok_orig[zero], ok_fixed[zero], opts.rtol, opts.atol) \
+            if zero in ok_orig and zero in ok_fixed else None
+        rel_err = relative_error(ok_fixed[zero], harness_ref) if harness_ref and zero in ok_fixed else None
+        checks.update({
+            "original_fill_dependent": orig_fill_dep, "original_nan": orig_nan,
+            "fixed_fill_dependent": fixed_fill_dep, "fixed_nan": fixed_nan,
+            "fixed_new_nan": extra_nans, "fixed_vs_original_at_" + _hex(zero): mism,
+            "fixed_vs_reference_relative_error": rel_err,
+            "original_oob_sites": len(orig_sites), "fixed_oob_sites": len(fixed_sites),
+        })
+        output_problems = []
+        if fixed_fill_dep:
+            output_problems.append(f"fixed outputs change with the fill: {', '.join(fixed_fill_dep)}")
+        if extra_nans:
+            output_problems.append(f"fixed outputs have NaN the reference lacks: {extra_nans}")
+        if mism:
+            output_problems.append(f"fixed outputs differ from the original at fill {_hex(zero)}: "
+                                   + ", ".join(f"{k} (max |diff| {d:g})" for k, d in mism.items()))
+        if rel_err:
+            over = {k: e for k, e in rel_err.items() if e > opts.ref_tol}
+            if over:
+                output_problems.append(f"fixed outputs off the harness reference by more than "
+                                       f"{opts.ref_tol:g} of max |ref|: {over}")
+        reasons.extend(output_problems)
+        output_evidence = bool(orig_fill_dep) or any(
+            n > 0 and n > orig_nan.get(_hex(zero), 0) for n in orig_nan.values())
+
+        # Attribute original sites to fixes, and fixed-tree sites back to original lines.
+        ast_cache: dict[Path, Any] = {}
+        for f in report.fixes:
+            f.sites = []
+        for key, s in sorted(orig_sites.items(), key=lambda kv: (kv[0][0], kv[0][1])):
+            path, line = s.get("path"), s.get("line")
+            match = None
+            if path and line:
+                span = _call_span(trees["original"] / path, line, ast_cache)
+                for f in report.fixes:
+                    lo, hi = f.orig_lines[0], max(f.orig_lines)
+                    if f.path == path and span[0] <= hi and lo <= span[1]:
+                        match = f
+                        break
+            still = [fv for fk, fv in fixed_sites.items()
+                     if fk[0] == path and _map_fixed_line(opcodes.get(path), fk[1]) == line
+                     and fk[2] == key[2]]
+            entry = {"path": path, "line": line, "kind": key[2], "tensor": key[3],
+                     "kernel": s.get("kernel"), "max_elements": s.get("max_elements"),
+                     "direction": s.get("direction"), "fills": s["fills"],
+                     "fix": f"{match.path}:{match.orig_lines[0]}" if match else None}
+            if still:
+                entry["verdict"], entry["reason"] = "failed", "still out of bounds in the fixed tree"
+            elif match is None and not still:
+                # The fixer touched something else (a shared mask, say) and the site is clean now.
+                entry["verdict"] = "verified" if not output_problems else "failed"
+                entry["reason"] = "no fix on this line, but the fixed tree no longer goes out of bounds"
+            else:
+                entry["verdict"] = "verified" if not output_problems else "failed"
+                entry["reason"] = "; ".join(output_problems)
+            if match is not None:
+                match.sites.append(entry)
+            report.accesses.append(entry)
+        # Fixed-tree sites that do not exist in the original: the fix (or something) made new ones.
+        for fk, fv in fixed_sites.items():
+            orig_line = _map_fixed_line(opcodes.get(fk[0]), fk[1])
+            if orig_line is not None and any(k[0] == fk[0] and k[1] == orig_line and k[2] == fk[2]
+                                             for k in orig_sites):
+                continue
+            where = f"{fk[0]}:{fk[1]}"
+            owner = None
+            for f in report.fixes:
+                if f.path == fk[0] and f.fixed_lines[0] <= fk[1] <= max(f.fixed_lines):
+                    owner = f
+            report.accesses.append({"path": fk[0], "line": fk[1], "kind": fk[2], "tensor": fk[3],
+                                    "kernel": fv.get("kernel"), "max_elements": fv.get("max_elements"),
+                                    "direction": fv.get("direction"), "fills": [], "tree": "fixed",
+                                    "fix": f"{owner.path}:{owner.orig_lines[0]}" if owner else None,
+                                    "verdict": "failed",
+                                    "reason": f"fixed tree goes out of bounds at {where}"})
+            reasons.append(f"fixed tree goes out of bounds at {where} ({fk[2]} of {fk[3]})")
+            if owner is not None:
+                owner.verdict, owner.reason = "failed", f"the fixed code goes out of bounds at {where}"
+
+        compile_problems = [p for c in report.compile if c.get("ok") is False for p in c["problems"]]
+        reasons.extend(f"compile check: {p}" for p in compile_problems)
+
+        for f in report.fixes:
+            if f.verdict == "failed":
+                continue
+            bad_sites = [s for s in f.sites if s["verdict"] == "failed"]
+            comp = [p for c in report.compile if c.get("ok") is False and c["path"] == f.path
+                    for p in c["problems"]]
+            if bad_sites:
+                f.verdict, f.reason = "failed", "; ".join(sorted({s["reason"] for s in bad_sites}))
+            elif comp:
+                f.verdict, f.reason = "failed", "; ".join(comp)
+            elif f.sites or (not have_site_info and output_evidence):
+                if output_problems or any(r.status != "ok" for r in runs):
+                    f.verdict = "failed"
+                    f.reason = "; ".join(output_problems) or "a harness run did not complete"
+                else:
+                    f.verdict = "verified"
+                    f.reason = ("original goes out of bounds here; fixed tree does not, outputs "
+                                "identical across fills and equal to the original at fill "
+                                + str(_hex(zero))) if f.sites else \
+                        "original outputs depend on the fill; fixed outputs do not"
+            else:
+                f.verdict = "not-exercised"
+                f.reason = "the harness never made this access go out of bounds" + (
+                    "" if not output_evidence else " (though original outputs depend on the fill)")
+
+        unfixed = [a for a in report.accesses if a["verdict"] == "failed" and a.get("tree") != "fixed"]
+        for a in unfixed:
+            reasons.append(f"{a['path']}:{a['line']}: {a['kind']} of {a['tensor']}: {a['reason']}")
+        report.checks = checks
+        if reasons or any(f.verdict == "failed" for f in report.fixes):
+            report.verdict = "failed"
+        elif report.fixes and all(f.verdict == "verified" for f in report.fixes):
+            report.verdict = "verified"
+        elif not report.fixes and (orig_sites or output_evidence):
+            report.verdict = "failed"
+            reasons.append("the original goes out of bounds (or depends on the fill) but the fixer changed nothing")
+        else:
+            report.verdict = "not-exercised"
+            if not report.fixes:
+                reasons.append("no fixes to verify and no out-of-bounds access in the original")
+            else:
+                reasons.append("the harness never reached the tail of: " + ", ".join(
+                    f"{f.path}:{f.orig_lines[0]}" for f in report.fixes if f.verdict == "not-exercised"))
+        report.reasons = list(dict.fromkeys(reasons))
+
+
+def verify(path: str | Path, harness: str | Path, root: str | Path | None = None,
+           fixer: Fixer | None = None, progress: Callable[[str], None] | None = None,
+           **options: Any) -> Report:
+    """Run the whole differential verification; see Options for keyword arguments."""
+    return Verifier(path, harness, root, Options(**options), fixer, progress).run()
+
+
+def format_text(report: Report) -> str:
+    lines = [f"tritonlint verify: {report.verdict.upper()}  "
+             f"({report.path}, harness {report.harness}, device {report.device}, "
+             f"fills {', '.join(_hex(f) or '' for f in report.fills)})"]
+    for f in report.fixes:
+        lines.append(f"  fix {f.path}:{f.orig_lines[0]}: {f.verdict}" + (f" - {f.reason}" if f.reason else ""))
+        for s in f.sites:
+            edge = "past the end of" if s.get("direction") == "after" else "before the start of"
+            lines.append(f"    original {s['kind']} at {s['path']}:{s['line']} ran up to "
+                         f"{s.get('max_elements')} element(s) {edge} `{s['tensor']}` "
+                         f"(kernel {s.get('kernel')}, fills {', '.join(s['fills'])})")
+    loose = [a for a in report.accesses if not a.get("fix")]
+    for a in loose:
+        lines.append(f"  access {a['path']}:{a['line']} {a['kind']} of `{a['tensor']}`: {a['verdict']}"
+                     f" - {a['reason']}")
+    for c in report.compile:
+        state = {True: "ok", False: "FAILED", None: "not compiled"}[c.get("ok")]
+        lines.append(f"  compile sm_90 {c['path']}::{c['kernel']}: {state}"
+                     + (f" - {'; '.join(c['problems'])}" if c["problems"] else ""))
+    for r in report.runs:
+        lines.append(f"  run {r.tree:8} fill {str(_hex(r.fill) or 'memcheck'):8} {r.status:8} "
+                     f"{r.elapsed:6.1f}s  {len(r.violations)} OOB site(s)"
+                     + (f"  sanitizer errors: {r.sanitizer_errors}" if r.sanitizer_errors is not None else ""))
+    for reason in report.reasons:
+        lines.append(f"  reason: {reason}")
+    return "\n".join(lines)
