@@ -1,0 +1,245 @@
+"""`tritonlint verify`: differential poisoned runs in subprocesses, verdicts, cleanup, CLI."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+import textwrap
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("triton")
+
+from tritonlint.verify import cli, runner  # noqa: E402
+from tritonlint.verify.runner import (  # noqa: E402
+    _map_fixed_line,
+    diff_trees,
+    outputs_identical,
+    parse_sanitizer,
+    verify,
+)
+
+KERNEL = textwrap.dedent('''\
+    import triton
+    import triton.language as tl
+
+
+    @triton.jit
+    def row_sum(x_ptr, out_ptr, N, BLOCK: tl.constexpr, EVEN_N: tl.constexpr):
+        acc = tl.zeros((BLOCK,), dtype=tl.float32)
+        for start in range(0, tl.cdiv(N, BLOCK)):
+            offs = start * BLOCK + tl.arange(0, BLOCK)
+            if EVEN_N:
+                x = tl.load(x_ptr + offs)
+            else:
+                x = tl.load(x_ptr + offs)  # the tail bug
+            acc += x
+        tl.store(out_ptr, tl.sum(acc, axis=0))
+''')
+BUGGY = "            x = tl.load(x_ptr + offs)  # the tail bug"
+FIXED = "            x = tl.load(x_ptr + offs, mask=offs < N, other=0.0)  # the tail bug"
+BUG_LINE = KERNEL.splitlines().index(BUGGY) + 1
+
+HARNESS = textwrap.dedent('''\
+    import torch
+    from kern import row_sum
+
+    N = {n}
+
+    def run(device):
+        x = torch.linspace(-1, 1, N, device=device)
+        out = torch.zeros(1, device=device)
+        row_sum[(1,)](x, out, N, BLOCK=32, EVEN_N=N % 32 == 0 and {even})
+        return {{"out": out}}
+''')
+
+
+def hand_fixer(copy_root: Path, target: Path) -> None:
+    # Stands in for `tritonlint check --fix` (which cli_fixer runs in production).
+    text = target.read_text()
+    assert BUGGY in text
+    target.write_text(text.replace(BUGGY, FIXED))
+
+
+def no_fixer(copy_root: Path, target: Path) -> None:
+    pass
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "kern.py").write_text(KERNEL)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    # Every temp tree goes here, so the tests can check nothing is left behind.
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    return root, scratch
+
+
+def write_harness(tmp_path: Path, n: int, even: bool = True, body: str | None = None) -> Path:
+    h = tmp_path / "harness.py"
+    h.write_text(body if body is not None else HARNESS.format(n=n, even=even))
+    return h
+
+
+def test_verified_end_to_end(project, tmp_path):
+    root, scratch = project
+    harness = write_harness(tmp_path, 100)
+    msgs: list[str] = []
+    rep = verify(root / "kern.py", harness, fixer=hand_fixer, fills=[0x00, 0xFF], timeout=120,
+                 progress=msgs.append)
+    assert rep.verdict == "verified", rep.reasons
+    assert rep.exit_code == 0
+    (fix,) = rep.fixes
+    assert fix.path == "kern.py" and fix.orig_lines[0] == BUG_LINE and fix.verdict == "verified"
+    (site,) = fix.sites
+    assert (site["line"], site["kind"], site["tensor"], site["max_elements"], site["direction"]) == (
+        BUG_LINE, "load", "x_ptr", 28, "after")
+    assert rep.checks["original_fill_dependent"] == ["out"]
+    assert rep.checks["original_nan"] == {"0x00": 0, "0xff": 1}
+    assert rep.checks["fixed_fill_dependent"] == [] and rep.checks["fixed_oob_sites"] == 0
+    # Both specializations compiled for sm_90: the tail one has the touched load masked.
+    (comp,) = rep.compile
+    assert comp["ok"] is True, comp
+    assert comp["launched"]["unmasked_touched"] == []
+    assert comp["EVEN_N=True"]["same_as_original"] is True
+    assert any("running harness" in m for m in msgs)
+    assert list(scratch.iterdir()) == []
+    d = rep.to_dict()
+    json.dumps(d)
+    assert d["verdict"] == "verified" and d["fixes"][0]["sites"][0]["tensor"] == "x_ptr"
+    assert "kern.py:%d" % BUG_LINE in runner.format_text(rep)
+    assert (root / "kern.py").read_text() == KERNEL  # the user's file is untouched
+
+
+def test_not_exercised_when_tail_never_reached(project, tmp_path):
+    root, scratch = project
+    harness = write_harness(tmp_path, 64, even=False)  # EVEN_N=False but no partial tile
+    rep = verify(root / "kern.py", harness, fixer=hand_fixer, fills=[0x00], compile=False,
+                 progress=lambda m: None)
+    assert rep.verdict == "not-exercised", rep.reasons
+    assert rep.fixes[0].verdict == "not-exercised"
+    assert rep.exit_code == 1
+    assert list(scratch.iterdir()) == []
+
+
+def test_crash_and_hang_reported_not_propagated(project, tmp_path):
+    root, scratch = project
+    pidfile = tmp_path / "pid"
+    body = textwrap.dedent(f'''\
+        import os, time
+        import kern
+
+        def run(device):
+            if "original" in kern.__file__:
+                raise RuntimeError("harness exploded")
+            open({str(pidfile)!r}, "w").write(str(os.getpid()))
+            time.sleep(600)
+    ''')
+    harness = write_harness(tmp_path, 0, body=body)
+    rep = verify(root / "kern.py", harness, fixer=hand_fixer, fills=[0x00], timeout=15, compile=False,
+                 progress=lambda m: None)
+    statuses = {r.tree: r.status for r in rep.runs}
+    assert statuses == {"original": "crashed", "fixed": "timeout"}
+    assert rep.verdict == "failed" and rep.exit_code == 1
+    assert any("harness exploded" in r for r in rep.reasons)
+    assert any("timeout" in r for r in rep.reasons)
+    pid = int(pidfile.read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    assert list(scratch.iterdir()) == []
+
+
+def test_interrupt_cleans_temp_trees(project, tmp_path):
+    root, scratch = project
+
+    def interrupted(copy_root: Path, target: Path) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        verify(root / "kern.py", write_harness(tmp_path, 100), fixer=interrupted,
+               progress=lambda m: None)
+    assert list(scratch.iterdir()) == []
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser()
+    cli.add_arguments(p)
+    return p.parse_args(argv)
+
+
+def test_cli_json_unfixed_original_fails(project, tmp_path, monkeypatch, capsys):
+    root, _ = project
+    monkeypatch.setattr(runner, "cli_fixer", no_fixer)
+    harness = write_harness(tmp_path, 100)
+    code = cli.run(parse([str(root / "kern.py"), "--harness", str(harness), "--fills", "0xff",
+                          "--output-format", "json", "--no-compile"]))
+    out = json.loads(capsys.readouterr().out)
+    assert code == 1 and out["verdict"] == "failed"
+    assert out["fixes"] == []
+    (acc,) = out["accesses"]
+    assert (acc["line"], acc["tensor"], acc["max_elements"]) == (BUG_LINE, "x_ptr", 28)
+
+
+def test_cli_errors_exit_2(tmp_path, capsys):
+    (tmp_path / "k.py").write_text("x = 1\n")
+    assert cli.run(parse([str(tmp_path / "k.py"), "--harness", str(tmp_path / "none.py")])) == 2
+    assert "harness not found" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        parse([str(tmp_path / "k.py"), "--harness", "h.py", "--fills", "0x100"])
+    assert parse(["p", "--harness", "h"]).fills == [0, 0xFE, 0xFF]
+
+
+def test_diff_trees_groups_support_hunks_and_maps_lines(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir(), b.mkdir()
+    orig = ["x = 1\n", "y = 2\n", "v = tl.load(p)\n", "z = 3\n"]
+    new = ["x = 1\n", "y = 2\n", "if EVEN_K:\n", "    m = True\n", "v = tl.load(p, mask=m)\n", "z = 3\n"]
+    (a / "k.py").write_text("".join(orig))
+    (b / "k.py").write_text("".join(new))
+    (a / "same.py").write_text("q = 1\n")
+    (b / "same.py").write_text("q = 1\n")
+    fixes, ops = diff_trees(a, b)
+    (fix,) = fixes
+    assert fix.path == "k.py" and fix.orig_lines == (3, 3) and fix.fixed_lines == (3, 5)
+    assert _map_fixed_line(ops["k.py"], 6) == 4
+    assert _map_fixed_line(ops["k.py"], 4) is None
+    assert _map_fixed_line(ops.get("same.py"), 1) == 1
+
+
+def test_outputs_identical_is_bitwise_and_nan_aware():
+    nan = torch.tensor([float("nan"), 1.0])
+    assert outputs_identical({"o": nan}, {"o": nan.clone()}) == []
+    assert outputs_identical({"o": nan}, {"o": torch.tensor([0.0, 1.0])}) == ["o"]
+    assert outputs_identical({"o": torch.tensor([0.0])}, {"o": torch.tensor([-0.0])}) == ["o"]
+
+
+def test_parse_sanitizer_output():
+    text = textwrap.dedent('''\
+        ========= Invalid __global__ read of size 4 bytes
+        =========     at _matmul_ogs+0x1a20 in /t/_matmul_ogs.py:327
+        ========= Invalid __global__ read of size 4 bytes
+        =========     at _matmul_ogs+0x1a20 in /t/_matmul_ogs.py:327
+        ========= ERROR SUMMARY: 2 errors
+    ''')
+    count, sites = parse_sanitizer(text)
+    assert count == 2
+    assert sites == [{"kind": "load", "size": 4, "path": "/t/_matmul_ogs.py", "line": 327, "count": 2}]
+
+
+@pytest.mark.gpu
+def test_cuda_poisoned_run(project, tmp_path):
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA GPU")
+    root, _ = project
+    harness = write_harness(tmp_path, 100)
+    rep = verify(root / "kern.py", harness, fixer=hand_fixer, device="cuda", fills=[0x00, 0xFF],
+                 progress=lambda m: None)
+    assert all(r.status == "ok" for r in rep.runs), [r.error for r in rep.runs]
+    assert rep.checks["fixed_fill_dependent"] == []
+    assert rep.verdict in ("verified", "not-exercised"), rep.reasons
