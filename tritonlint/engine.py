@@ -125,7 +125,7 @@ def _diagnostic(rule: Rule, hazard: TailHazard, model: KernelModel, path: str, s
     end_line = position.end.line + model.line_base
     call = "tl.load" if hazard.access.kind == "load" else "tl.store"
     verb = "read" if hazard.access.kind == "load" else "write"
-    what = f"`{hazard.walk.dim}`" if hazard.walk.dim else "the loop's tile"
+    what = f"`{model.label(hazard.walk.dim)}`" if hazard.walk.dim else "the loop's tile"
     message = f"{call} can {verb} past the end of the tensor on a partial tail tile: no mask bounds {what}"
     notes = (hazard.condition, f"walks {model.describe_walk(hazard.walk)}", hazard.evidence)
     return Diagnostic(

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 
 import libcst as cst
@@ -29,7 +29,7 @@ _PASS_FIRST = {"multiple_of", "max_contiguous", "max_constancy", "broadcast_to",
                "expand_dims", "permute", "trans", "ravel", "advance", "cast"}
 # tl calls whose result holds data or scalars, never tile offsets.
 _NO_OFFSETS = {"load", "program_id", "num_programs", "full", "zeros", "ones", "zeros_like", "full_like",
-               "cdiv", "sum", "max", "min", "argmax", "argmin", "reduce", "atomic_add", "atomic_max",
+               "sum", "max", "min", "argmax", "argmin", "reduce", "atomic_add", "atomic_max",
                "atomic_min", "atomic_cas", "atomic_xchg", "atomic_and", "atomic_or", "rand", "randn",
                "dot", "dot_scaled", "make_tensor_descriptor", "load_tensor_descriptor"}
 # Clamping calls: an offset passed through them stays inside the bound.
@@ -128,11 +128,13 @@ class KernelModel:
         self.defs: dict[str, list[Def]] = {}
         self.accesses: list[Access] = []
         self.loops: list[Loop] = []
-        self.dim_size: dict[str, str] = {}
+        self.dim_size: dict[str, str] = {}  # arange key -> its block size
+        self.dim_owners: dict[str, list[str]] = {}  # arange key -> variables assigned from it
         self.block_rank: dict[str, int] = {}
         self._order = 0
-        self._memo: dict[tuple[int, Path], frozenset[str]] = {}
-        self._busy: set[tuple[int, Path]] = set()
+        self._memo: dict[tuple[int, Path, bool], frozenset[str]] = {}
+        self._busy: set[tuple[int, Path, bool]] = set()
+        self._reading_mask = False  # dims() of a mask looks through masked loads
         self.reader = ConditionReader(self._constexpr_aliases())
         for param in function.params.params + function.params.kwonly_params:
             self._define(param.name.value, None, _Block(EMPTY, ()), "param",
@@ -172,22 +174,20 @@ class KernelModel:
     def _constexpr_aliases(self) -> dict[str, cst.BaseExpression]:
         """Locals that restate a flag (`HAS_TAIL: tl.constexpr = not EVEN_K`), assigned exactly once."""
         found: dict[str, list[cst.BaseExpression]] = {}
-
-        class Collector(cst.CSTVisitor):
-            def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-                return node is outer
-
-            def visit_Assign(self, node: cst.Assign) -> None:
+        pending: list[cst.CSTNode] = [self.function.body]
+        while pending:
+            node = pending.pop()
+            if isinstance(node, cst.Assign):
                 for target in node.targets:
                     if isinstance(target.target, cst.Name):
                         found.setdefault(target.target.value, []).append(node.value)
-
-            def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            elif isinstance(node, cst.AnnAssign):
                 if isinstance(node.target, cst.Name) and node.value is not None:
                     found.setdefault(node.target.value, []).append(node.value)
-
-        outer = self.function
-        self.function.visit(Collector())
+            elif isinstance(node, (cst.BaseSuite, cst.BaseCompoundStatement, cst.SimpleStatementLine,
+                                   cst.Else, cst.ExceptHandler, cst.Finally)) and not isinstance(node, cst.FunctionDef):
+                pending.extend(child for child in _child_nodes(node)
+                               if not isinstance(child, cst.BaseExpression))
         return {name: values[0] for name, values in found.items() if len(values) == 1 and _is_boolean_shape(values[0])}
 
     def _walk_block(self, body: cst.BaseSuite | Iterable[cst.BaseStatement], block: _Block) -> bool:
@@ -349,13 +349,8 @@ class KernelModel:
             member = self.qualify_tl(expression.func)
             if member in ("load", "store"):
                 self._record_access(member, expression, block)
-        for child in expression.children:
-            if isinstance(child, cst.BaseExpression):
-                self._scan(child, block)
-            elif isinstance(child, (cst.Arg, cst.Element, cst.DictElement, cst.Index, cst.Slice,
-                                    cst.SubscriptElement, cst.ComparisonTarget)):
-                for grandchild in _expressions_in(child):
-                    self._scan(grandchild, block)
+        for child in _expressions_in(expression):
+            self._scan(child, block)
 
     def _record_access(self, kind: str, call: cst.Call, block: _Block) -> None:
         # Signatures: load(pointer, mask, other, boundary_check, ...), store(pointer, value, mask, boundary_check, ...)
@@ -425,7 +420,7 @@ class KernelModel:
             return frozenset(loop.key for loop in d.loops[-1:])
         if d.value is None:
             return frozenset()
-        key = (id(d), path)
+        key = (id(d), path, self._reading_mask)
         if key in self._memo:
             return self._memo[key]
         if key in self._busy:
@@ -443,9 +438,13 @@ class KernelModel:
         member = self.qualify_tl(call.func)
         args = [arg.value for arg in call.args]
         if member == "arange":
-            key = owner or code_of(call)
+            # Keyed by its text: `tl.arange(0, BLOCK_K)` in a pointer and in a mask is one dimension,
+            # whichever variable holds it.
+            key = "arange(" + ",".join(code_of(arg) for arg in args) + ")"
             if len(args) >= 2:
                 self.dim_size.setdefault(key, code_of(args[1]))
+            if owner:
+                self.dim_owners.setdefault(key, []).append(owner)
             return frozenset({key})
         if member == "make_block_ptr":
             key = owner or "block_ptr"
@@ -453,6 +452,11 @@ class KernelModel:
             rank = len(block_shape.elements) if isinstance(block_shape, (cst.Tuple, cst.List)) else 0
             self.block_rank[key] = rank
             return frozenset(f"{key}[{i}]" for i in range(rank))
+        if member == "load" and self._reading_mask:
+            # A mask built from data loaded under a mask (`src = tl.load(I + offs_m, mask=offs_m < n,
+            # other=-1)`, then `mask=src != -1`) bounds what that load's mask bounds: kernels rely on `other`.
+            inner = _keyword(call, "mask", 1)
+            return self.dims(inner, order, path, loops) if inner is not None else frozenset()
         if member in _NO_OFFSETS:
             return frozenset()
         if member in _CLAMPS:
@@ -487,7 +491,11 @@ class KernelModel:
             return frozenset()
         if self._opaque(access.mask, access.order, path, access.loops, 0):
             return None
-        return self.dims(access.mask, access.order, path, access.loops)
+        self._reading_mask = True
+        try:
+            return self.dims(access.mask, access.order, path, access.loops)
+        finally:
+            self._reading_mask = False
 
     def _opaque(self, node: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...],
                 depth: int) -> bool:
@@ -568,12 +576,16 @@ class KernelModel:
         """The enclosing loop whose iterations move this offset (`offs_k = k * BLOCK_K + ...`, `offs_k += BLOCK_K`)."""
         if dim.endswith("]"):
             return self._block_loop(dim, access, enclosing)
-        name = dim
+        chain = self._chain(access.pointer, access)
         found: Loop | None = None
-        for d in self.defs.get(name, ()):
-            for key in self._def_dims(d, EMPTY):
-                if key in enclosing:
-                    found = enclosing[key]
+        for name in self.dim_owners.get(dim, ()):
+            if name not in chain:
+                continue
+            for d in self.defs.get(name, ()):
+                if d.value is not None and dim in self._def_dims(d, EMPTY):
+                    for key in self._def_dims(d, EMPTY):
+                        if key in enclosing:
+                            found = enclosing[key]
         return found
 
     def _block_loop(self, dim: str, access: Access, enclosing: dict[str, Loop]) -> Loop | None:
@@ -589,24 +601,24 @@ class KernelModel:
                         return d.loops[-1]
         return None
 
+    def _chain(self, pointer: cst.BaseExpression, access: Access) -> dict[str, list[Def]]:
+        """Names a pointer is built from, transitively, with their definitions compatible with the access."""
+        chain: dict[str, list[Def]] = {}
+        pending = list(_names_in(pointer))
+        while pending and len(chain) < 64:
+            name = pending.pop()
+            if name in chain:
+                continue
+            chain[name] = [d for d in self.defs.get(name, ()) if compatible(d.path, access.path)]
+            for d in chain[name]:
+                if d.kind == "assign" and d.value is not None:
+                    pending.extend(_names_in(d.value))
+        return chain
+
     def _advances(self, pointer: cst.BaseExpression, access: Access) -> list[Def]:
         """Loop advances of the names a pointer is built from (`ptrs += BLOCK_K * stride`)."""
-        seen: set[str] = set()
-        pending = list(_names_in(pointer))
-        found: list[Def] = []
-        while pending and len(seen) < 64:
-            name = pending.pop()
-            if name in seen:
-                continue
-            seen.add(name)
-            for d in self.defs.get(name, ()):
-                if not compatible(d.path, access.path):
-                    continue
-                if d.kind == "advance" and d.loops and d.loops[-1] in access.loops:
-                    found.append(d)
-                elif d.kind == "assign" and d.value is not None:
-                    pending.extend(_names_in(d.value))
-        return found
+        return [d for defs in self._chain(pointer, access).values() for d in defs
+                if d.kind == "advance" and d.loops and d.loops[-1] in access.loops]
 
     # ------------------------------------------------------------------ flags
 
@@ -743,11 +755,16 @@ class KernelModel:
                 return other
         return None
 
+    def label(self, dim: str) -> str:
+        """A dimension as the kernel names it: its offset variable, else its `tl.arange(...)`."""
+        owners = self.dim_owners.get(dim)
+        return owners[0] if owners else ("tl." + dim if dim.startswith("arange(") else dim)
+
     def describe_walk(self, walk: Walk) -> str:
         parts = []
         if walk.dim:
             size = self.dim_size.get(walk.dim)
-            parts.append(f"`{walk.dim}`" + (f" (tiles of {size})" if size else ""))
+            parts.append(f"`{self.label(walk.dim)}`" + (f" (tiles of {size})" if size else ""))
         if walk.loop is not None:
             parts.append(f"advanced by the loop at line {self.line_of(walk.loop.node)}")
         return ", ".join(parts)
@@ -771,30 +788,55 @@ def _is_boolean_shape(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.BooleanOperation)
 
 
+_FIELDS: dict[type, tuple[str, ...]] = {}
+# Layout fields never hold expressions; skipping them makes the walk several times faster.
+_SKIPPED = {"whitespace", "whitespace_before", "whitespace_after", "lpar", "rpar", "comma", "dot",
+            "lbracket", "rbracket", "lbrace", "rbrace", "equal", "semicolon", "leading_lines",
+            "trailing_whitespace", "header", "footer", "operator", "colon"}
+
+
+def _child_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Children of a node, read straight from its dataclass fields.
+
+    libcst's `children` and visitors rebuild nodes as they go; reading fields is an order of
+    magnitude faster, and the model walks expressions many times.
+    """
+    names = _FIELDS.get(type(node))
+    if names is None:
+        names = tuple(f.name for f in fields(node) if f.name not in _SKIPPED)
+        _FIELDS[type(node)] = names
+    for name in names:
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            yield value
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                if isinstance(item, cst.CSTNode):
+                    yield item
+
+
 def _names_in(node: cst.CSTNode | None) -> list[str]:
+    """Variable names an expression reads (`x.to` reads x; keyword names are not variables)."""
     if node is None:
         return []
     names: list[str] = []
-
-    class Collector(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            names.append(name.value)
-
-        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
-            attribute.value.visit(self)  # `x.to` names x, never `to`
-            return False
-
-        def visit_Arg(self, arg: cst.Arg) -> bool:
-            arg.value.visit(self)  # keyword names are not variables
-            return False
-
-    node.visit(Collector())
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, cst.Name):
+            names.append(current.value)
+        elif isinstance(current, cst.Attribute):
+            pending.append(current.value)
+        elif isinstance(current, cst.Arg):
+            pending.append(current.value)
+        else:
+            pending.extend(_child_nodes(current))
     return names
 
 
 def _expressions_in(node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
     """Direct sub-expressions of a node, looking through Arg / Element / Index wrappers."""
-    for child in node.children:
+    for child in _child_nodes(node):
         if isinstance(child, cst.BaseExpression):
             yield child
         elif isinstance(child, (cst.Arg, cst.Element, cst.DictElement, cst.Index, cst.Slice,

@@ -186,3 +186,25 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def forked_main(argv: list[str], cwd: str, env: dict[str, str], log: str) -> None:
+    """Entry of a run forked from the preloaded forkserver (torch and triton already imported).
+
+    Same isolation as a fresh interpreter for what matters here: its own process, session,
+    working directory, environment, sys.path and output file; only the import cost is shared.
+    """
+    os.setsid()  # its own process group, so the parent can kill whatever the harness spawns
+    os.chdir(cwd)
+    os.environ.clear()
+    os.environ.update(env)
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+    code = main(argv)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -162,6 +163,68 @@ def _run_child(cmd: list[str], cwd: Path, env: dict[str, str], timeout: float,
         except BaseException:
             _kill_group(proc)
             raise
+
+
+_FORK_CTX: Any = None
+_FORK_LOCK = threading.Lock()
+
+
+def _forkserver() -> Any:
+    """A multiprocessing context whose server has torch and triton imported once.
+
+    Importing torch costs seconds; each harness run forks from this server instead of paying it
+    again. Used for CPU runs only (CUDA and compute-sanitizer runs get a fresh exec).
+    """
+    global _FORK_CTX
+    with _FORK_LOCK:
+        if _FORK_CTX is None:
+            import multiprocessing
+
+            ctx = multiprocessing.get_context("forkserver")
+            ctx.set_forkserver_preload(["torch", "triton", "triton.language", "numpy",
+                                        "tritonlint.verify.child"])
+            # triton.language decorates its own helpers (tl.cdiv, reductions) at import time, in
+            # interpreter mode only if TRITON_INTERPRET is set then: so the server, which
+            # imports it once for all runs, must start with it set.
+            from multiprocessing import forkserver
+
+            old = os.environ.get("TRITON_INTERPRET")
+            os.environ["TRITON_INTERPRET"] = "1"
+            try:
+                forkserver.ensure_running()
+            finally:
+                if old is None:
+                    os.environ.pop("TRITON_INTERPRET", None)
+                else:
+                    os.environ["TRITON_INTERPRET"] = old
+            _FORK_CTX = ctx
+        return _FORK_CTX
+
+
+def _run_forked(argv: list[str], cwd: Path, env: dict[str, str], timeout: float,
+                log: Path) -> tuple[str, int | None]:
+    from tritonlint.verify.child import forked_main
+
+    proc = _forkserver().Process(target=forked_main, args=(argv, str(cwd), env, str(log)), daemon=True)
+    proc.start()
+
+    def kill() -> None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        proc.kill()
+        proc.join(10)
+
+    try:
+        proc.join(timeout)
+    except BaseException:
+        kill()
+        raise
+    if proc.is_alive():
+        kill()
+        return "timeout", None
+    return "ok", proc.exitcode
 
 
 def _child_env(device: str, sanitizer: bool = False) -> dict[str, str]:
@@ -400,6 +463,8 @@ class Options:
     compile: bool = True
     full_compile: bool = False
     keep: bool = False
+    # Fork CPU runs from a server with torch/triton preloaded (much faster); off = fresh exec.
+    forkserver: bool = os.environ.get("TRITONLINT_VERIFY_FORKSERVER", "1") != "0"
 
 
 class Verifier:
@@ -505,8 +570,11 @@ class Verifier:
             cmd = [sanitizer, "--tool", "memcheck", "--print-limit", "1000"] + cmd + ["--no-poison"]
         self.progress(f"running harness: {label}")
         log = out / "log.txt"
-        status, rc = _run_child(cmd, tree, _child_env(self.opts.device, bool(sanitizer)),
-                                self.opts.timeout, log)
+        env = _child_env(self.opts.device, bool(sanitizer))
+        if self.opts.device == "cpu" and self.opts.forkserver and not sanitizer:
+            status, rc = _run_forked(cmd[3:], tree, env, self.opts.timeout, log)
+        else:
+            status, rc = _run_child(cmd, tree, env, self.opts.timeout, log)
         res = RunResult(name, fill)
         rep_path = out / "report.json"
         rep = json.loads(rep_path.read_text()) if rep_path.exists() else None
@@ -589,6 +657,7 @@ class Verifier:
             if self.opts.full_compile:
                 cmd.append("--full")
             env = _child_env("cuda")  # no TRITON_INTERPRET: these must be real JITFunctions
+            # A fresh exec: the forkserver's triton is in interpreter mode, this must not be.
             status, rc = _run_child(cmd, tree, env, self.opts.timeout, out / "log.txt")
             if (out / "compile.json").exists():
                 results[name] = json.loads((out / "compile.json").read_text())
