@@ -147,7 +147,8 @@ def test_crash_and_hang_reported_not_propagated(project, tmp_path):
             time.sleep(600)
     ''')
     harness = write_harness(tmp_path, 0, body=body)
-    rep = verify(root / "kern.py", harness, fixer=hand_fixer, fills=[0x00], timeout=5, compile=False,
+    timeout = 5 if runner.Options().forkserver else 25  # a fresh exec pays the torch import
+    rep = verify(root / "kern.py", harness, fixer=hand_fixer, fills=[0x00], timeout=timeout, compile=False,
                  progress=lambda m: None)
     statuses = {r.tree: r.status for r in rep.runs}
     assert statuses == {"original": "crashed", "fixed": "timeout"}
