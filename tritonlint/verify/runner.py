@@ -169,6 +169,27 @@ _FORK_CTX: Any = None
 _FORK_LOCK = threading.Lock()
 
 
+class _HiddenMain:
+    """Hide the caller's __main__ from multiprocessing while it starts a process.
+
+    multiprocessing re-runs the parent's main script in the server and in each child (as
+    __mp_main__); a script without an `if __name__ == "__main__"` guard would then start a
+    verification inside every run. Our children need nothing from __main__.
+    """
+
+    def __enter__(self) -> None:
+        self.main = sys.modules.get("__main__")
+        self.saved = {k: getattr(self.main, k) for k in ("__file__", "__spec__") if hasattr(self.main, k)}
+        if "__file__" in self.saved:
+            delattr(self.main, "__file__")
+        if "__spec__" in self.saved:
+            self.main.__spec__ = None  # multiprocessing reads it, so it must exist
+
+    def __exit__(self, *exc: object) -> None:
+        for k, v in self.saved.items():
+            setattr(self.main, k, v)
+
+
 def _forkserver() -> Any:
     """A multiprocessing context whose server has torch and triton imported once.
 
@@ -191,7 +212,8 @@ def _forkserver() -> Any:
             old = os.environ.get("TRITON_INTERPRET")
             os.environ["TRITON_INTERPRET"] = "1"
             try:
-                forkserver.ensure_running()
+                with _HiddenMain():
+                    forkserver.ensure_running()
             finally:
                 if old is None:
                     os.environ.pop("TRITON_INTERPRET", None)
@@ -205,8 +227,10 @@ def _run_forked(argv: list[str], cwd: Path, env: dict[str, str], timeout: float,
                 log: Path) -> tuple[str, int | None]:
     from tritonlint.verify.child import forked_main
 
-    proc = _forkserver().Process(target=forked_main, args=(argv, str(cwd), env, str(log)), daemon=True)
-    proc.start()
+    ctx = _forkserver()
+    proc = ctx.Process(target=forked_main, args=(argv, str(cwd), env, str(log)), daemon=True)
+    with _FORK_LOCK, _HiddenMain():
+        proc.start()
 
     def kill() -> None:
         try:
