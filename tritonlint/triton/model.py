@@ -43,7 +43,7 @@ class Loop:
     node: cst.For | cst.While = field(repr=False)
     key: str
     targets: frozenset[str]
-    partial: bool  # the last iteration can see a partial tile
+    tiles: str  # "partial" (the last tile can be partial), "full" (`K // BLOCK_K` bound) or "unknown"
     text: str  # the range expression, for messages
 
 
@@ -131,10 +131,13 @@ class KernelModel:
         self.dim_size: dict[str, str] = {}  # arange key -> its block size
         self.dim_owners: dict[str, list[str]] = {}  # arange key -> variables assigned from it
         self.block_rank: dict[str, int] = {}
+        self.divisible: set[tuple[str, str]] = set()  # (K, BLOCK_K) from tl.static_assert(K % BLOCK_K == 0)
         self._order = 0
         self._memo: dict[tuple[int, Path, bool], frozenset[str]] = {}
         self._busy: set[tuple[int, Path, bool]] = set()
         self._reading_mask = False  # dims() of a mask looks through masked loads
+        self._mask_memo: dict[tuple[int, Path], frozenset[str] | None] = {}
+        self._walk_memo: dict[int, list[Walk]] = {}
         self.reader = ConditionReader(self._constexpr_aliases())
         for param in function.params.params + function.params.kwonly_params:
             self._define(param.name.value, None, _Block(EMPTY, ()), "param",
@@ -243,6 +246,9 @@ class KernelModel:
             value = small.value
             if (isinstance(value, cst.Call) and self.qualify_tl(value.func) == "static_assert"
                     and value.args):
+                match = re.fullmatch(r"\(?(\w+)%(\w+)\)?==0", code_of(value.args[0].value))
+                if match:
+                    self.divisible.add((match.group(1), match.group(2)))
                 return self.reader.when_true(value.args[0].value)
         return EMPTY
 
@@ -290,8 +296,7 @@ class KernelModel:
     def _for(self, node: cst.For, block: _Block) -> None:
         self._scan(node.iter, block)
         targets = frozenset(_names_in(node.target))
-        partial = self._range_can_be_partial(node.iter, block)
-        loop = Loop(node, f"{LOOP_PREFIX}{len(self.loops)}", targets, partial, code_of(node.iter))
+        loop = Loop(node, f"{LOOP_PREFIX}{len(self.loops)}", targets, self._range_tiles(node.iter), code_of(node.iter))
         self.loops.append(loop)
         inner = _Block(block.path, block.loops + (loop,))
         for name in targets:
@@ -301,35 +306,40 @@ class KernelModel:
     def _while(self, node: cst.While, block: _Block) -> None:
         self._scan(node.test, block)
         targets = frozenset(_names_in(node.test))
-        partial = isinstance(node.test, cst.Comparison)
-        loop = Loop(node, f"{LOOP_PREFIX}{len(self.loops)}", targets, partial, code_of(node.test))
+        tiles = "partial" if isinstance(node.test, cst.Comparison) else "unknown"
+        loop = Loop(node, f"{LOOP_PREFIX}{len(self.loops)}", targets, tiles, code_of(node.test))
         self.loops.append(loop)
         self._walk_block(node.body, _Block(block.path, block.loops + (loop,)))
 
-    def _range_can_be_partial(self, iterable: cst.BaseExpression, block: _Block) -> bool:
+    def _range_tiles(self, iterable: cst.BaseExpression) -> str:
         """Whether a tile loop's last iteration can cover less than a full tile.
 
-        `range(0, K, BLOCK_K)` and `range(tl.cdiv(K, BLOCK_K))` can; `range(K // BLOCK_K)` and
-        `range(num_tiles)` only visit what the caller counted, so they give no evidence.
+        `range(0, K, BLOCK_K)` and `range(tl.cdiv(K, BLOCK_K))` can ("partial"); `range(K // BLOCK_K)`
+        visits full tiles only ("full"); `range(num_tiles)` visits what the caller counted ("unknown").
         """
         if not isinstance(iterable, cst.Call):
-            return False
+            return "unknown"
         name = self.qualify_tl(iterable.func) or dotted(iterable.func)
         if name not in _RANGE_CALLS:
-            return False
+            return "unknown"
         args = [arg.value for arg in iterable.args if arg.keyword is None]
         if not args:
-            return False
+            return "unknown"
         bounds = args[:2] if len(args) >= 2 else args
-        texts = [self._expanded_text(bound, block) for bound in bounds]
-        if any("//" in text for text in texts):
-            return False
+        texts = [self._expanded_text(bound) for bound in bounds]
+        if any("//" in text or re.search(r"(\w+)-\1%", text) for text in texts):
+            return "full"  # `K // BLOCK_K`, `K - K % BLOCK_K`
+        names = {token for text in [code_of(iterable)] + texts for token in re.findall(r"\w+", text)}
+        if any(total in names and block in names for total, block in self.divisible):
+            return "full"  # after `tl.static_assert(K % BLOCK_K == 0)`
         if len(args) >= 3:
             step = args[2]
-            return not (isinstance(step, cst.Integer) and step.value == "1")
-        return any("cdiv(" in text or re.search(r"-\s*1\)?//", text) for text in texts)
+            return "unknown" if isinstance(step, cst.Integer) and step.value == "1" else "partial"
+        if any("cdiv(" in text or re.search(r"-1\)?//", text) for text in texts):
+            return "partial"
+        return "unknown"
 
-    def _expanded_text(self, node: cst.BaseExpression, block: _Block) -> str:
+    def _expanded_text(self, node: cst.BaseExpression) -> str:
         """Source of an expression with local names replaced by their single definition, one level."""
         text = code_of(node)
         if isinstance(node, cst.Name):
@@ -478,6 +488,12 @@ class KernelModel:
 
     def mask_dims(self, access: Access, hypothesis: Path = EMPTY) -> frozenset[str] | None:
         """Dimensions the access's mask bounds on its path; None when the mask cannot be read (trust it)."""
+        key = (id(access), hypothesis)
+        if key not in self._mask_memo:
+            self._mask_memo[key] = self._mask_dims(access, hypothesis)
+        return self._mask_memo[key]
+
+    def _mask_dims(self, access: Access, hypothesis: Path) -> frozenset[str] | None:
         path = access.path | hypothesis
         if access.boundary_check is not None:
             checked = access.boundary_check
@@ -491,11 +507,59 @@ class KernelModel:
             return frozenset()
         if self._opaque(access.mask, access.order, path, access.loops, 0):
             return None
+        return self.bound(access.mask, access.order, path, access.loops)
+
+    def bound(self, node: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...]) -> frozenset[str]:
+        """Dimensions a mask expression bounds on every way it can be defined on `path`.
+
+        Unlike `dims`, alternatives intersect: `m = offs_k < K if ... else mask_n` bounds K only on
+        one side, so it does not bound K; `a & b` bounds what either bounds, `a | b` what both do.
+        """
         self._reading_mask = True
         try:
-            return self.dims(access.mask, access.order, path, access.loops)
+            return self._bound(node, order, path, loops, 0)
         finally:
             self._reading_mask = False
+
+    def _bound(self, node: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...],
+               depth: int) -> frozenset[str]:
+        if depth > 16:
+            return frozenset()
+        if isinstance(node, cst.Name):
+            if node.value in ("None", "True", "False"):
+                return frozenset()
+            reaching = [d for d in self.reaching(node.value, order, path, loops) if d.kind != "advance"]
+            if not reaching:
+                return self.dims(node, order, path, loops)
+            sides = [self._bound(d.value, d.order, d.path | path, d.loops, depth + 1) if d.value is not None
+                     else frozenset() for d in reaching]
+            return frozenset.intersection(*sides)
+        if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation)):
+            operator = node.operator
+            if isinstance(operator, (cst.BitAnd, cst.And)):
+                return self._bound(node.left, order, path, loops, depth + 1) | \
+                    self._bound(node.right, order, path, loops, depth + 1)
+            if isinstance(operator, (cst.BitOr, cst.Or)):
+                return self._bound(node.left, order, path, loops, depth + 1) & \
+                    self._bound(node.right, order, path, loops, depth + 1)
+        if isinstance(node, cst.Subscript):
+            return self._bound(node.value, order, path, loops, depth + 1)
+        if isinstance(node, cst.IfExp):
+            sides = []
+            for side, literals in ((node.body, self.reader.when_true(node.test)),
+                                   (node.orelse, self.reader.when_false(node.test))):
+                if compatible(literals, path):
+                    sides.append(self._bound(side, order, path | literals, loops, depth + 1))
+            return frozenset.intersection(*sides) if sides else frozenset()
+        if isinstance(node, cst.Call):
+            member = self.qualify_tl(node.func)
+            if member in ("full", "zeros", "ones", "full_like", "zeros_like"):
+                return frozenset()
+            if member in _PASS_FIRST and node.args:
+                return self._bound(node.args[0].value, order, path, loops, depth + 1)
+            if member is None and isinstance(node.func, cst.Attribute) and node.func.attr.value == "to":
+                return self._bound(node.func.value, order, path, loops, depth + 1)
+        return self.dims(node, order, path, loops)
 
     def _opaque(self, node: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...],
                 depth: int) -> bool:
@@ -537,6 +601,11 @@ class KernelModel:
 
     def walks(self, access: Access) -> list[Walk]:
         """The tiled dimensions the access's pointer walks; empty for scalar accesses."""
+        if id(access) not in self._walk_memo:
+            self._walk_memo[id(access)] = self._walks(access)
+        return self._walk_memo[id(access)]
+
+    def _walks(self, access: Access) -> list[Walk]:
         pointer_dims = self.dims(access.pointer, access.order, access.path, access.loops)
         offsets = sorted(key for key in pointer_dims if not key.startswith(LOOP_PREFIX))
         if not offsets:
@@ -544,8 +613,9 @@ class KernelModel:
         enclosing = {loop.key: loop for loop in access.loops}
         result: list[Walk] = []
         claimed_loops: set[str] = set()
+        chain = self._chain(access.pointer, access)
         for dim in offsets:
-            loop = self._loop_along(dim, access, enclosing)
+            loop = self._loop_along(dim, access, enclosing) or self._loop_by_variable(dim, chain, access)
             if loop is not None:
                 claimed_loops.add(loop.key)
             result.append(Walk(dim, loop))
@@ -566,6 +636,27 @@ class KernelModel:
                 result.append(Walk(None, loop))
         return result
 
+    def _loop_by_variable(self, dim: str, chain: dict[str, list[Def]], access: Access) -> Loop | None:
+        """`tl.load(X + start + cols)` in `for start in range(0, N, BLOCK)`: the loop variable itself
+        moves the tile, along the offset whose block size the loop steps by."""
+        for loop in reversed(access.loops):
+            if not loop.targets & chain.keys():
+                continue
+            if self.size_tokens(dim) & set(re.findall(r"\w+", loop.text)):
+                return loop
+        return None
+
+    def size_tokens(self, dim: str) -> set[str]:
+        """Names in a dimension's block size, with constexpr locals expanded once
+        (`GROUPS = BLOCK_K // GROUP_K` makes `tl.arange(0, GROUPS)` a BLOCK_K dimension too)."""
+        size = self.dim_size.get(dim, "")
+        tokens = {token for token in re.findall(r"[A-Za-z_]\w*", size)}
+        for token in list(tokens):
+            defs = [d for d in self.defs.get(token, ()) if d.value is not None]
+            if len(defs) == 1 and defs[0].value is not None:
+                tokens |= set(re.findall(r"[A-Za-z_]\w*", code_of(defs[0].value)))
+        return tokens
+
     def _size_in(self, dim: str, text: str) -> bool:
         size = self.dim_size.get(dim)
         if dim.endswith("]"):  # block pointer dimension: tl.advance(bp, (0, BLOCK_K)) names the index
@@ -573,17 +664,18 @@ class KernelModel:
         return bool(size) and re.search(rf"(?<![\w.]){re.escape(size)}(?!\w)", text) is not None
 
     def _loop_along(self, dim: str, access: Access, enclosing: dict[str, Loop]) -> Loop | None:
-        """The enclosing loop whose iterations move this offset (`offs_k = k * BLOCK_K + ...`, `offs_k += BLOCK_K`)."""
+        """The enclosing loop whose iterations move this offset: a name the pointer is built from
+        combines the offset with the loop (`cols = kb * BLOCK_K + offs_k`, `offs_k += BLOCK_K`)."""
         if dim.endswith("]"):
             return self._block_loop(dim, access, enclosing)
-        chain = self._chain(access.pointer, access)
         found: Loop | None = None
-        for name in self.dim_owners.get(dim, ()):
-            if name not in chain:
-                continue
-            for d in self.defs.get(name, ()):
-                if d.value is not None and dim in self._def_dims(d, EMPTY):
-                    for key in self._def_dims(d, EMPTY):
+        for defs in self._chain(access.pointer, access).values():
+            for d in defs:
+                if d.value is None:
+                    continue
+                keys = self._def_dims(d, EMPTY)
+                if dim in keys:
+                    for key in keys:
                         if key in enclosing:
                             found = enclosing[key]
         return found
@@ -640,7 +732,7 @@ class KernelModel:
             for d in self.defs.get(name, ()):
                 if d.kind == "param" or d.kind == "for":
                     continue
-                bounded = frozenset() if d.value is None or code_of(d.value) == "None" else self._def_dims(d, EMPTY)
+                bounded = frozenset() if d.value is None else self.bound(d.value, d.order, d.path, d.loops)
                 groups.setdefault("mask:" + name, []).append((d.path, bounded))
         found: dict[tuple[str, bool], set[str]] = {}
         for members in groups.values():
@@ -656,7 +748,41 @@ class KernelModel:
                     unbounded_when_even = frozenset().union(*tail_side) - frozenset().union(*even_side)
                     if unbounded_when_even:
                         found.setdefault((atom, even), set()).update(unbounded_when_even)
-        return [Flag(atom, even, frozenset(dims), "usage") for (atom, even), dims in found.items()]
+        flags = []
+        for (atom, even), dims in found.items():
+            named = self._named_dims(atom, frozenset(dims))
+            if named and not (_EVEN_NAME.search(atom) and even != (not atom.startswith("NO_"))):
+                flags.append(Flag(atom, even, named, "usage"))  # a name saying the opposite is a bug, not a flag
+        return flags
+
+    def _named_dims(self, atom: str, dims: frozenset[str]) -> frozenset[str]:
+        """Narrow a flag's dimensions by its name when the name says which (`EVEN_M` -> the BLOCK_M ones).
+
+        A twin branch often differs in several masks at once (`if EVEN_M: store(p, x) else:
+        store(p, x, mask=m & n)`); the name tells which of them the flag vouches for.
+        """
+        suffix = set(atom.split("_")[1:]) - {"EVEN", "DIVISIBLE", "ALIGNED", "MASK", "TAIL", "IS", "NO", "HAS"}
+        if not suffix or not re.fullmatch(r"[A-Z0-9_]+", atom):
+            return dims
+        named = frozenset(dim for dim in dims if suffix & self._dim_tokens(dim))
+        if named:
+            return named
+        if any(suffix & self._dim_tokens(dim) for dim in self.dim_size):
+            # `DIVISIBLE_N` switching a K mask: the name vouches for N, so the K difference
+            # between its branches is a missing mask, not an evenness guarantee.
+            return frozenset()
+        return dims
+
+    def _dim_tokens(self, dim: str) -> set[str]:
+        if dim.startswith(LOOP_PREFIX):
+            return self._loop_tokens(dim)
+        return {part for token in self.size_tokens(dim) for part in token.split("_")}
+
+    def _loop_tokens(self, key: str) -> set[str]:
+        for loop in self.loops:
+            if loop.key == key:
+                return {part for token in re.findall(r"\w+", loop.text) for part in token.split("_")}
+        return set()
 
     def _heuristic_flags(self) -> list[Flag]:
         """`@triton.heuristics({"EVEN_K": lambda args: args["K"] % args["BLOCK_K"] == 0})`."""
@@ -715,6 +841,8 @@ class KernelModel:
 
     def _hazard(self, access: Access) -> TailHazard | None:
         for walk in self.walks(access):
+            if walk.loop is not None and walk.loop.tiles == "full":
+                continue  # `range(K // BLOCK_K)`: every tile this loop visits is full
             keys = walk.keys
             covering = [flag for flag in self.flags if flag.dims & keys]
             if any(Literal(flag.atom, flag.even) in access.path for flag in covering):
@@ -735,18 +863,21 @@ class KernelModel:
             bounded = self.mask_dims(access)
             if bounded is None or bounded & keys:
                 continue
-            sibling = self._masked_sibling(access, keys)
+            sibling = self._masked_sibling(access, keys, walk.loop)
             if sibling is not None:
                 return TailHazard(access, walk, "reachable on every tile, the partial last one included",
                                   f"the tl.{sibling.kind} at line {self.line_of(sibling.call)} masks the same dimension")
-            if walk.loop is not None and walk.loop.partial:
+            if walk.loop is not None and walk.loop.tiles == "partial":
                 return TailHazard(access, walk, "reachable on the loop's last iteration",
                                   f"the last tile of `for ... in {walk.loop.text}` can be partial")
         return None
 
-    def _masked_sibling(self, access: Access, keys: frozenset[str]) -> Access | None:
+    def _masked_sibling(self, access: Access, keys: frozenset[str], loop: Loop | None) -> Access | None:
+        """A masked access of the same dimension (in the same loop, for a dimension the loop walks)."""
         for other in self.accesses:
             if other is access or not compatible(other.path, access.path):
+                continue
+            if loop is not None and loop not in other.loops:
                 continue
             bounded = self.mask_dims(other)
             if not bounded or not bounded & keys:

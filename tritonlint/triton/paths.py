@@ -45,9 +45,9 @@ class ConditionReader:
     def when_true(self, test: cst.BaseExpression, depth: int = 0) -> Path:
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             return self.when_false(test.expression, depth)
-        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-            return self.when_true(test.left, depth) | self.when_true(test.right, depth)
-        if isinstance(test, cst.BooleanOperation):  # `a or b` alone fixes neither side
+        if _is_and(test):
+            return self.when_true(test.left, depth) | self.when_true(test.right, depth)  # type: ignore[attr-defined]
+        if _is_or(test):  # `a or b` alone fixes neither side
             return EMPTY
         alias = self._alias(test, depth)
         if alias is not None:
@@ -57,9 +57,9 @@ class ConditionReader:
     def when_false(self, test: cst.BaseExpression, depth: int = 0) -> Path:
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             return self.when_true(test.expression, depth)
-        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
-            return self.when_false(test.left, depth) | self.when_false(test.right, depth)
-        if isinstance(test, cst.BooleanOperation):  # `not (a and b)` fixes neither side
+        if _is_or(test):
+            return self.when_false(test.left, depth) | self.when_false(test.right, depth)  # type: ignore[attr-defined]
+        if _is_and(test):  # `not (a and b)` fixes neither side
             return EMPTY
         alias = self._alias(test, depth)
         if alias is not None:
@@ -71,3 +71,14 @@ class ConditionReader:
             return self.aliases.get(test.value)
         return None
 
+
+
+def _is_and(test: cst.BaseExpression) -> bool:
+    """`a and b`, or `a & b`, which kernels write for constexpr booleans too (`EVEN_M & EVEN_N`)."""
+    return (isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And)) or \
+        (isinstance(test, cst.BinaryOperation) and isinstance(test.operator, cst.BitAnd))
+
+
+def _is_or(test: cst.BaseExpression) -> bool:
+    return (isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or)) or \
+        (isinstance(test, cst.BinaryOperation) and isinstance(test.operator, cst.BitOr))
