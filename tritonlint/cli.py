@@ -28,6 +28,11 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--ignore", help="comma-separated rule codes or prefixes to disable")
     check.add_argument("--config", metavar="PYPROJECT", help="use this pyproject.toml instead of the nearest one")
 
+    verify = commands.add_parser("verify", help="run original and fixed kernels under a harness and compare")
+    from tritonlint.verify.cli import add_arguments as add_verify_arguments
+
+    add_verify_arguments(verify)
+
     rule = commands.add_parser("rule", help="print a rule's documentation")
     rule.add_argument("code", metavar="CODE")
     commands.add_parser("rules", help="list every rule")
@@ -46,6 +51,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_CLEAN
     if args.command == "rule":
         return _print_rule(args.code)
+    if args.command == "verify":
+        from tritonlint.verify.cli import run as run_verify
+
+        return run_verify(args)
     return _check(args)
 
 
