@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tritonlint.rule import Rule
+from tritonlint.triton.fixes import CallFix, tail_fix
 from tritonlint.triton.model import KernelModel, TailHazard
 
 
@@ -90,3 +91,6 @@ class UnmaskedTailLoad(Rule):
 
     def check(self, kernel: KernelModel) -> Iterator[TailHazard]:
         return kernel.tail_hazards("load")
+
+    def fix(self, kernel: KernelModel, hazard: TailHazard) -> CallFix:
+        return tail_fix(kernel, hazard)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tritonlint.rule import Rule
+from tritonlint.triton.fixes import CallFix, tail_fix
 from tritonlint.triton.model import KernelModel, TailHazard
 
 
@@ -61,3 +62,6 @@ class UnmaskedTailStore(Rule):
 
     def check(self, kernel: KernelModel) -> Iterator[TailHazard]:
         return kernel.tail_hazards("store")
+
+    def fix(self, kernel: KernelModel, hazard: TailHazard) -> CallFix:
+        return tail_fix(kernel, hazard)

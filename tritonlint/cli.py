@@ -10,8 +10,9 @@ from pathlib import Path
 from tritonlint import __version__
 from tritonlint.config import Config, ConfigError, find_pyproject, load_config
 from tritonlint.engine import FileReport
+from tritonlint.output import FORMATS
 from tritonlint.rule import all_rules
-from tritonlint.runner import UsageError, check_file, discover
+from tritonlint.runner import UsageError, check_file, discover, fix_file
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -23,7 +24,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", help="check files and folders for unmasked tail-tile accesses")
     check.add_argument("paths", nargs="*", default=["."], metavar="PATH")
-    check.add_argument("--output-format", choices=["text", "json"], default="text")
+    check.add_argument("--output-format", choices=list(FORMATS), default="text")
+    check.add_argument("--fix", action="store_true", help="apply safe fixes, then report what remains")
+    check.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes marked unsafe")
+    check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
+    check.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
+    check.add_argument("--statistics", action="store_true", help="print the number of findings per rule")
+    check.add_argument("--quiet", "-q", action="store_true", help="print findings only, no summary")
     check.add_argument("--select", help="comma-separated rule codes or prefixes to enable")
     check.add_argument("--ignore", help="comma-separated rule codes or prefixes to disable")
     check.add_argument("--config", metavar="PYPROJECT", help="use this pyproject.toml instead of the nearest one")
@@ -96,23 +103,50 @@ def _check(args: argparse.Namespace) -> int:
     except (ConfigError, UsageError) as error:
         print(f"tritonlint: {error}", file=sys.stderr)
         return EXIT_ERROR
-    reports = [check_file(file, config) for file in files]
+    if args.fix or args.diff:
+        reports = [fix_file(file, config, unsafe=args.unsafe_fixes, write=not args.diff) for file in files]
+    else:
+        reports = [check_file(file, config) for file in files]
     return _report(reports, args)
 
 
 def _report(reports: list[FileReport], args: argparse.Namespace) -> int:
-    diagnostics = sorted((d for report in reports for d in report.diagnostics), key=lambda d: d.sort_key())
+    from tritonlint.output import render, statistics
+
     for report in reports:
         for line in report.notices + report.errors + report.crashes:
             print(f"tritonlint: {line}", file=sys.stderr)
-    from tritonlint.output import render
-
-    sources: dict[str, str] = {}
-    output = render(args.output_format, diagnostics, sources)
+    if args.diff:
+        changed = [report for report in reports if report.fixed_text is not None]
+        for report in changed:
+            sys.stdout.write(_unified_diff(report))
+        if any(report.crashes for report in reports):
+            return EXIT_ERROR
+        return EXIT_FINDINGS if changed and not args.exit_zero else EXIT_CLEAN
+    diagnostics = sorted((d for report in reports for d in report.diagnostics), key=lambda d: d.sort_key())
+    # After --fix the diagnostics index the fixed text; JSON and SARIF place edits with it.
+    sources = {report.path: report.fixed_text or report.text or "" for report in reports if report.diagnostics}
+    output = render(args.output_format, diagnostics, sources, color=sys.stdout.isatty(),
+                    summary=not args.quiet)
     if output:
         sys.stdout.write(output if output.endswith("\n") else output + "\n")
+    if args.statistics and diagnostics:
+        print(statistics(diagnostics))
+    fixed = sum(1 for report in reports if report.fixed_text is not None)
+    if args.fix and fixed and not args.quiet:
+        print(f"tritonlint: fixed {fixed} file(s)", file=sys.stderr)
     if any(report.crashes for report in reports):
         return EXIT_ERROR
+    if args.exit_zero:
+        return EXIT_CLEAN
     if diagnostics or any(report.errors for report in reports):
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _unified_diff(report: FileReport) -> str:
+    import difflib
+
+    before = (report.text or "").splitlines(keepends=True)
+    after = (report.fixed_text or "").splitlines(keepends=True)
+    return "".join(difflib.unified_diff(before, after, fromfile=f"a/{report.path}", tofile=f"b/{report.path}"))

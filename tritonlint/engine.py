@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import ast
 import traceback
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
 from tritonlint.config import Config
-from tritonlint.diagnostics import Diagnostic
+from tritonlint.diagnostics import Applicability, Diagnostic, Edit, Fix
 from tritonlint.rule import Rule, all_rules
 from tritonlint.suppressions import suppressions_in_line
 from tritonlint.triton.model import KernelModel, TailHazard
@@ -33,6 +34,7 @@ class FileReport:
     notices: tuple[str, ...] = ()  # worth saying, not an error (an empty file)
     fixed_text: str | None = None  # set by fixing when the text changed
     suppressed: int = 0
+    text: str | None = field(default=None, repr=False, compare=False)  # the source the offsets index
 
 
 def enabled_rules(config: Config) -> list[Rule]:
@@ -100,7 +102,7 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False) 
             try:
                 hazards = list(rule.check(model))
                 for hazard in hazards:
-                    diagnostic = _diagnostic(rule, hazard, model, path, starts)
+                    diagnostic = _diagnostic(rule, hazard, model, kernel, path, text, starts)
                     if _is_suppressed(diagnostic, text, starts):
                         suppressed += 1
                     else:
@@ -110,7 +112,7 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False) 
                     raise RuleCrash(f"{rule.code} crashed on {path}:{kernel.first_line}") from error
                 crashes.append(_crash_line(path, kernel, f"{rule.code} ({rule.name})", error))
     diagnostics.sort(key=Diagnostic.sort_key)
-    return FileReport(path, tuple(diagnostics), crashes=tuple(crashes), suppressed=suppressed)
+    return FileReport(path, tuple(diagnostics), crashes=tuple(crashes), suppressed=suppressed, text=text)
 
 
 def _crash_line(path: str, kernel: KernelSource, what: str, error: Exception) -> str:
@@ -119,22 +121,104 @@ def _crash_line(path: str, kernel: KernelSource, what: str, error: Exception) ->
             f"{type(error).__name__}: {error} [{where.filename.rsplit('/', 1)[-1]}:{where.lineno}]")
 
 
-def _diagnostic(rule: Rule, hazard: TailHazard, model: KernelModel, path: str, starts: Sequence[int]) -> Diagnostic:
+def _segment_edit(model: KernelModel, kernel: KernelSource, old: cst.Call, new: cst.Call, text: str) -> Edit | None:
+    """The smallest file edit turning `old` into `new`.
+
+    The kernel is regenerated with the call replaced, so continuation lines keep the indentation
+    libcst stores relative to their block (a call printed on its own would lose it), and the
+    edit is the span where old and new kernel text differ: everything else stays byte-identical.
+    """
+    prefix = _NESTED_PREFIX if kernel.indented else ""
+    before = model.module.code
+    if before != prefix + kernel.text:
+        return None
+    after = model.module.deep_replace(old, new).code  # type: ignore[union-attr]
+    start = 0
+    limit = min(len(before), len(after))
+    while start < limit and before[start] == after[start]:
+        start += 1
+    end_before, end_after = len(before), len(after)
+    while end_before > start and end_after > start and before[end_before - 1] == after[end_after - 1]:
+        end_before -= 1
+        end_after -= 1
+    base = kernel.start_offset - len(prefix)
+    return Edit(base + start, base + end_before, after[start:end_after])
+
+
+def _diagnostic(rule: Rule, hazard: TailHazard, model: KernelModel, kernel: KernelSource, path: str, text: str,
+                starts: Sequence[int]) -> Diagnostic:
     position = model.range_of(hazard.access.call)
     line = position.start.line + model.line_base
     end_line = position.end.line + model.line_base
+    start_offset = starts[line - 1] + position.start.column
+    end_offset = starts[end_line - 1] + position.end.column
     call = "tl.load" if hazard.access.kind == "load" else "tl.store"
     verb = "read" if hazard.access.kind == "load" else "write"
     what = f"`{model.label(hazard.walk.dim)}`" if hazard.walk.dim else "the loop's tile"
     message = f"{call} can {verb} past the end of the tensor on a partial tail tile: no mask bounds {what}"
-    notes = (hazard.condition, f"walks {model.describe_walk(hazard.walk)}", hazard.evidence)
+    notes = [hazard.condition, f"walks {model.describe_walk(hazard.walk)}", hazard.evidence]
+    fix = None
+    proposed = rule.fix(model, hazard)
+    if proposed is not None:
+        if proposed.new_call is None:
+            notes.append(f"no fix: {proposed.title}")
+            fix = Fix(proposed.title, Applicability.DISPLAY_ONLY, ())
+        else:
+            edit = _segment_edit(model, kernel, hazard.access.call, proposed.new_call, text)
+            if edit is None:
+                notes.append("no fix: the kernel's source could not be located exactly")
+            else:
+                fix = Fix(proposed.title, proposed.applicability, (edit,))
     return Diagnostic(
         code=rule.code, name=rule.name, message=message, path=path,
         line=line, column=position.start.column + 1, end_line=end_line, end_column=position.end.column + 1,
-        notes=notes,
-        start_offset=starts[line - 1] + position.start.column,
-        end_offset=starts[end_line - 1] + position.end.column,
+        notes=tuple(notes), fix=fix, start_offset=start_offset, end_offset=end_offset,
     )
+
+
+MAX_FIX_ROUNDS = 10
+
+
+def fix_source(path: str, text: str, config: Config, *, unsafe: bool = False, strict: bool = False) -> FileReport:
+    """Apply fixes until none applies; the result is re-checked and must parse.
+
+    Overlapping edits (a load nested in a store) are applied one per round; the loop stops when a
+    round changes nothing, and gives up (changing nothing) if it does not settle in MAX_FIX_ROUNDS.
+    """
+    allowed = {Applicability.SAFE, Applicability.UNSAFE} if unsafe else {Applicability.SAFE}
+    current = text
+    report = check_source(path, current, config, strict=strict)
+    for _ in range(MAX_FIX_ROUNDS):
+        edits = [d.fix.edits[0] for d in report.diagnostics
+                 if d.fix is not None and d.fix.applicability in allowed and d.fix.edits]
+        if not edits or report.errors or report.crashes:
+            break
+        candidate = apply_edits(current, edits)
+        if candidate == current:
+            break
+        try:
+            ast.parse(candidate)
+        except SyntaxError as error:
+            return FileReport(path, report.diagnostics, text=report.text, errors=(
+                f"{path}: fix not applied: the fixed source would not parse ({error.msg}, line {error.lineno})",))
+        current = candidate
+        report = check_source(path, current, config, strict=strict)
+    else:
+        return FileReport(path, report.diagnostics, text=report.text, errors=(
+            f"{path}: fix not applied: fixes did not settle after {MAX_FIX_ROUNDS} rounds",))
+    return replace(report, text=text, fixed_text=current if current != text else None)
+
+
+def apply_edits(text: str, edits: Sequence[Edit]) -> str:
+    """Apply non-overlapping edits (the first of any overlapping pair wins; the next round gets the rest)."""
+    chosen: list[Edit] = []
+    for edit in sorted(edits, key=lambda e: (e.start, e.end)):
+        if chosen and edit.start < chosen[-1].end:
+            continue
+        chosen.append(edit)
+    for edit in reversed(chosen):
+        text = text[:edit.start] + edit.content + text[edit.end:]
+    return text
 
 
 def _is_suppressed(diagnostic: Diagnostic, text: str, starts: Sequence[int]) -> bool:

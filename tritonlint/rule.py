@@ -10,6 +10,7 @@ from functools import cache
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
+    from tritonlint.triton.fixes import CallFix
     from tritonlint.triton.model import KernelModel, TailHazard
 
 # Sections every rule docstring carries, in this order (Ruff's layout).
@@ -27,6 +28,10 @@ class Rule:
     def check(self, kernel: KernelModel) -> Iterator[TailHazard]:
         """Yield the hazards of `kernel` this rule flags."""
         raise NotImplementedError
+
+    def fix(self, kernel: KernelModel, hazard: TailHazard) -> CallFix | None:
+        """The fix for one hazard; None when the rule offers none."""
+        return None
 
     @classmethod
     def doc_sections(cls) -> dict[str, str]:

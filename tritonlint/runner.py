@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import os
+import stat
+import tempfile
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tritonlint.config import DEFAULT_EXCLUDES, Config
-from tritonlint.engine import FileReport, check_source
+from tritonlint.engine import FileReport, check_source, fix_source
 
 
 class UsageError(Exception):
@@ -103,3 +106,56 @@ def check_file(file: SourceFile, config: Config, strict: bool = False) -> FileRe
         return FileReport(file.display, errors=(error,))
     assert text is not None
     return check_source(file.display, text, config, strict=strict)
+
+
+def fix_file(file: SourceFile, config: Config, *, unsafe: bool, write: bool, strict: bool = False) -> FileReport:
+    """Fix one file; with `write`, replace it atomically, only if it did not change since it was read."""
+    try:
+        before = file.path.read_bytes()
+    except OSError:
+        before = None
+    text, error = read_source(file)
+    if error is not None:
+        return check_file(file, config, strict)
+    assert text is not None and before is not None
+    report = fix_source(file.display, text, config, unsafe=unsafe, strict=strict)
+    if write and report.fixed_text is not None:
+        problem = write_atomic(file.path, report.fixed_text, before)
+        if problem is not None:
+            return replace(report, fixed_text=None, errors=report.errors + (f"{file.display}: {problem}",))
+    return report
+
+
+def write_atomic(path: Path, text: str, expected: bytes) -> str | None:
+    """Write `text` over `path` (temp file + rename, permissions kept); None, or why not.
+
+    Refuses when the file no longer holds `expected` (an editor saved it meanwhile); the
+    original is untouched on every failure.
+    """
+    bom = b"\xef\xbb\xbf" if expected.startswith(b"\xef\xbb\xbf") else b""
+    data = bom + text.encode("utf-8")
+    try:
+        if path.read_bytes() != expected:
+            return "changed on disk since it was read; fix not written"
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except OSError as error:
+        return f"cannot re-read before writing: {error.strerror or error}"
+    if not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+        return "read-only file; fix not written"
+    target = path.resolve()
+    try:
+        fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tritonlint", dir=target.parent)
+    except OSError as error:
+        return f"could not write the fix ({error.strerror or error}); file left as it was"
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        return f"could not write the fix ({error.strerror or error}); file left as it was"
+    return None

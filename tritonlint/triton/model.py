@@ -107,6 +107,8 @@ class TailHazard:
     walk: Walk
     condition: str  # "reachable when EVEN_K is False", or what makes the tail possible
     evidence: str  # why the kernel expects partial tiles there
+    tail: Literal | None = None  # the flag literal of the tail side (EVEN_K is False), when a flag says so
+    even: Literal | None = None  # its opposite: the side the fix must leave unmasked
 
 
 @dataclass
@@ -857,7 +859,8 @@ class KernelModel:
                     how = {"usage": "by how the kernel uses it", "heuristics": "by its @triton.heuristics",
                            "config": "by the configuration"}[flag.source]
                     return TailHazard(access, walk, f"reachable when {tail.describe()}",
-                                      f"{flag.atom} is an evenness flag for this dimension ({how})")
+                                      f"{flag.atom} is an evenness flag for this dimension ({how})",
+                                      tail, tail.negated())
             if evidence_flags:
                 continue
             bounded = self.mask_dims(access)

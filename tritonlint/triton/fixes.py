@@ -1,0 +1,349 @@
+"""Fixes for tail hazards: the masked call a careful kernel engineer would write.
+
+The mask comes, in order of preference, from
+1. a sibling access in the same scope whose pointer spans the same dimensions: its mask, verbatim
+   (safe: the kernel already trusts it for this shape);
+2. a comparison the kernel already makes on this dimension (`offs_k < k`), re-broadcast to this
+   pointer, or rescaled to the pointer's own units when it walks the same loop in other units
+   (`offs_k_scale * BLOCK_K // PACKED_MX_BLOCK < k`) (unsafe: inferred);
+3. the loop bound (`offs < K - k * BLOCK_K` under `range(tl.cdiv(K, BLOCK_K))`) (unsafe).
+On the side of an evenness flag that guarantees full tiles the access stays unmasked
+(`mask=None if EVEN_K else ...`), so the even specialization compiles to the same code.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import libcst as cst
+
+from tritonlint.diagnostics import Applicability
+from tritonlint.triton.model import LOOP_PREFIX, Access, KernelModel, TailHazard, _child_nodes
+from tritonlint.triton.names import code_of
+from tritonlint.triton.paths import Literal, compatible
+
+# `other=` for a masked load: 0 makes masked lanes contribute nothing to a dot or a sum. For E8M0
+# scales 0 is 2**-127, which scales the (also zeroed) tail values to 0 rather than to NaN.
+OTHER = "0"
+
+
+@dataclass(frozen=True)
+class CallFix:
+    """New text for the flagged call, or the reason there is none (display-only)."""
+
+    title: str
+    applicability: Applicability
+    new_call: cst.Call | None
+
+
+def tail_fix(model: KernelModel, hazard: TailHazard) -> CallFix:
+    access = hazard.access
+    if hazard.walk.dim and hazard.walk.dim.endswith("]"):
+        return _block_pointer_fix(model, hazard)
+    derived = _sibling_mask(model, hazard) or _comparison_mask(model, hazard) or _loop_mask(model, hazard)
+    if derived is None:
+        return CallFix("no mask can be derived: the kernel never compares this dimension with a bound",
+                       Applicability.DISPLAY_ONLY, None)
+    mask, applicability, source = derived
+    old_mask = _code(model, access.mask) if access.mask is not None else None
+    tail_mask = f"({old_mask}) & ({mask})" if old_mask else mask
+    if hazard.even is not None:
+        even = _condition(hazard.even)
+        mask_arg = f"{old_mask or 'None'} if {even} else {tail_mask}"
+    else:
+        mask_arg = tail_mask
+    arguments = {"mask": mask_arg}
+    if access.kind == "load" and _argument(access.call, "other", 2) is None:
+        # On the even side the call keeps no `other` (the mask there may be None, and Triton
+        # rejects `other` without a mask), so the even specialization is unchanged.
+        arguments["other"] = f"None if {_condition(hazard.even)} else {OTHER}" if hazard.even else OTHER
+    new_call = _with_arguments(model, access, arguments)
+    where = f" on the side where {hazard.tail.describe()}" if hazard.tail else ""
+    return CallFix(f"Mask the {access.kind}{where} with `{mask}` ({source})", applicability, new_call)
+
+
+# ---------------------------------------------------------------------- mask sources
+
+def _sibling_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicability, str] | None:
+    access = hazard.access
+    hypothesis = frozenset({hazard.tail}) if hazard.tail else frozenset()
+    mine = _offset_dims(model, access)
+    for other in model.accesses:
+        if other is access or other.mask is None or other.loops != access.loops:
+            continue
+        if not compatible(other.path, access.path | hypothesis):
+            continue
+        bounded = model.mask_dims(other, hypothesis)
+        if not bounded or not bounded & hazard.walk.keys or _offset_dims(model, other) != mine:
+            continue
+        if _condition_free(model, other.mask, hazard):
+            return _code(model, other.mask), Applicability.SAFE, f"the mask of the tl.{other.kind} at line {model.line_of(other.call)}"
+    return None
+
+
+def _condition_free(model: KernelModel, mask: cst.BaseExpression, hazard: TailHazard) -> bool:
+    """A reused mask must not itself be a `None if EVEN else ...` switch on another flag."""
+    return not isinstance(mask, cst.IfExp)
+
+
+def _comparison_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicability, str] | None:
+    access, walk = hazard.access, hazard.walk
+    hypothesis = frozenset({hazard.tail}) if hazard.tail else frozenset()
+    mine = _offset_of(model, access, walk.dim) if walk.dim else None
+    candidates: list[tuple[int, str, Applicability, str]] = []
+    for comparison, where in _comparisons(model, access, hypothesis):
+        target = comparison.comparisons[0]
+        left, bound = comparison.left, target.comparator
+        operator = "<" if isinstance(target.operator, cst.LessThan) else "<="
+        left_inner = left.value if isinstance(left, cst.Subscript) else left
+        left_dims = model.dims(left_inner, access.order, access.path | hypothesis, access.loops)
+        offsets = [d for d in left_dims if not d.startswith(LOOP_PREFIX)]
+        if len(offsets) != 1:
+            continue
+        theirs = offsets[0]
+        bound_text = _code(model, bound)
+        if walk.dim == theirs and mine is not None:
+            # The kernel's own comparison for this dimension, broadcast the way this pointer is.
+            text = f"{_atom(_code(model, left_inner))}{mine[1]} {operator} {bound_text}"
+            candidates.append((0, text, Applicability.UNSAFE, f"the comparison at line {where}"))
+        elif mine is not None and walk.loop is not None and walk.loop.key in left_dims | _loop_keys_of(model, bound, access):
+            # Same loop, other units: the pointer moves `size` of its elements per `their size` of K.
+            ours_size, their_size = model.dim_size.get(walk.dim or ""), model.dim_size.get(theirs)
+            if not ours_size or not their_size:
+                continue
+            if _relative(model, mine[2], access) != _relative(model, left_inner, access):
+                continue  # one is an absolute offset, the other relative to the tile: not comparable
+            text = f"{_atom(mine[0])}{mine[1]} * {_atom(their_size)} // {_atom(ours_size)} {operator} {bound_text}"
+            candidates.append((1, text, Applicability.UNSAFE, f"rescaled from the comparison at line {where}"))
+    if not candidates:
+        return None
+    candidates.sort(key=lambda item: item[0])
+    _, text, applicability, source = candidates[0]
+    return text, applicability, source
+
+
+def _loop_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicability, str] | None:
+    """`for k in range(tl.cdiv(K, BLOCK_K))` with a pointer advanced per tile: `offs < K - k * BLOCK_K`."""
+    access, walk = hazard.access, hazard.walk
+    if walk.loop is None or walk.dim is None or not isinstance(walk.loop.node, cst.For):
+        return None
+    mine = _offset_of(model, access, walk.dim)
+    loop = walk.loop.node
+    if mine is None or not isinstance(loop.iter, cst.Call) or not isinstance(loop.target, cst.Name):
+        return None
+    args = [arg.value for arg in loop.iter.args if arg.keyword is None]
+    variable = loop.target.value
+    relative = _relative(model, mine[2], access)
+    if len(args) == 1 or (len(args) == 2 and _code(model, args[0]) == "0"):
+        stop = args[-1]
+        if isinstance(stop, cst.Call) and model.qualify_tl(stop.func) == "cdiv" and len(stop.args) == 2 and relative:
+            total, block = (_code(model, arg.value) for arg in stop.args)
+            text = f"{_atom(mine[0])}{mine[1]} < {_atom(total)} - {variable} * {_atom(block)}"
+            return text, Applicability.UNSAFE, "derived from the loop bound"
+    if len(args) == 3:
+        stop = _code(model, args[1])
+        if relative:
+            text = f"{_atom(mine[0])}{mine[1]} < {_atom(stop)} - {variable}"
+        else:
+            text = f"{_atom(mine[0])}{mine[1]} < {stop}"
+        return text, Applicability.UNSAFE, "derived from the loop bound"
+    return None
+
+
+def _block_pointer_fix(model: KernelModel, hazard: TailHazard) -> CallFix:
+    access = hazard.access
+    index = int((hazard.walk.dim or "")[:-1].rsplit("[", 1)[1])
+    existing = access.boundary_check
+    indices: list[int] = []
+    if isinstance(existing, (cst.Tuple, cst.List)):
+        indices = [int(e.value.value) for e in existing.elements if isinstance(e.value, cst.Integer)]
+    elif existing is not None:
+        return CallFix("boundary_check is not a literal tuple", Applicability.DISPLAY_ONLY, None)
+    checked = "(" + ", ".join(str(i) for i in sorted(set(indices) | {index})) + ",)"
+    before = _code(model, existing) if existing is not None else "()"
+    arguments = {"boundary_check": f"{before} if {_condition(hazard.even)} else {checked}" if hazard.even else checked}
+    if access.kind == "load" and _argument(access.call, "padding_option", 4) is None:
+        arguments["padding_option"] = f'"" if {_condition(hazard.even)} else "zero"' if hazard.even else '"zero"'
+    return CallFix(f"Check bounds of block-pointer dimension {index}", Applicability.SAFE,
+                   _with_arguments(model, access, arguments))
+
+
+# ---------------------------------------------------------------------- helpers
+
+def _offset_dims(model: KernelModel, access: Access) -> frozenset[str]:
+    dims = model.dims(access.pointer, access.order, access.path, access.loops)
+    return frozenset(d for d in dims if not d.startswith(LOOP_PREFIX))
+
+
+def _offset_of(model: KernelModel, access: Access, dim: str) -> tuple[str, str, cst.BaseExpression] | None:
+    """The expression a pointer uses for one dimension and how it is broadcast: ("offs_k", "[None, :]", node).
+
+    Searched in the pointer and the definitions it is built from: the smallest sub-expression
+    whose value varies along `dim` only, under a `[None, :]`-style subscript when there is one.
+    """
+    roots: list[tuple[cst.BaseExpression, int]] = [(access.pointer, access.order)]
+    for defs in model._chain(access.pointer, access).values():
+        roots.extend((d.value, d.order) for d in defs if d.value is not None and d.kind != "advance")
+    for root, order in roots:
+        for node in _walk(root):
+            if not isinstance(node, cst.Subscript):
+                continue
+            inner = node.value
+            inner_dims = model.dims(inner, order, access.path, access.loops)
+            offsets = {d for d in inner_dims if not d.startswith(LOOP_PREFIX)}
+            if offsets == {dim}:
+                inner = _strip_casts(model, inner)
+                return _code(model, inner), _code(model, node)[len(_code(model, node.value)):], inner
+    for root, order in roots:
+        for node in _walk(root):
+            if isinstance(node, cst.Name):
+                offsets = {d for d in model.dims(node, order, access.path, access.loops) if not d.startswith(LOOP_PREFIX)}
+                if offsets == {dim} and not _is_pointer_name(model, node.value, access):
+                    return node.value, "", node
+            if isinstance(node, cst.Call) and model.qualify_tl(node.func) == "arange":
+                return _code(model, node), "", node
+    return None
+
+
+def _is_pointer_name(model: KernelModel, name: str, access: Access) -> bool:
+    return name in _names(access.pointer) and any(d.kind == "advance" for d in model.defs.get(name, ()))
+
+
+def _strip_casts(model: KernelModel, node: cst.BaseExpression) -> cst.BaseExpression:
+    """`offs_k.to(index_type)` -> `offs_k`: a comparison needs no index-width cast."""
+    while (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "to"):
+        node = node.func.value
+    return node
+
+
+def _relative(model: KernelModel, node: cst.BaseExpression, access: Access) -> bool:
+    """Offsets relative to the current tile (the pointer is advanced) rather than absolute in K."""
+    dims = model.dims(node, access.order, access.path, access.loops)
+    return not any(d.startswith(LOOP_PREFIX) for d in dims)
+
+
+def _loop_keys_of(model: KernelModel, node: cst.BaseExpression, access: Access) -> frozenset[str]:
+    return frozenset(d for d in model.dims(node, access.order, access.path, access.loops) if d.startswith(LOOP_PREFIX))
+
+
+def _comparisons(model: KernelModel, access: Access, hypothesis: frozenset[Literal]):  # type: ignore[no-untyped-def]
+    """`x < bound` comparisons in the masks of accesses in the same loop, on a compatible path."""
+    seen: set[int] = set()
+    path = access.path | hypothesis
+    for other in model.accesses:
+        if other.mask is None or (access.loops and other.loops[:len(access.loops)] != access.loops):
+            continue
+        if not compatible(other.path, path):
+            continue
+        pending: list[tuple[cst.BaseExpression, int]] = [(other.mask, 0)]
+        while pending:
+            node, depth = pending.pop()
+            if id(node) in seen or depth > 6:
+                continue
+            seen.add(id(node))
+            if isinstance(node, cst.Comparison) and len(node.comparisons) == 1 and \
+                    isinstance(node.comparisons[0].operator, (cst.LessThan, cst.LessThanEqual)):
+                yield node, model.line_of(node) if _in_module(model, node) else model.line_of(other.call)
+                continue
+            if isinstance(node, cst.Name):
+                for d in model.reaching(node.value, other.order, path, other.loops):
+                    if d.value is not None and d.kind == "assign" and compatible(d.path, path):
+                        pending.append((d.value, depth + 1))
+                continue
+            pending.extend((child, depth) for child in _walk_children(node))
+
+
+def _in_module(model: KernelModel, node: cst.CSTNode) -> bool:
+    try:
+        model.range_of(node)
+        return True
+    except KeyError:
+        return False
+
+
+def _walk(root: cst.CSTNode):  # type: ignore[no-untyped-def]
+    pending = [root]
+    while pending:
+        node = pending.pop(0)
+        yield node
+        pending.extend(_child_nodes(node))
+
+
+def _walk_children(node: cst.CSTNode) -> list[cst.BaseExpression]:
+    result = []
+    for child in _child_nodes(node):
+        if isinstance(child, cst.BaseExpression):
+            result.append(child)
+        else:
+            result.extend(c for c in _walk_children(child))
+    return result
+
+
+def _names(node: cst.CSTNode) -> set[str]:
+    return {n.value for n in _walk(node) if isinstance(n, cst.Name)}
+
+
+def _code(model: KernelModel, node: cst.CSTNode) -> str:
+    """The node's source as written (comments inside kept), on one logical piece."""
+    return model.module.code_for_node(node).strip()
+
+
+def _atom(text: str) -> str:
+    """Parenthesize an expression unless it is a name, call, subscript, literal or already wrapped."""
+    if re.fullmatch(r"[\w.]+(\(.*\)|\[.*\])?", text, flags=re.S) or _wrapped(text):
+        return text
+    return f"({text})"
+
+
+def _wrapped(text: str) -> bool:
+    """`(a + b)` is wrapped; `(a) + (b)` is not."""
+    if not (text.startswith("(") and text.endswith(")")):
+        return False
+    depth = 0
+    for index, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0 and index < len(text) - 1:
+            return False
+    return True
+
+
+def _condition(literal: Literal) -> str:
+    return literal.atom if literal.value else f"not {_atom(literal.atom)}"
+
+
+def _argument(call: cst.Call, name: str, position: int) -> cst.Arg | None:
+    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg
+    return positional[position] if position < len(positional) else None
+
+
+def _with_arguments(model: KernelModel, access: Access, arguments: dict[str, str]) -> cst.Call:
+    """The call with `arguments` set (replacing an existing positional or keyword one)."""
+    call = access.call
+    args = list(call.args)
+    positions = {"load": {"mask": 1, "other": 2, "boundary_check": 3, "padding_option": 4},
+                 "store": {"mask": 2, "boundary_check": 3}}[access.kind]
+    for name, text in arguments.items():
+        value = cst.parse_expression(text)
+        existing = _argument(call, name, positions.get(name, 99))
+        if existing is not None:
+            index = args.index(existing)
+            args[index] = existing.with_changes(value=value)
+            continue
+        if args and args[-1].comma == cst.MaybeSentinel.DEFAULT:
+            args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            args.append(cst.Arg(value=value, keyword=cst.Name(name), equal=_EQUAL))
+        else:
+            # A trailing comma (one argument per line): the new argument takes the last line's
+            # comma (the one before the closing parenthesis), the old last one a separator's.
+            trailing = args[-1].comma
+            separator = args[-2].comma if len(args) >= 2 else trailing
+            args[-1] = args[-1].with_changes(comma=separator)
+            args.append(cst.Arg(value=value, keyword=cst.Name(name), equal=_EQUAL, comma=trailing))
+    return call.with_changes(args=args)
+
+
+_EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
