@@ -188,9 +188,16 @@ def fix_source(path: str, text: str, config: Config, *, unsafe: bool = False, st
     allowed = {Applicability.SAFE, Applicability.UNSAFE} if unsafe else {Applicability.SAFE}
     current = text
     report = check_source(path, current, config, strict=strict)
+    written: set[str] = set()  # text our fixes produced: a finding on it again means the fix failed
     for _ in range(MAX_FIX_ROUNDS):
         edits = [d.fix.edits[0] for d in report.diagnostics
                  if d.fix is not None and d.fix.applicability in allowed and d.fix.edits]
+        refixes = [edit for edit in edits if current[edit.start:edit.end] in written]
+        if refixes:
+            return replace(report, text=text, fixed_text=None, errors=(
+                f"{path}: fix not applied: a fixed access was still reported; please report this "
+                f"tritonlint bug with the file",))
+        written.update(edit.content for edit in edits)
         if not edits or report.errors or report.crashes:
             break
         candidate = apply_edits(current, edits)

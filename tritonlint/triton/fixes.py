@@ -47,7 +47,10 @@ def tail_fix(model: KernelModel, hazard: TailHazard) -> CallFix:
                        Applicability.DISPLAY_ONLY, None)
     mask, applicability, source = derived
     old_mask = _code(model, access.mask) if access.mask is not None else None
-    tail_mask = f"({old_mask}) & ({mask})" if old_mask else mask
+    if old_mask and re.sub(r"\s", "", old_mask) not in re.sub(r"\s", "", mask):
+        tail_mask = f"({old_mask}) & ({mask})"
+    else:
+        tail_mask = mask  # the new mask already contains what the old one said
     if hazard.even is not None:
         even = _condition(hazard.even)
         mask_arg = f"{old_mask or 'None'} if {even} else {tail_mask}"
@@ -69,6 +72,7 @@ def _sibling_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicab
     access = hazard.access
     hypothesis = frozenset({hazard.tail}) if hazard.tail else frozenset()
     mine = _offset_dims(model, access)
+    layout = _offset_of(model, access, hazard.walk.dim) if hazard.walk.dim else None
     for other in model.accesses:
         if other is access or other.mask is None or other.loops != access.loops:
             continue
@@ -77,6 +81,9 @@ def _sibling_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicab
         bounded = model.mask_dims(other, hypothesis)
         if not bounded or not bounded & hazard.walk.keys or _offset_dims(model, other) != mine:
             continue
+        theirs = _offset_of(model, other, hazard.walk.dim) if hazard.walk.dim else None
+        if (layout is None) != (theirs is None) or (layout and theirs and layout[1] != theirs[1]):
+            continue  # the same dimension broadcast another way: its mask has another shape
         if _condition_free(model, other.mask, hazard):
             return _code(model, other.mask), Applicability.SAFE, f"the mask of the tl.{other.kind} at line {model.line_of(other.call)}"
     return None
@@ -160,7 +167,8 @@ def _block_pointer_fix(model: KernelModel, hazard: TailHazard) -> CallFix:
         indices = [int(e.value.value) for e in existing.elements if isinstance(e.value, cst.Integer)]
     elif existing is not None:
         return CallFix("boundary_check is not a literal tuple", Applicability.DISPLAY_ONLY, None)
-    checked = "(" + ", ".join(str(i) for i in sorted(set(indices) | {index})) + ",)"
+    chosen = sorted(set(indices) | {index})
+    checked = f"({chosen[0]},)" if len(chosen) == 1 else "(" + ", ".join(str(i) for i in chosen) + ")"
     before = _code(model, existing) if existing is not None else "()"
     arguments = {"boundary_check": f"{before} if {_condition(hazard.even)} else {checked}" if hazard.even else checked}
     if access.kind == "load" and _argument(access.call, "padding_option", 4) is None:

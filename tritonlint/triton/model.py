@@ -729,7 +729,7 @@ class KernelModel:
             if bounded is not None:
                 groups.setdefault("ptr:" + code_of(access.pointer), []).append((access.path, bounded))
             if access.mask is not None:
-                mask_names.update(_names_in(access.mask))
+                mask_names.update(self._mask_roots(access.mask))
         for name in mask_names:
             for d in self.defs.get(name, ()):
                 if d.kind == "param" or d.kind == "for":
@@ -784,6 +784,24 @@ class KernelModel:
         for loop in self.loops:
             if loop.key == key:
                 return {part for token in re.findall(r"\w+", loop.text) for part in token.split("_")}
+        return set()
+
+    def _mask_roots(self, node: cst.BaseExpression) -> set[str]:
+        """Names holding (part of) a mask value: `mask_k` in `mask_k[None, :] & m`, not `K` in `offs < K`."""
+        if isinstance(node, cst.Name):
+            return {node.value}
+        if isinstance(node, cst.Subscript):
+            return self._mask_roots(node.value)
+        if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation)) and \
+                isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.And, cst.Or)):
+            return self._mask_roots(node.left) | self._mask_roots(node.right)
+        if isinstance(node, cst.IfExp):
+            return self._mask_roots(node.body) | self._mask_roots(node.orelse)
+        if isinstance(node, cst.Call) and node.args and (
+                self.qualify_tl(node.func) in _PASS_FIRST
+                or (isinstance(node.func, cst.Attribute) and node.func.attr.value == "to")):
+            target = node.args[0].value if self.qualify_tl(node.func) in _PASS_FIRST else node.func.value  # type: ignore[attr-defined]
+            return self._mask_roots(target)
         return set()
 
     def _heuristic_flags(self) -> list[Flag]:
