@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
+import functools
+import os
 import sys
+from collections.abc import Callable
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -12,7 +16,7 @@ from tritonlint.config import Config, ConfigError, find_pyproject, load_config
 from tritonlint.engine import FileReport
 from tritonlint.output import FORMATS
 from tritonlint.rule import all_rules
-from tritonlint.runner import UsageError, check_file, discover, fix_file
+from tritonlint.runner import SourceFile, UsageError, check_file, discover, fix_file
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -104,10 +108,19 @@ def _check(args: argparse.Namespace) -> int:
         print(f"tritonlint: {error}", file=sys.stderr)
         return EXIT_ERROR
     if args.fix or args.diff:
-        reports = [fix_file(file, config, unsafe=args.unsafe_fixes, write=not args.diff) for file in files]
+        work = functools.partial(fix_file, config=config, unsafe=args.unsafe_fixes, write=not args.diff)
     else:
-        reports = [check_file(file, config) for file in files]
-    return _report(reports, args)
+        work = functools.partial(check_file, config=config)
+    return _report(_map(work, files), args)
+
+
+def _map(work: Callable[[SourceFile], FileReport], files: list[SourceFile]) -> list[FileReport]:
+    """Check files on every core: analysis is CPU-bound Python, one process per core."""
+    workers = min(os.cpu_count() or 1, len(files) // 16)
+    if workers < 2:
+        return [work(file) for file in files]
+    with concurrent.futures.ProcessPoolExecutor(workers) as pool:
+        return list(pool.map(work, files, chunksize=8))
 
 
 def _report(reports: list[FileReport], args: argparse.Namespace) -> int:

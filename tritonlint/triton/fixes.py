@@ -335,7 +335,11 @@ def _with_arguments(model: KernelModel, access: Access, arguments: dict[str, str
     positions = {"load": {"mask": 1, "other": 2, "boundary_check": 3, "padding_option": 4},
                  "store": {"mask": 2, "boundary_check": 3}}[access.kind]
     for name, text in arguments.items():
-        value = cst.parse_expression(text)
+        try:
+            value = cst.parse_expression(text)
+        except cst.ParserSyntaxError:
+            # A mask copied from a multi-line call continues lines inside that call's parentheses.
+            value = cst.parse_expression(f"({text})")
         existing = _argument(call, name, positions.get(name, 99))
         if existing is not None:
             index = args.index(existing)
