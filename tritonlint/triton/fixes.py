@@ -110,9 +110,14 @@ def _comparison_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Appli
             continue
         theirs = offsets[0]
         bound_text = _code(model, bound)
+        inner_slices = {_code(model, node)[len(_code(model, node.value)):]
+                        for node in _walk(left_inner) if isinstance(node, cst.Subscript)}
+        if inner_slices and (mine is None or inner_slices != {mine[1]}):
+            continue  # broadcast inside the comparison another way than this pointer's
+        broadcast = "" if inner_slices else (mine[1] if mine else "")
         if walk.dim == theirs and mine is not None:
             # The kernel's own comparison for this dimension, broadcast the way this pointer is.
-            text = f"{_atom(_code(model, left_inner))}{mine[1]} {operator} {bound_text}"
+            text = f"{_atom(_code(model, left_inner))}{broadcast} {operator} {bound_text}"
             candidates.append((0, text, Applicability.UNSAFE, f"the comparison at line {where}"))
         elif mine is not None and walk.loop is not None and walk.loop.key in left_dims | _loop_keys_of(model, bound, access):
             # Same loop, other units: the pointer moves `size` of its elements per `their size` of K.
@@ -346,8 +351,11 @@ def _with_arguments(model: KernelModel, access: Access, arguments: dict[str, str
             args[index] = existing.with_changes(value=value)
             continue
         if args and args[-1].comma == cst.MaybeSentinel.DEFAULT:
-            args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-            args.append(cst.Arg(value=value, keyword=cst.Name(name), equal=_EQUAL))
+            # The space before `)` (a newline, in a call laid out over lines) stays before `)`.
+            closing = args[-1].whitespace_after_arg
+            args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")),
+                                             whitespace_after_arg=cst.SimpleWhitespace(""))
+            args.append(cst.Arg(value=value, keyword=cst.Name(name), equal=_EQUAL, whitespace_after_arg=closing))
         else:
             # A trailing comma (one argument per line): the new argument takes the last line's
             # comma (the one before the closing parenthesis), the old last one a separator's.

@@ -730,7 +730,7 @@ class KernelModel:
                 groups.setdefault("ptr:" + code_of(access.pointer), []).append((access.path, bounded))
             if access.mask is not None:
                 mask_names.update(self._mask_roots(access.mask))
-        for name in mask_names:
+        for name in sorted(mask_names):
             for d in self.defs.get(name, ()):
                 if d.kind == "param" or d.kind == "for":
                     continue
@@ -740,7 +740,7 @@ class KernelModel:
         for members in groups.values():
             if len(members) < 2:
                 continue
-            atoms = {lit.atom for path, _ in members for lit in path if _can_be_flag(lit.atom)}
+            atoms = sorted({lit.atom for path, _ in members for lit in path if _can_be_flag(lit.atom)})
             for atom in atoms:
                 for even in (True, False):
                     even_side = [dims for path, dims in members if Literal(atom, even) in path]
