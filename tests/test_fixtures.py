@@ -37,7 +37,7 @@ _SUMMARY = re.compile(r"^(All checks passed!|Found \d+ errors?\b.*)$")
 
 def _is_fixture(path: Path) -> bool:
     name = path.name
-    return not (name.startswith("_") or name.endswith("_harness.py") or name.endswith(".fixed.py"))
+    return not (name.startswith("_") or name.endswith(("_harness.py", ".fixed.py")))
 
 
 def _fixture_cases() -> list[Path]:

@@ -29,12 +29,12 @@ DOC_SECTIONS_BUG = pytest.mark.xfail(
 
 def _sections(rule: type[Rule]) -> dict[str, str]:
     """The docstring's `## Section` parts, read independently of Rule.doc_sections()."""
-    parts = re.split(r"^## (.+)$", inspect.cleandoc(rule.__doc__ or ""), flags=re.M)
+    parts = re.split(r"^## (.+)$", inspect.cleandoc(rule.__doc__ or ""), flags=re.MULTILINE)
     return {parts[i].strip(): parts[i + 1].strip("\n") for i in range(1, len(parts) - 1, 2)}
 
 
 def _code_block(rule: type[Rule], section: str) -> str:
-    match = re.search(r"```python\n(.*?)```", _sections(rule).get(section, ""), flags=re.S)
+    match = re.search(r"```python\n(.*?)```", _sections(rule).get(section, ""), flags=re.DOTALL)
     return match.group(1) if match else ""
 
 
@@ -58,7 +58,7 @@ def test_code_name_and_summary_are_well_formed(rule: type[Rule]) -> None:
 
 @pytest.mark.parametrize("rule", RULES, ids=_id)
 def test_doc_has_every_section_in_order(rule: type[Rule]) -> None:
-    headings = re.findall(r"^## (.+?)\s*$", inspect.cleandoc(rule.__doc__ or ""), flags=re.M)
+    headings = re.findall(r"^## (.+?)\s*$", inspect.cleandoc(rule.__doc__ or ""), flags=re.MULTILINE)
     assert headings == list(DOC_SECTIONS)
     sections = _sections(rule)
     for section in DOC_SECTIONS:

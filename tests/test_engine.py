@@ -1,0 +1,268 @@
+"""The engine on source text: which functions are kernels, positions, strict mode, crashes and fixes."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tritonlint import engine
+from tritonlint.cli import main
+from tritonlint.config import Config
+from tritonlint.engine import RuleCrash, check_source, fix_source
+from tritonlint.rule import all_rules
+
+CONFIG = Config()
+
+# The body of one kernel whose store (column 5 at top level) is unmasked while
+# the load of the same dimension is masked: exactly one TL102 (line 9 of `kernel()`).
+BODY = """\
+def scale(X, Y, n, BLOCK: {tl}.constexpr):
+    offs = {tl}.program_id(0) * BLOCK + {tl}.arange(0, BLOCK)
+    x = {tl}.load(X + offs, mask=offs < n, other=0.0)
+    {tl}.store(Y + offs, x * 2)
+"""
+
+
+def kernel(decorator: str = "@triton.jit", tl: str = "tl", imports: str = "import triton\nimport triton.language as tl\n") -> str:
+    return f"{imports}\n\n{decorator}\n{BODY.format(tl=tl)}"
+
+
+def found(text: str, config: Config = CONFIG) -> list[tuple[int, int, str]]:
+    report = check_source("k.py", text, config, strict=True)
+    assert not report.errors and not report.crashes, report.errors + report.crashes
+    return [(d.line, d.column, d.code) for d in report.diagnostics]
+
+
+def test_plain_kernel() -> None:
+    assert found(kernel()) == [(9, 5, "TL102")]
+
+
+def test_a_function_that_is_not_jit_is_not_checked() -> None:
+    assert found(kernel(decorator="@functools.cache", imports="import functools\nimport triton.language as tl\n")) == []
+    assert found(kernel(decorator="")) == []
+
+
+def test_a_file_without_jit_or_triton_is_not_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
+    def fail(_text: str) -> None:
+        raise AssertionError("outlined a file that cannot hold a kernel")
+
+    monkeypatch.setattr(engine, "outline", fail)
+    report = check_source("x.py", "def f(:\n  pass\n", CONFIG, strict=True)
+    assert report.diagnostics == () and report.errors == ()
+
+
+# --- how kernels and triton.language are spelled ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("imports", "decorator", "tl"),
+    [
+        ("import triton\nimport triton.language as tl\n", "@triton.jit()", "tl"),
+        ("import triton\nimport triton.language as tl\n", "@triton.jit(do_not_specialize=['n'])", "tl"),
+        ("from triton import jit\nimport triton.language as tl\n", "@jit", "tl"),
+        ("from triton import jit as tjit\nimport triton.language as tl\n", "@tjit", "tl"),
+        ("import triton as tr\nimport triton.language as language\n", "@tr.jit", "language"),
+        ("import triton\nfrom triton import language as lang\n", "@triton.jit", "lang"),
+        ("import triton\nimport triton.language\n", "@triton.jit", "triton.language"),
+        ("from vllm.triton_utils import tl, triton\n", "@triton.jit", "tl"),
+        ("from x.triton_utils import tl, triton\n", "@triton.jit", "tl"),
+        ("from sglang.srt.utils import triton, tl\n", "@triton.jit", "tl"),
+        ("import triton\nimport triton.language as tl\n",
+         "@triton.autotune(configs=[], key=['n'])\n@triton.jit", "tl"),
+        ("import triton\nimport triton.language as tl\n",
+         "@triton.heuristics({'EVEN': lambda a: a['n'] % a['BLOCK'] == 0})\n@triton.jit", "tl"),
+    ],
+    ids=["jit-call", "jit-args", "from-jit", "from-jit-as", "import-as", "from-language-as",
+         "dotted-language", "vllm-reexport", "other-reexport", "reexport-reversed", "autotune", "heuristics"],
+)
+def test_import_aliases_and_decorators(imports: str, decorator: str, tl: str) -> None:
+    text = kernel(decorator=decorator, tl=tl, imports=imports)
+    line = text.splitlines().index(f"    {tl}.store(Y + offs, x * 2)") + 1
+    assert found(text) == [(line, 5, "TL102")]
+
+
+def test_look_alike_load_from_another_module_is_not_checked() -> None:
+    text = kernel(tl="np", imports="import triton\nimport numpy as np\n")
+    assert found(text) == []
+
+
+# --- nested kernels, positions ---------------------------------------------------------------
+
+
+def test_nested_kernels_are_found_with_their_lines() -> None:
+    nested = "\n".join("    " + line if line else "" for line in ("@triton.jit\n" + BODY.format(tl="tl")).splitlines())
+    deeper = "\n".join("    " + line if line else "" for line in nested.splitlines())
+    text = (
+        "import triton\nimport triton.language as tl\n\n\n"
+        "def make_kernel():\n"
+        f"{nested}\n"
+        "    return scale\n\n\n"
+        "class Ops:\n"
+        "    def build(self):\n"
+        f"{deeper}\n"
+        "        return scale\n"
+    )
+    lines = text.splitlines()
+    stores = [number for number, line in enumerate(lines, start=1) if line.strip() == "tl.store(Y + offs, x * 2)"]
+    columns = [lines[n - 1].index("tl.store") + 1 for n in stores]
+    assert found(text) == [(stores[0], columns[0], "TL102"), (stores[1], columns[1], "TL102")]
+    assert columns == [9, 13]
+
+
+def test_multiline_call_spans_its_lines() -> None:
+    text = kernel().replace("tl.store(Y + offs, x * 2)", "tl.store(\n        Y + offs,\n        x * 2,\n    )")
+    report = check_source("k.py", text, CONFIG, strict=True)
+    (d,) = report.diagnostics
+    assert (d.line, d.column, d.end_line, d.end_column) == (9, 5, 12, 6)
+    assert text[d.start_offset:d.end_offset].startswith("tl.store(") and text[d.start_offset:d.end_offset].endswith(")")
+
+
+def test_crlf_positions_match_lf() -> None:
+    lf = kernel()
+    crlf = lf.replace("\n", "\r\n")
+    lf_report = check_source("k.py", lf, CONFIG, strict=True)
+    crlf_report = check_source("k.py", crlf, CONFIG, strict=True)
+    positions = [(d.line, d.column, d.end_line, d.end_column) for d in lf_report.diagnostics]
+    assert positions == [(d.line, d.column, d.end_line, d.end_column) for d in crlf_report.diagnostics]
+    assert positions == [(9, 5, 9, 30)]
+    (d,) = crlf_report.diagnostics
+    assert crlf[d.start_offset:d.end_offset] == "tl.store(Y + offs, x * 2)"
+
+
+def test_crlf_fixture_positions_through_the_cli(capsys: pytest.CaptureFixture[str],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    root = Path(__file__).resolve().parent.parent
+    fixture = root / "fixtures" / "unmasked-tail-load" / "cross_entropy_class_weight_crlf.py"
+    data = fixture.read_bytes()
+    assert b"\r\n" in data and data.count(b"\n") == data.count(b"\r\n")
+    monkeypatch.chdir(root)
+    main(["check", "-q", fixture.relative_to(root).as_posix()])
+    head = capsys.readouterr().out.splitlines()[0]
+    line, column = (int(part) for part in head.split(":")[1:3])
+    source_line = data.split(b"\r\n")[line - 1].decode()
+    assert source_line[column - 1:].startswith("tl.load(")
+
+
+def test_diagnostic_notes_name_the_condition_and_the_dimension() -> None:
+    text = kernel()
+    (d,) = check_source("k.py", text, CONFIG, strict=True).diagnostics
+    assert d.name == "unmasked-tail-store"
+    assert "tl.store" in d.message and "`offs`" in d.message
+    assert any("reachable" in note for note in d.notes)
+    assert any(note.startswith("walks `offs`") for note in d.notes)
+
+
+# --- syntax errors, strict mode, crashes -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["import triton\n@triton.jit\ndef k(:\n    pass\n", "import triton\n@triton.jit\ndef k():\n\tif 1:\n        pass\n"],
+    ids=["syntax", "tabs"],
+)
+def test_syntax_errors_are_one_line_errors(text: str) -> None:
+    report = check_source("bad.py", text, CONFIG, strict=True)
+    assert report.diagnostics == ()
+    (error,) = report.errors
+    assert error.startswith("bad.py:") and "\n" not in error
+
+
+def test_deeply_nested_code_is_an_error_not_a_crash() -> None:
+    text = "import triton\n@triton.jit\ndef k(x):\n    return " + "(" * 5000 + "x" + ")" * 5000 + "\n"
+    report = check_source("deep.py", text, CONFIG)
+    assert report.errors and not report.crashes
+
+
+class _Boom(Exception):
+    pass
+
+
+@pytest.fixture
+def crashing_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    rule = all_rules()[0]
+
+    def check(self: object, kernel: object) -> Iterator[object]:
+        raise _Boom("rule bug")
+
+    monkeypatch.setattr(rule, "check", check)
+
+
+@pytest.mark.usefixtures("crashing_rule")
+def test_strict_mode_reraises_a_rule_crash() -> None:
+    with pytest.raises(RuleCrash) as caught:
+        check_source("k.py", kernel(), CONFIG, strict=True)
+    assert isinstance(caught.value.__cause__, _Boom)
+    assert "TL101" in str(caught.value) and "k.py" in str(caught.value)
+
+
+@pytest.mark.usefixtures("crashing_rule")
+def test_lenient_mode_reports_the_crash_and_runs_the_other_rules() -> None:
+    report = check_source("k.py", kernel(), CONFIG)
+    (crash,) = report.crashes
+    assert "internal error in TL101 (unmasked-tail-load)" in crash and "_Boom: rule bug" in crash
+    assert [d.code for d in report.diagnostics] == ["TL102"]
+
+
+@pytest.mark.usefixtures("crashing_rule")
+def test_a_crash_exits_2_through_the_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "k.py").write_text(kernel())
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "k.py"]) == 2
+    captured = capsys.readouterr()
+    assert "k.py:9:5: TL102" in captured.out
+    assert "internal error in TL101" in captured.err
+
+
+# --- suppressions in the engine --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("comment", "suppressed"), [
+    ("# tritonlint: ignore[TL102] padded by the caller", True),
+    ("# noqa: TL102", True),
+    ("# noqa:TL101,TL102", True),
+    ("# tritonlint: ignore[TL101]", False),
+    ("# noqa: TL101", False),
+])
+def test_suppressions_are_counted(comment: str, suppressed: bool) -> None:
+    text = kernel().replace("tl.store(Y + offs, x * 2)", f"tl.store(Y + offs, x * 2)  {comment}")
+    report = check_source("k.py", text, CONFIG, strict=True)
+    assert (report.suppressed, len(report.diagnostics)) == ((1, 0) if suppressed else (0, 1))
+
+
+def test_a_suppression_on_the_line_above_does_not_count() -> None:
+    text = kernel().replace("    x = tl.load", "    # noqa: TL102\n    x = tl.load")
+    assert [code for _, _, code in found(text)] == ["TL102"]
+
+
+# --- fixing -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["lf", "crlf"])
+def test_fix_source_masks_the_store_and_converges(newline: str) -> None:
+    text = kernel().replace("\n", newline)
+    report = fix_source("k.py", text, CONFIG, unsafe=True, strict=True)
+    assert not report.errors and report.fixed_text is not None
+    fixed = report.fixed_text
+    assert fixed == text.replace("x * 2)", "x * 2, mask=offs < n)")
+    ast.parse(fixed)
+    assert found(fixed) == []
+    assert fix_source("k.py", fixed, CONFIG, unsafe=True, strict=True).fixed_text is None
+
+
+def test_fix_leaves_comments_and_other_code_alone() -> None:
+    text = kernel().replace("tl.store(Y + offs, x * 2)", "tl.store(Y + offs,  # the output\n        x * 2)  # done")
+    fixed = fix_source("k.py", text, CONFIG, unsafe=True, strict=True).fixed_text
+    assert fixed is not None
+    assert "# the output\n" in fixed and fixed.endswith("  # done\n")
+    before, after = text.splitlines(), fixed.splitlines()
+    assert len(before) == len(after)
+    assert [i for i, (a, b) in enumerate(zip(before, after)) if a != b] == [len(before) - 1]
+
+
+def test_clean_source_has_nothing_to_fix() -> None:
+    text = kernel().replace("x * 2)", "x * 2, mask=offs < n)")
+    assert fix_source("k.py", text, CONFIG, unsafe=True, strict=True).fixed_text is None
