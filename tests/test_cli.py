@@ -561,3 +561,23 @@ def test_console_script_on_the_fixtures(tmp_path: Path) -> None:
     data = json.loads(done.stdout)
     assert {d["code"] for d in data} == {"TL101", "TL102"}
     assert all(d["path"].startswith("fixtures/") for d in data)
+
+
+# --- the README's first example stays true ---------------------------------------------------
+
+
+def test_readme_first_example(run: Run, tmp_path: Path) -> None:
+    """The heredoc kernel in README.md, checked as shown, prints exactly the README's output block."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## A first example"):]
+    script = section[section.index("```sh\n") + 6:section.index("\n```\n")]
+    command = script.splitlines()[-1]
+    source = script[script.index("<<'EOF'\n") + 8:script.index("\nEOF\n") + 1]
+    name = script.split()[2]
+    rest = section[section.index("\n```\n") + 5:]
+    shown = rest[rest.index("```text\n") + 8:rest.index("\n```", rest.index("```text\n")) + 1]
+    write(tmp_path / name, source)
+    assert command.split()[:2] == ["tritonlint", "check"]
+    code, out, err = run(*command.split()[1:])
+    assert (out, err) == (shown, "")
+    assert code == 1
