@@ -112,7 +112,7 @@ def _result(d: Diagnostic, rule_index: int, index: SourceIndex) -> dict[str, Any
             }
         ],
     }
-    if d.fix is not None:
+    if d.fix is not None and d.fix.edits:  # a display-only fix has nothing to replace
         result["fixes"] = [_fix(d.fix, d.path, index)]
     return result
 

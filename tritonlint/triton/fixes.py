@@ -41,7 +41,12 @@ def tail_fix(model: KernelModel, hazard: TailHazard) -> CallFix:
     access = hazard.access
     if hazard.walk.dim and hazard.walk.dim.endswith("]"):
         return _block_pointer_fix(model, hazard)
-    derived = _sibling_mask(model, hazard) or _comparison_mask(model, hazard) or _loop_mask(model, hazard)
+    if hazard.walk.loop is not None:
+        # The loop's own bound says what the kernel means to cover; a sibling's mask may be for a
+        # tensor of another length (a store of n + 1 totals beside a load of n counts).
+        derived = _loop_mask(model, hazard) or _sibling_mask(model, hazard) or _comparison_mask(model, hazard)
+    else:
+        derived = _sibling_mask(model, hazard) or _comparison_mask(model, hazard)
     if derived is None:
         return CallFix("no mask can be derived: the kernel never compares this dimension with a bound",
                        Applicability.DISPLAY_ONLY, None)
@@ -85,7 +90,11 @@ def _sibling_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicab
         if (layout is None) != (theirs is None) or (layout and theirs and layout[1] != theirs[1]):
             continue  # the same dimension broadcast another way: its mask has another shape
         if _condition_free(model, other.mask, hazard):
-            return _code(model, other.mask), Applicability.SAFE, f"the mask of the tl.{other.kind} at line {model.line_of(other.call)}"
+            # Within one tile the sibling's mask is the kernel's own bound for this shape; across a
+            # loop another tensor may run to another length (n counts beside n + 1 totals).
+            certain = hazard.walk.loop is None or code_of(other.pointer) == code_of(access.pointer)
+            return (_code(model, other.mask), Applicability.SAFE if certain else Applicability.UNSAFE,
+                    f"the mask of the tl.{other.kind} at line {model.line_of(other.call)}")
     return None
 
 
@@ -147,13 +156,20 @@ def _loop_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicabili
     args = [arg.value for arg in loop.iter.args if arg.keyword is None]
     variable = loop.target.value
     relative = _relative(model, mine[2], access)
+    size = model.dim_size.get(walk.dim, "")
+    if not _pure(mine[2]):
+        return None  # `ks // GROUP` is in other units than the loop's bound
     if len(args) == 1 or (len(args) == 2 and _code(model, args[0]) == "0"):
         stop = args[-1]
         if isinstance(stop, cst.Call) and model.qualify_tl(stop.func) == "cdiv" and len(stop.args) == 2 and relative:
             total, block = (_code(model, arg.value) for arg in stop.args)
+            if code_of(stop.args[1].value) != size:
+                return None  # the pointer moves in other units than the loop's tiles
             text = f"{_atom(mine[0])}{mine[1]} < {_atom(total)} - {variable} * {_atom(block)}"
             return text, Applicability.UNSAFE, "derived from the loop bound"
-    if len(args) == 3:
+    if len(args) == 3 and not _code(model, args[2]).startswith("-"):
+        if code_of(args[2]) != size:
+            return None  # the pointer moves in other units than the loop's steps
         stop = _code(model, args[1])
         if relative:
             text = f"{_atom(mine[0])}{mine[1]} < {_atom(stop)} - {variable}"
@@ -217,6 +233,15 @@ def _offset_of(model: KernelModel, access: Access, dim: str) -> tuple[str, str, 
             if isinstance(node, cst.Call) and model.qualify_tl(node.func) == "arange":
                 return _code(model, node), "", node
     return None
+
+
+def _pure(node: cst.BaseExpression) -> bool:
+    """Offsets made of names, aranges and `+`/`-` only: in the units of the dimension itself."""
+    if isinstance(node, cst.BinaryOperation):
+        return isinstance(node.operator, (cst.Add, cst.Subtract)) and _pure(node.left) and _pure(node.right)
+    if isinstance(node, cst.Call):
+        return True  # tl.arange(...)
+    return isinstance(node, (cst.Name, cst.Integer))
 
 
 def _is_pointer_name(model: KernelModel, name: str, access: Access) -> bool:

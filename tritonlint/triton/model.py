@@ -335,8 +335,8 @@ class KernelModel:
         if any(total in names and block in names for total, block in self.divisible):
             return "full"  # after `tl.static_assert(K % BLOCK_K == 0)`
         if len(args) >= 3:
-            step = args[2]
-            return "unknown" if isinstance(step, cst.Integer) and step.value == "1" else "partial"
+            step = code_of(args[2])
+            return "unknown" if step in ("1", "-1", "+1") else "partial"
         if any("cdiv(" in text or re.search(r"-1\)?//", text) for text in texts):
             return "partial"
         return "unknown"
@@ -480,8 +480,13 @@ class KernelModel:
         if member in _PASS_FIRST and args:
             return self.dims(args[0], order, path, loops, owner)
         found: set[str] = set()
-        if isinstance(call.func, cst.Attribute) and member is None:
-            found |= self.dims(call.func.value, order, path, loops, owner)  # `offs.to(tl.int64)`
+        if member is None:
+            if isinstance(call.func, cst.Attribute):  # a method: `offs.to(tl.int64)` keeps offs
+                return self.dims(call.func.value, order, path, loops, owner)
+            # A helper's result (`idx = argmax_helper(x)`, often a scalar): its offsets, if any,
+            # are built where we do not look; treating it as tiled would be a guess.
+            return frozenset(key for arg in args for key in self.dims(arg, order, path, loops)
+                             if key.startswith(LOOP_PREFIX))
         for arg in args:
             found |= self.dims(arg, order, path, loops, owner)
         return frozenset(found)
@@ -523,6 +528,44 @@ class KernelModel:
         finally:
             self._reading_mask = False
 
+    def _common(self, sides: list[frozenset[str]]) -> frozenset[str]:
+        """Dimensions every alternative bounds. Alternatives that bound the same offset variable
+        count as agreeing even when it was rebuilt with another block size on that path
+        (`offs_n` over BLOCK_N, or over BLOCK_N // 2 after an activation that halves N)."""
+        if len(sides) == 1:
+            return sides[0]
+        def names(key: str) -> frozenset[str]:
+            return frozenset(self.dim_owners.get(key, ())) | {key}
+        classes = [frozenset().union(*(names(key) for key in side)) for side in sides]
+        return frozenset(key for side in sides for key in side
+                         if all(names(key) & other for other in classes))
+
+    def _comparison_bound(self, node: cst.Comparison, order: int, path: Path,
+                          loops: tuple[Loop, ...]) -> frozenset[str]:
+        """What `offs < bound` bounds: the offsets on the small side, unless the bound is the
+        offsets' own block size (`tl.arange(0, D) < D` is always true). `offs >= start` and
+        `offs == i` select lanes; they never cut a tile short."""
+        if len(node.comparisons) != 1:
+            return self.dims(node, order, path, loops)
+        target = node.comparisons[0]
+        operator = target.operator
+        if isinstance(operator, (cst.LessThan, cst.LessThanEqual)):
+            small, large = node.left, target.comparator
+        elif isinstance(operator, (cst.GreaterThan, cst.GreaterThanEqual)):
+            small, large = target.comparator, node.left
+        else:
+            # `src == -1` on data loaded under a mask bounds what that mask bounds (through loads).
+            return self.dims(node, order, path, loops)
+        small_dims = self.dims(small, order, path, loops)
+        large_dims = self.dims(large, order, path, loops)
+        if small_dims and not [d for d in small_dims if not d.startswith(LOOP_PREFIX)] and \
+                any(not d.startswith(LOOP_PREFIX) for d in large_dims):
+            return frozenset()  # `start <= offs`: a lower bound
+        bound_text = code_of(large)
+        return frozenset(d for d in small_dims | large_dims
+                         if d.startswith(LOOP_PREFIX) or self.dim_size.get(d) != bound_text or
+                         not _pure_offset(small))
+
     def _bound(self, node: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...],
                depth: int) -> frozenset[str]:
         if depth > 16:
@@ -535,7 +578,7 @@ class KernelModel:
                 return self.dims(node, order, path, loops)
             sides = [self._bound(d.value, d.order, d.path | path, d.loops, depth + 1) if d.value is not None
                      else frozenset() for d in reaching]
-            return frozenset.intersection(*sides)
+            return self._common(sides)
         if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation)):
             operator = node.operator
             if isinstance(operator, (cst.BitAnd, cst.And)):
@@ -553,6 +596,8 @@ class KernelModel:
                 if compatible(literals, path):
                     sides.append(self._bound(side, order, path | literals, loops, depth + 1))
             return frozenset.intersection(*sides) if sides else frozenset()
+        if isinstance(node, cst.Comparison):
+            return self._comparison_bound(node, order, path, loops)
         if isinstance(node, cst.Call):
             member = self.qualify_tl(node.func)
             if member in ("full", "zeros", "ones", "full_like", "zeros_like"):
@@ -884,6 +929,8 @@ class KernelModel:
             bounded = self.mask_dims(access)
             if bounded is None or bounded & keys:
                 continue
+            if walk.loop is not None and walk.dim is not None and self._peeled(walk.loop, walk.dim):
+                continue
             sibling = self._masked_sibling(access, keys, walk.loop)
             if sibling is not None:
                 return TailHazard(access, walk, "reachable on every tile, the partial last one included",
@@ -892,6 +939,17 @@ class KernelModel:
                 return TailHazard(access, walk, "reachable on the loop's last iteration",
                                   f"the last tile of `for ... in {walk.loop.text}` can be partial")
         return None
+
+    def _peeled(self, loop: Loop, dim: str) -> bool:
+        """The partial tile is handled outside the loop: nothing in the loop masks this dimension,
+        but an access before or after it does (a peeled tail, or a reverse sweep that loads the
+        partial top tile first). The loop then only visits full tiles."""
+        inside = [a for a in self.accesses if loop in a.loops]
+        if any((self.mask_dims(a) or frozenset()) & {dim, loop.key} for a in inside):
+            return False
+        return any(loop not in a.loops and dim in (self.mask_dims(a) or frozenset())
+                   and any(w.dim == dim for w in self.walks(a))
+                   for a in self.accesses)
 
     def _masked_sibling(self, access: Access, keys: frozenset[str], loop: Loop | None) -> Access | None:
         """A masked access of the same dimension (in the same loop, for a dimension the loop walks)."""
@@ -927,8 +985,18 @@ _VARIANT_TEST = re.compile(r"""==\s*['"]|['"]\s*==|!=\s*['"]|\bis(not)?None\b|is
 
 def _can_be_flag(atom: str) -> bool:
     """Conditions that pick a variant (`LAYOUT == "HOPPER"`, `B is not None`) are not evenness flags:
-    their masked and unmasked branches load different layouts, not the same tile twice."""
-    return _VARIANT_TEST.search(atom) is None
+    their masked and unmasked branches load different layouts, not the same tile twice. Nor is
+    `BLOCK >= N` ("fits in one block"): on its False side the first tiles are still full."""
+    if _VARIANT_TEST.search(atom):
+        return False
+    return "%" in atom or not re.search(r"[<>]", atom)
+
+
+def _pure_offset(node: cst.BaseExpression) -> bool:
+    """`offs`, `offs[None, :]`, `tl.arange(0, D)`: offsets with no tile base added."""
+    while isinstance(node, cst.Subscript):
+        node = node.value
+    return isinstance(node, (cst.Name, cst.Call))
 
 
 def _is_boolean_shape(node: cst.BaseExpression) -> bool:
