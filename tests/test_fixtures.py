@@ -99,12 +99,7 @@ def test_there_are_fixtures() -> None:
 
 
 # Marker mismatches that are product bugs, not fixture mistakes: (rule folder/case) -> reason.
-KNOWN_MISSES = {
-    "unmasked-tail-load/jit_helper_mask_constexpr": (
-        "product bug: an unmasked load inside a @triton.jit helper (load_channel_scale) that a kernel "
-        "calls with a tiled pointer on every K tile is not reported (issue 2: jit helpers they call)"
-    ),
-}
+KNOWN_MISSES: dict[str, str] = {}
 
 
 def _marker_cases() -> list[object]:

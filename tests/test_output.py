@@ -272,11 +272,6 @@ def test_sarif_validates_against_the_2_1_0_schema() -> None:
     assert errors == []
 
 
-@pytest.mark.xfail(
-    not UnmaskedTailLoad.doc_sections().get("Known problems"),
-    reason="Rule.doc_sections splits the raw __doc__, still indented before Python 3.13",
-    strict=True,
-)
 def test_sarif_rules_carry_the_rule_docs() -> None:
     log = json.loads(render("sarif", DIAGNOSTICS, SOURCES, rules=RULES))
     driver = log["runs"][0]["tool"]["driver"]

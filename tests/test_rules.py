@@ -19,12 +19,6 @@ def _id(rule: type[Rule]) -> str:
     return f"{rule.code}-{rule.name}"
 
 
-# Rule.doc_sections() matches `^## ` on the raw docstring, which Python < 3.13 keeps indented, so
-# it finds no section there (and `tritonlint rule TL101` prints only the heading).
-DOC_SECTIONS_BUG = pytest.mark.xfail(
-    sys.version_info < (3, 13), strict=True,
-    reason="product bug: Rule.doc_sections() does not dedent the docstring before matching '^## '",
-)
 
 
 def _sections(rule: type[Rule]) -> dict[str, str]:
@@ -92,14 +86,12 @@ def test_example_and_use_instead_differ_only_in_the_fix(rule: type[Rule]) -> Non
     assert sum(a != b for a, b in zip(example, fixed)) <= 2
 
 
-@DOC_SECTIONS_BUG
 @pytest.mark.parametrize("rule", RULES, ids=_id)
 def test_doc_sections_api_matches_the_docstring(rule: type[Rule]) -> None:
     assert list(rule.doc_sections()) == list(DOC_SECTIONS)
     assert rule.code_block("Example") == _code_block(rule, "Example")
 
 
-@DOC_SECTIONS_BUG
 @pytest.mark.parametrize("rule", RULES, ids=_id)
 def test_rule_prints_its_doc(rule: type[Rule], capsys: pytest.CaptureFixture[str]) -> None:
     from tritonlint.cli import main

@@ -139,8 +139,11 @@ def _report(reports: list[FileReport], args: argparse.Namespace) -> int:
     diagnostics = sorted((d for report in reports for d in report.diagnostics), key=lambda d: d.sort_key())
     # After --fix the diagnostics index the fixed text; JSON and SARIF place edits with it.
     sources = {report.path: report.fixed_text or report.text or "" for report in reports if report.diagnostics}
+    unchecked = sum(1 for report in reports if report.errors or report.crashes)
     output = render(args.output_format, diagnostics, sources, color=sys.stdout.isatty(),
-                    summary=not args.quiet)
+                    summary=not args.quiet and not unchecked)
+    if unchecked and not args.quiet and args.output_format == "text":
+        output += f"Found {len(diagnostics)} error(s); {unchecked} file(s) could not be checked.\n"
     if output:
         sys.stdout.write(output if output.endswith("\n") else output + "\n")
     if args.statistics and diagnostics:

@@ -90,19 +90,29 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False) 
         return FileReport(path, errors=(f"{path}:{error.raw_line}: syntax error: {error.message}",))
     except RecursionError:
         return FileReport(path, errors=(f"{path}: nested too deeply to parse",))
+    models: list[tuple[KernelSource, KernelModel]] = []
     for kernel, module in kernels:
         try:
-            model = build_model(kernel, module, imports, config)
+            models.append((kernel, build_model(kernel, module, imports, config)))
         except Exception as error:  # noqa: BLE001 - a model bug must not stop the run
             if strict:
                 raise RuleCrash(f"building the model crashed on {path}:{kernel.first_line}") from error
             crashes.append(_crash_line(path, kernel, "the kernel model", error))
-            continue
+    helpers = {kernel.name: model for kernel, model in models}
+    sources = {id(model): kernel for kernel, model in models}
+    reported: set[tuple[str, int]] = set()  # a helper's access is reported once, from its first caller
+    for kernel, model in models:
+        model.helpers = helpers
         for rule in rules:
             try:
                 hazards = list(rule.check(model))
                 for hazard in hazards:
-                    diagnostic = _diagnostic(rule, hazard, model, kernel, path, text, starts)
+                    owner = hazard.helper or model
+                    key = (rule.code, id(hazard.access))
+                    if key in reported:
+                        continue
+                    reported.add(key)
+                    diagnostic = _diagnostic(rule, hazard, owner, sources[id(owner)], path, text, starts)
                     if _is_suppressed(diagnostic, text, starts):
                         suppressed += 1
                     else:
@@ -117,8 +127,9 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False) 
 
 def _crash_line(path: str, kernel: KernelSource, what: str, error: Exception) -> str:
     where = traceback.extract_tb(error.__traceback__)[-1]
+    detail = str(error).splitlines()[0][:160] if str(error) else ""
     return (f"{path}:{kernel.first_line}: internal error in {what} on kernel {kernel.name}: "
-            f"{type(error).__name__}: {error} [{where.filename.rsplit('/', 1)[-1]}:{where.lineno}]")
+            f"{type(error).__name__}: {detail} [{where.filename.rsplit('/', 1)[-1]}:{where.lineno}]")
 
 
 def _segment_edit(model: KernelModel, kernel: KernelSource, old: cst.Call, new: cst.Call, text: str) -> Edit | None:
@@ -156,9 +167,13 @@ def _diagnostic(rule: Rule, hazard: TailHazard, model: KernelModel, kernel: Kern
     verb = "read" if hazard.access.kind == "load" else "write"
     what = f"`{model.label(hazard.walk.dim)}`" if hazard.walk.dim else "the loop's tile"
     message = f"{call} can {verb} past the end of the tensor on a partial tail tile: no mask bounds {what}"
-    notes = [hazard.condition, f"walks {model.describe_walk(hazard.walk)}", hazard.evidence]
+    notes = [hazard.condition, f"walks {hazard.walked or model.describe_walk(hazard.walk)}", hazard.evidence]
     fix = None
-    proposed = rule.fix(model, hazard)
+    proposed = rule.fix(model, hazard) if not hazard.via else None
+    if hazard.via:
+        notes.insert(0, f"in a jit helper, {hazard.via}")
+        notes.append("no fix: the offsets and bound live in the caller; pass a mask into the helper")
+        fix = Fix("pass a mask into the helper", Applicability.DISPLAY_ONLY, ())
     if proposed is not None:
         if proposed.new_call is None:
             notes.append(f"no fix: {proposed.title}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 import pkgutil
 import re
 from collections.abc import Iterator
@@ -36,7 +37,7 @@ class Rule:
     @classmethod
     def doc_sections(cls) -> dict[str, str]:
         """The docstring split into its `## Section` parts."""
-        doc = cls.__doc__ or ""
+        doc = inspect.cleandoc(cls.__doc__ or "")
         parts = re.split(r"^## (.+)$", doc, flags=re.M)
         return {parts[i].strip(): _dedent(parts[i + 1]) for i in range(1, len(parts) - 1, 2)}
 

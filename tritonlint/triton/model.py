@@ -12,6 +12,7 @@ Everything the rules ask lives here once. The model answers four questions:
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, fields
@@ -74,6 +75,17 @@ class Access:
     loops: tuple[Loop, ...]
 
 
+@dataclass(eq=False)
+class HelperCall:
+    """A call `helper(...)` in the kernel; the engine matches it to the helper's model."""
+
+    name: str
+    call: cst.Call = field(repr=False)
+    order: int
+    path: Path
+    loops: tuple[Loop, ...]
+
+
 @dataclass(frozen=True)
 class Walk:
     """A tiled dimension an access's pointer walks: an offset variable, the loop advancing it, or both."""
@@ -109,6 +121,9 @@ class TailHazard:
     evidence: str  # why the kernel expects partial tiles there
     tail: Literal | None = None  # the flag literal of the tail side (EVEN_K is False), when a flag says so
     even: Literal | None = None  # its opposite: the side the fix must leave unmasked
+    helper: KernelModel | None = field(default=None, compare=False)  # the jit helper holding the access
+    via: str = ""  # how a caller reaches it: "called from kernel K at line N"
+    walked: str = ""  # the walk described by the caller (its loops are not the helper's)
 
 
 @dataclass
@@ -129,6 +144,8 @@ class KernelModel:
         self.imports = imports
         self.defs: dict[str, list[Def]] = {}
         self.accesses: list[Access] = []
+        self.calls: list[HelperCall] = []  # calls to plain names: jit helpers among them
+        self.helpers: dict[str, KernelModel] = {}  # jit functions of the same file, by name
         self.loops: list[Loop] = []
         self.dim_size: dict[str, str] = {}  # arange key -> its block size
         self.dim_owners: dict[str, list[str]] = {}  # arange key -> variables assigned from it
@@ -361,6 +378,8 @@ class KernelModel:
             member = self.qualify_tl(expression.func)
             if member in ("load", "store"):
                 self._record_access(member, expression, block)
+            elif member is None and isinstance(expression.func, cst.Name):
+                self.calls.append(HelperCall(expression.func.value, expression, self._next(), block.path, block.loops))
         for child in _expressions_in(expression):
             self._scan(child, block)
 
@@ -896,13 +915,74 @@ class KernelModel:
     # ------------------------------------------------------------------ hazards
 
     def tail_hazards(self, kind: str) -> Iterator[TailHazard]:
-        """Each `kind` access ("load" or "store") that can touch a partial tail tile unbounded; one per access."""
+        """Each `kind` access ("load" or "store") that can touch a partial tail tile unbounded; one per access.
+
+        Accesses inside the jit helpers this kernel calls (`helpers`, set by the engine) are
+        judged at each call site with the caller's offsets and flags.
+        """
         for access in self.accesses:
             if access.kind != kind:
                 continue
             hazard = self._hazard(access)
             if hazard is not None:
                 yield hazard
+        for site in self.calls:
+            helper = self.helpers.get(site.name)
+            if helper is None or helper is self:
+                continue
+            for inner, view in self.inline(site, helper):
+                if inner.kind != kind or helper.hazard_of(inner) is not None:
+                    continue  # reported in the helper itself already
+                if any(Literal(flag.atom, flag.even) in inner.path for flag in helper.flags):
+                    continue  # the even side of the helper's own flag (`if EVEN: tl.load(ptrs)`)
+                hazard = self._hazard(view)
+                if hazard is not None:
+                    yield dataclasses.replace(hazard, access=inner, helper=helper, walked=self.describe_walk(hazard.walk),
+                                              via=f"called from kernel {self.function.name.value} at line {self.line_of(site.call)}")
+
+    def hazard_of(self, access: Access) -> TailHazard | None:
+        """The tail hazard of one access (also a helper's access seen from this caller), if any."""
+        return self._hazard(access)
+
+    def inline(self, site: HelperCall, helper: KernelModel) -> Iterator[tuple[Access, Access]]:
+        """The helper's accesses as this caller sees them at `site`: (helper access, caller view).
+
+        Parameters are replaced by the arguments, flags renamed (`EVEN=EVEN_K`) or decided
+        (`EVEN=True`). Only accesses built from parameters alone are inlined: a helper local
+        would be resolved against the caller's variables of the same name.
+        """
+        params = [p.name.value for p in helper.function.params.params]
+        bound: dict[str, cst.BaseExpression] = {}
+        positional = [arg for arg in site.call.args if arg.keyword is None and not arg.star]
+        for name, arg in zip(params, positional):
+            bound[name] = arg.value
+        for arg in site.call.args:
+            if arg.keyword is not None and arg.keyword.value in params:
+                bound[arg.keyword.value] = arg.value
+        for access in helper.accesses:
+            names = set(_names_in(access.pointer)) | set(_names_in(access.mask))
+            if not names <= set(bound) | {"tl", "triton"}:
+                continue
+            path = site.path
+            contradicted = False
+            for literal in access.path:
+                value = bound.get(literal.atom)
+                if value is None:
+                    continue
+                text = code_of(value)
+                if text in ("True", "False"):
+                    contradicted |= (text == "True") != literal.value
+                else:
+                    path = path | {Literal(text, literal.value)}
+            if contradicted or not compatible(path, site.path):
+                continue
+            replace = _Substitute(bound)
+            pointer = access.pointer.visit(replace)
+            mask = access.mask.visit(replace) if access.mask is not None else None
+            assert isinstance(pointer, cst.BaseExpression)
+            view = Access(access.kind, access.call, pointer, mask if isinstance(mask, cst.BaseExpression) else None,
+                          access.boundary_check, site.order, frozenset(path), site.loops)
+            yield access, view
 
     def _hazard(self, access: Access) -> TailHazard | None:
         for walk in self.walks(access):
@@ -997,6 +1077,19 @@ def _pure_offset(node: cst.BaseExpression) -> bool:
     while isinstance(node, cst.Subscript):
         node = node.value
     return isinstance(node, (cst.Name, cst.Call))
+
+
+class _Substitute(cst.CSTTransformer):
+    """Replace parameter names by the caller's argument expressions."""
+
+    def __init__(self, bound: dict[str, cst.BaseExpression]) -> None:
+        super().__init__()
+        self.bound = bound
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        value = self.bound.get(original.value)
+        return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) \
+            if value is not None and not isinstance(value, cst.Name) else (value or updated)
 
 
 def _is_boolean_shape(node: cst.BaseExpression) -> bool:
