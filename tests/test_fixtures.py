@@ -3,7 +3,7 @@
 Layout (pylint's functional tests): `fixtures/<rule>/<case>.py` is real kernel code whose flagged
 lines end in `# expect: TL101`; `<case>.expected` is the exact text `tritonlint check` prints for it
 from the repository root (notes included, the closing summary line left out); `<case>.fixed.py`,
-where present, is the exact file `check --fix --unsafe-fixes` leaves. `<case>_harness.py` files
+where present, is the exact file `check --fix --unsafe-fixes` leaves (through `engine.fix_source`). `<case>_harness.py` files
 drive the dynamic verifier and `_*.py` files are helpers: neither is a fixture.
 
 Regenerate the `.expected` (and existing `.fixed.py`) files with `python -m pytest
@@ -15,16 +15,13 @@ from __future__ import annotations
 import ast
 import difflib
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tritonlint import engine
 from tritonlint.cli import main
 from tritonlint.config import Config, find_pyproject, load_config
-from tritonlint.engine import FileReport, check_source
+from tritonlint.engine import FileReport, check_source, fix_source
 from tritonlint.output import text as text_output
 from tritonlint.runner import SourceFile, read_source
 
@@ -98,16 +95,7 @@ def test_there_are_fixtures() -> None:
     assert FIXTURES.joinpath("unmasked-tail-store").is_dir()
 
 
-# Marker mismatches that are product bugs, not fixture mistakes: (rule folder/case) -> reason.
-KNOWN_MISSES: dict[str, str] = {}
-
-
-def _marker_cases() -> list[object]:
-    return [pytest.param(case, marks=pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[_id(case)]))
-            if _id(case) in KNOWN_MISSES else case for case in CASES]
-
-
-@pytest.mark.parametrize("case", _marker_cases(), ids=_id)
+@pytest.mark.parametrize("case", CASES, ids=_id)
 def test_findings_match_expect_markers(case: Path) -> None:
     """The set of (line, code) findings is exactly the set of `# expect:` markers."""
     report = _check(case)
@@ -159,23 +147,11 @@ def test_no_stale_expected_files() -> None:
 # --- fixed files --------------------------------------------------------------------------
 
 
-def _fix(path: Path, text: str, tmp_path: Path) -> str:
-    """The text after `check --fix --unsafe-fixes`, through the engine when it offers fix_source."""
-    fix_source = getattr(engine, "fix_source", None)
-    if fix_source is not None:
-        result = fix_source(_rel(path), text, _config_for(path), unsafe=True, strict=True)
-        assert not result.errors and not result.crashes, result.errors + result.crashes
-        fixed = getattr(result, "fixed_text", None)
-        return text if fixed is None else str(fixed)
-    # Through the CLI on a copy (never the fixture itself); the copy keeps the fixture's folder
-    # name so that relative imports of helpers in the same folder still resolve.
-    work = tmp_path / path.parent.name
-    work.mkdir(exist_ok=True)
-    copy = work / path.name
-    copy.write_bytes(text.encode("utf-8"))
-    subprocess.run([sys.executable, "-m", "tritonlint", "check", "--fix", "--unsafe-fixes", str(copy)],
-                   cwd=tmp_path, capture_output=True, check=False)
-    return copy.read_bytes().decode("utf-8")
+def _fix(path: Path, text: str) -> str:
+    """The text `check --fix --unsafe-fixes` leaves, through the engine in strict mode."""
+    result = fix_source(_rel(path), text, _config_for(path), unsafe=True, strict=True)
+    assert not result.errors and not result.crashes, result.errors + result.crashes
+    return text if result.fixed_text is None else result.fixed_text
 
 
 def _changed_lines(before: str, after: str) -> set[int]:
@@ -189,12 +165,12 @@ def _changed_lines(before: str, after: str) -> set[int]:
 
 
 @pytest.mark.parametrize("case", FIXED_CASES, ids=_id)
-def test_fix_produces_fixed_file(case: Path, tmp_path: Path, regen: bool) -> None:
+def test_fix_produces_fixed_file(case: Path, regen: bool) -> None:
     """`--fix --unsafe-fixes` gives `<case>.fixed.py` byte for byte; it parses, re-checks clean
     on the lines it changed, and a second fix changes nothing."""
     fixed_file = case.with_name(case.stem + ".fixed.py")
     original = _read(case, _rel(case))
-    fixed = _fix(case, original, tmp_path)
+    fixed = _fix(case, original)
     if regen:
         fixed_file.write_bytes(fixed.encode("utf-8"))
     assert fixed.encode("utf-8") == fixed_file.read_bytes(), _diff(fixed_file.read_bytes(),
@@ -206,7 +182,7 @@ def test_fix_produces_fixed_file(case: Path, tmp_path: Path, regen: bool) -> Non
     touched = _changed_lines(original, fixed)
     still = [d for d in report.diagnostics if set(range(d.line, d.end_line + 1)) & touched]
     assert not still, text_output.render(still, summary=False)
-    assert _fix(case, fixed, tmp_path) == fixed, "a second --fix changed the file again"
+    assert _fix(case, fixed) == fixed, "a second --fix changed the file again"
 
 
 def _diff(expected: bytes, actual: bytes, path: Path) -> str:

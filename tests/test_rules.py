@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import inspect
 import re
-import sys
 
 import pytest
 
@@ -17,8 +16,6 @@ RULES = all_rules()
 
 def _id(rule: type[Rule]) -> str:
     return f"{rule.code}-{rule.name}"
-
-
 
 
 def _sections(rule: type[Rule]) -> dict[str, str]:
