@@ -378,7 +378,9 @@ def test_sarif_of_the_fixtures_validates_and_carries_their_fixes() -> None:
     results = log["runs"][0]["results"]
     assert len(results) == len(findings)
     # A display-only fix has no replacement to offer, so SARIF carries only fixes with edits.
-    assert sum("fixes" in r for r in results) == sum(bool(f["fix"] and f["fix"]["edits"]) for f in findings)
+    assert sum("fixes" in r for r in results) == sum(
+        bool(f["fix"] and f["fix"]["edits"]) for f in findings
+    )
 
 
 # --- github ---------------------------------------------------------------------------------
