@@ -3,25 +3,35 @@
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
 import functools
 import os
 import sys
-from collections.abc import Callable
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 from tritonlint import __version__
+from tritonlint.cache import Cache, default_cache_dir
 from tritonlint.config import Config, ConfigError, find_pyproject, load_config
-from tritonlint.engine import FileReport
-from tritonlint.output import FORMATS
-from tritonlint.rule import all_rules
-from tritonlint.runner import SourceFile, UsageError, check_file, discover, fix_file
+from tritonlint.report import FileReport
+from tritonlint.runner import (SourceFile, UsageError, add_suppressions_file, analyse, cached_report, discover,
+                               first_look, fix_file)
 
+if TYPE_CHECKING:
+    from tritonlint.diagnostics import Diagnostic
+    from tritonlint.rule import Rule
+
+# Kept in step with tritonlint.output.FORMATS (a test checks); importing the output package here
+# would cost every run its imports.
+FORMATS = ("text", "json", "sarif", "github")
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+# Fewer files than this per worker, and a process pool costs more than it saves.
+FILES_PER_WORKER = 16
+
+Item = TypeVar("Item")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(verify_arguments: bool = True) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tritonlint", description="Static checker for Triton GPU kernels.")
     parser.add_argument("--version", action="version", version=f"tritonlint {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -38,11 +48,20 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--select", help="comma-separated rule codes or prefixes to enable")
     check.add_argument("--ignore", help="comma-separated rule codes or prefixes to disable")
     check.add_argument("--config", metavar="PYPROJECT", help="use this pyproject.toml instead of the nearest one")
+    check.add_argument("--no-cache", action="store_true", help="neither read nor write the results cache")
+    check.add_argument("--cache-dir", metavar="DIR",
+                       help="results cache folder (default: .tritonlint_cache beside the pyproject.toml, "
+                            "else in the current folder)")
+    check.add_argument("--report-unused-suppressions", action="store_true",
+                       help="report suppression comments that suppress nothing (TL100)")
+    check.add_argument("--add-suppressions", action="store_true",
+                       help="write a `# tritonlint: ignore[CODE] TODO: ...` comment for every finding")
 
     verify = commands.add_parser("verify", help="run original and fixed kernels under a harness and compare")
-    from tritonlint.verify.cli import add_arguments as add_verify_arguments
+    if verify_arguments:  # the verifier's imports are paid only when it runs
+        from tritonlint.verify.cli import add_arguments as add_verify_arguments
 
-    add_verify_arguments(verify)
+        add_verify_arguments(verify)
 
     rule = commands.add_parser("rule", help="print a rule's documentation")
     rule.add_argument("code", metavar="CODE")
@@ -51,12 +70,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(verify_arguments="verify" in argv)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # argparse exits 2 on usage errors, 0 on --help
         return int(exit_.code or 0)
     if args.command == "rules":
+        from tritonlint.rule import all_rules
+
         for rule in all_rules():
             print(f"{rule.code}  {rule.name:<24} {'fixable' if rule.fixable else '       '}  {rule.summary}")
         return EXIT_CLEAN
@@ -70,7 +92,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _print_rule(code: str) -> int:
-    for rule in all_rules():
+    from tritonlint.rule import all_rules
+    from tritonlint.suppressions import UnusedSuppression
+
+    for rule in (*all_rules(), UnusedSuppression):
         if code.upper() in (rule.code, rule.name.upper()):
             print(f"# {rule.code} {rule.name}\n")
             for section, body in rule.doc_sections().items():
@@ -107,20 +132,99 @@ def _check(args: argparse.Namespace) -> int:
     except (ConfigError, UsageError) as error:
         print(f"tritonlint: {error}", file=sys.stderr)
         return EXIT_ERROR
-    if args.fix or args.diff:
-        work = functools.partial(fix_file, config=config, unsafe=args.unsafe_fixes, write=not args.diff)
-    else:
-        work = functools.partial(check_file, config=config)
-    return _report(_map(work, files), args)
+    if args.add_suppressions and (args.fix or args.diff):
+        print("tritonlint: --add-suppressions cannot be combined with --fix or --diff", file=sys.stderr)
+        return EXIT_ERROR
+    unused = args.report_unused_suppressions
+    if args.fix or args.diff:  # never from the cache: fixing needs the syntax tree
+        work = functools.partial(fix_file, config=config, unsafe=args.unsafe_fixes, write=not args.diff,
+                                 unused=unused)
+        return _report(_map(work, files), args)
+    cache = None
+    if not args.no_cache:
+        cache = Cache.for_config(Path(args.cache_dir) if args.cache_dir else default_cache_dir(config), config)
+    reports = check_files(files, config, cache, unused=unused)
+    if args.add_suppressions:
+        return _add_suppressions(files, reports)
+    return _report(reports, args)
 
 
-def _map(work: Callable[[SourceFile], FileReport], files: list[SourceFile]) -> list[FileReport]:
-    """Check files on every core: analysis is CPU-bound Python, one process per core."""
-    workers = min(os.cpu_count() or 1, len(files) // 16)
-    if workers < 2:
-        return [work(file) for file in files]
-    with concurrent.futures.ProcessPoolExecutor(workers) as pool:
-        return list(pool.map(work, files, chunksize=8))
+def check_files(files: Sequence[SourceFile], config: Config, cache: Cache | None, *,
+                unused: bool = False) -> list[FileReport]:
+    """Reports for `files`, in their order: read and pre-filter here, cache hits here, the rest on every core.
+
+    When every file is settled by its bytes or the cache, nothing imports libcst.
+    """
+    reports: list[FileReport | None] = []
+    misses: list[tuple[int, tuple[SourceFile, bytes]]] = []
+    for file in files:
+        data, settled = first_look(file, unused=unused)
+        if settled is None and data is not None and cache is not None:
+            settled = cached_report(file, data, cache, config, unused=unused)
+        if settled is None:
+            assert data is not None
+            misses.append((len(reports), (file, data)))
+        reports.append(settled)
+    work = functools.partial(analyse, config=config, cache=cache, unused=unused)
+    analysed = _map(work, [item for _, item in misses], weights=[len(item[1]) for _, item in misses])
+    for (position, _), report in zip(misses, analysed):
+        reports[position] = report
+    return [report for report in reports if report is not None]
+
+
+def _workers(count: int) -> int:
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return min(cores, count // FILES_PER_WORKER)
+
+
+def _map(work: Callable[[Item], FileReport], items: Sequence[Item],
+         weights: Sequence[int] | None = None) -> list[FileReport]:
+    """`work` over `items` on every core (analysis is CPU-bound Python), results in the items' order.
+
+    The heaviest items go first so no worker is left with a big file at the end. When a process
+    pool cannot start or breaks (no /dev/shm, a sandbox without fork, a worker killed), what is
+    left is done here, one item after another.
+    """
+    workers = _workers(len(items))
+    results: list[FileReport | None] = [None] * len(items)
+    if workers >= 2:
+        order = sorted(range(len(items)), key=lambda i: -weights[i]) if weights else range(len(items))
+        try:
+            import concurrent.futures
+            from concurrent.futures.process import BrokenProcessPool
+
+            with concurrent.futures.ProcessPoolExecutor(workers) as pool:
+                futures = {pool.submit(work, items[i]): i for i in order}
+                for future in concurrent.futures.as_completed(futures):
+                    results[futures[future]] = future.result()
+        except (OSError, NotImplementedError, ImportError, BrokenProcessPool) as error:
+            done = sum(result is not None for result in results)
+            print(f"tritonlint: checking in parallel failed ({type(error).__name__}: {error}); "
+                  f"checking the other {len(items) - done} file(s) one by one", file=sys.stderr)
+    return [result if result is not None else work(item) for result, item in zip(results, items)]
+
+
+def _add_suppressions(files: Sequence[SourceFile], reports: list[FileReport]) -> int:
+    by_display = {file.display: file for file in files}
+    added = changed = 0
+    failed = False
+    for report in reports:
+        for line in report.notices + report.errors + report.crashes:
+            print(f"tritonlint: {line}", file=sys.stderr)
+        failed = failed or bool(report.errors)
+        count, error = add_suppressions_file(report, by_display[report.path])
+        if error is not None:
+            print(f"tritonlint: {error}", file=sys.stderr)
+            failed = True
+        added += count
+        changed += bool(count)
+    print(f"tritonlint: added {added} suppression(s) to {changed} file(s)", file=sys.stderr)
+    if any(report.crashes for report in reports):
+        return EXIT_ERROR
+    return EXIT_FINDINGS if failed else EXIT_CLEAN
 
 
 def _report(reports: list[FileReport], args: argparse.Namespace) -> int:
@@ -141,7 +245,7 @@ def _report(reports: list[FileReport], args: argparse.Namespace) -> int:
     sources = {report.path: report.fixed_text or report.text or "" for report in reports if report.diagnostics}
     unchecked = sum(1 for report in reports if report.errors or report.crashes)
     output = render(args.output_format, diagnostics, sources, color=sys.stdout.isatty(),
-                    summary=not args.quiet and not unchecked)
+                    summary=not args.quiet and not unchecked, rules=_sarif_rules(args, diagnostics))
     if unchecked and not args.quiet and args.output_format == "text":
         output += f"Found {len(diagnostics)} error(s); {unchecked} file(s) could not be checked.\n"
     if output:
@@ -158,6 +262,16 @@ def _report(reports: list[FileReport], args: argparse.Namespace) -> int:
     if diagnostics or any(report.errors for report in reports):
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _sarif_rules(args: argparse.Namespace, diagnostics: Sequence[Diagnostic]) -> list[type[Rule]] | None:
+    """SARIF's rule descriptors: every shipped rule, and TL100 when it can be reported."""
+    if args.output_format != "sarif" or not args.report_unused_suppressions:
+        return None
+    from tritonlint.rule import all_rules
+    from tritonlint.suppressions import UnusedSuppression
+
+    return [*all_rules(), UnusedSuppression]
 
 
 def _unified_diff(report: FileReport) -> str:

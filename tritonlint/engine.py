@@ -5,12 +5,13 @@ from __future__ import annotations
 import ast
 import traceback
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import libcst as cst
 
 from tritonlint.config import Config
 from tritonlint.diagnostics import Applicability, Diagnostic, Edit, Fix
+from tritonlint.report import FileReport
 from tritonlint.rule import Rule, all_rules
 from tritonlint.suppressions import suppressions_in_line
 from tritonlint.triton.model import KernelModel, TailHazard
@@ -23,18 +24,6 @@ _NESTED_PREFIX = "if 1:\n"
 
 class RuleCrash(Exception):
     """A rule raised on user code; reported as an internal error naming the rule."""
-
-
-@dataclass(frozen=True)
-class FileReport:
-    path: str
-    diagnostics: tuple[Diagnostic, ...] = ()
-    errors: tuple[str, ...] = ()  # bad input, one line each: "path: reason"
-    crashes: tuple[str, ...] = ()  # internal errors (a rule raised), one line each
-    notices: tuple[str, ...] = ()  # worth saying, not an error (an empty file)
-    fixed_text: str | None = None  # set by fixing when the text changed
-    suppressed: int = 0
-    text: str | None = field(default=None, repr=False, compare=False)  # the source the offsets index
 
 
 def enabled_rules(config: Config) -> list[Rule]:
@@ -82,6 +71,7 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False) 
     diagnostics: list[Diagnostic] = []
     crashes: list[str] = []
     suppressed = 0
+    used: list[tuple[int, str]] = []
     try:
         imports, kernels = parse_kernels(text)
     except SyntaxError as error:
@@ -113,8 +103,10 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False) 
                         continue
                     reported.add(key)
                     diagnostic = _diagnostic(rule, hazard, owner, sources[id(owner)], path, text, starts)
-                    if _is_suppressed(diagnostic, text, starts):
+                    by = _suppressed_by(diagnostic, text, starts)
+                    if by:
                         suppressed += 1
+                        used.extend((line, diagnostic.code) for line in by)
                     else:
                         diagnostics.append(diagnostic)
             except Exception as error:  # noqa: BLE001 - a rule bug must not stop the run
@@ -122,7 +114,8 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False) 
                     raise RuleCrash(f"{rule.code} crashed on {path}:{kernel.first_line}") from error
                 crashes.append(_crash_line(path, kernel, f"{rule.code} ({rule.name})", error))
     diagnostics.sort(key=Diagnostic.sort_key)
-    return FileReport(path, tuple(diagnostics), crashes=tuple(crashes), suppressed=suppressed, text=text)
+    return FileReport(path, tuple(diagnostics), crashes=tuple(crashes), suppressed=suppressed, text=text,
+                      suppressions_used=tuple(sorted(set(used))))
 
 
 def _crash_line(path: str, kernel: KernelSource, what: str, error: Exception) -> str:
@@ -243,10 +236,12 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> str:
     return text
 
 
-def _is_suppressed(diagnostic: Diagnostic, text: str, starts: Sequence[int]) -> bool:
-    for number in {diagnostic.line, diagnostic.end_line}:
+def _suppressed_by(diagnostic: Diagnostic, text: str, starts: Sequence[int]) -> list[int]:
+    """The lines (its first and/or last) whose suppression comments hide `diagnostic`; empty if none."""
+    lines = []
+    for number in sorted({diagnostic.line, diagnostic.end_line}):
         end = starts[number] if number < len(starts) else len(text)
         line = text[starts[number - 1]:end]
         if any(s.covers(diagnostic.code) for s in suppressions_in_line(number, line)):
-            return True
-    return False
+            lines.append(number)
+    return lines

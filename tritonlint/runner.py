@@ -1,4 +1,7 @@
-"""Paths to files to reports: discovery, excludes, reading, and the atomic writing of fixes."""
+"""Paths to files to reports: discovery, excludes, reading, the cache, and the atomic writing of fixes.
+
+The engine (and with it libcst) is imported only when a file has to be analysed.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +14,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from tritonlint.cache import Cache, content_hash
 from tritonlint.config import DEFAULT_EXCLUDES, Config
-from tritonlint.engine import FileReport, check_source, fix_source
+from tritonlint.diagnostics import Diagnostic
+from tritonlint.report import FileReport
+from tritonlint.suppressions import add_suppressions, may_hold_suppressions, unused_suppressions
 
 
 class UsageError(Exception):
@@ -76,16 +82,20 @@ def _excluded(path: Path, config: Config) -> bool:
                for pattern in config.exclude for candidate in candidates)
 
 
-def read_source(file: SourceFile) -> tuple[str | None, str | None]:
-    """(text, None) or (None, one-line error). Never raises for a bad file."""
+def read_bytes(file: SourceFile) -> tuple[bytes | None, str | None]:
+    """(bytes, None) or (None, one-line error). Never raises for a bad file."""
     try:
-        data = file.path.read_bytes()
+        return file.path.read_bytes(), None
     except FileNotFoundError:
         return None, f"{file.display}: vanished before it could be read"
     except IsADirectoryError:
         return None, f"{file.display}: is a directory"
     except OSError as error:
         return None, f"{file.display}: cannot read: {error.strerror or error}"
+
+
+def decode_source(file: SourceFile, data: bytes) -> tuple[str | None, str | None]:
+    """(text, None) or (None, one-line error) for bytes read from `file`."""
     if not data.strip():
         return None, f"{file.display}: empty file, nothing to check"
     if b"\0" in data:
@@ -97,33 +107,150 @@ def read_source(file: SourceFile) -> tuple[str | None, str | None]:
     return text, None
 
 
-def check_file(file: SourceFile, config: Config, strict: bool = False) -> FileReport:
-    text, error = read_source(file)
+def read_source(file: SourceFile) -> tuple[str | None, str | None]:
+    """(text, None) or (None, one-line error). Never raises for a bad file."""
+    data, error = read_bytes(file)
+    if data is None:
+        return None, error
+    return decode_source(file, data)
+
+
+def might_hold_kernels(data: bytes) -> bool:
+    """The pre-filter, on the raw bytes: a file that never says `jit` and `triton` holds no kernel."""
+    return b"jit" in data and b"triton" in data
+
+
+def _bad_input(file: SourceFile, error: str) -> FileReport:
+    # An empty file (an empty __init__.py) cannot hold a kernel: say so, but don't fail the run.
+    if error.endswith("nothing to check"):
+        return FileReport(file.display, notices=(error,) if file.explicit else ())
+    return FileReport(file.display, errors=(error,))
+
+
+def first_look(file: SourceFile, *, unused: bool = False) -> tuple[bytes | None, FileReport | None]:
+    """Read `file`: (bytes, None) when it needs analysing, else (None, its final report).
+
+    Files that cannot hold a kernel (nor, with `unused`, a suppression) are settled here from
+    their bytes: no decoding, no parsing, no libcst.
+    """
+    data, error = read_bytes(file)
+    if data is None:
+        assert error is not None
+        return None, _bad_input(file, error)
+    if not data.strip():
+        return None, _bad_input(file, f"{file.display}: empty file, nothing to check")
+    if not might_hold_kernels(data) and not (unused and may_hold_suppressions(data)):
+        return None, FileReport(file.display)
+    return data, None
+
+
+def cached_report(file: SourceFile, data: bytes, cache: Cache, config: Config, *,
+                  unused: bool = False) -> FileReport | None:
+    """The cached report for these bytes, ready to print; None on a miss."""
+    report = cache.load(content_hash(data), file.display)
+    if report is None:
+        return None
+    if report.diagnostics or unused:  # JSON/SARIF place fix edits with the text; TL100 reads it
+        text, _ = decode_source(file, data)
+        report = replace(report, text=text)
+    return with_unused(report, config) if unused else report
+
+
+def analyse(item: tuple[SourceFile, bytes], config: Config, cache: Cache | None = None, *,
+            unused: bool = False, strict: bool = False) -> FileReport:
+    """Check one file's bytes (a cache miss): decode, run the rules, store the result."""
+    from tritonlint.engine import check_source
+
+    file, data = item
+    text, error = decode_source(file, data)
     if error is not None:
-        # An empty file (an empty __init__.py) cannot hold a kernel: say so, but don't fail the run.
-        if error.endswith("nothing to check"):
-            return FileReport(file.display, notices=(error,) if file.explicit else ())
-        return FileReport(file.display, errors=(error,))
+        report = _bad_input(file, error)
+    else:
+        assert text is not None
+        report = check_source(file.display, text, config, strict=strict)
+    if cache is not None:
+        cache.store(content_hash(data), report)
+    return with_unused(report, config) if unused else report
+
+
+def with_unused(report: FileReport, config: Config) -> FileReport:
+    """`report` plus a TL100 finding for each suppression comment of its text that hid nothing."""
+    if report.text is None or report.errors:
+        return report
+    extra = unused_suppressions(report.path, report.text, report.suppressions_used, config.enabled)
+    if not extra:
+        return report
+    return replace(report, diagnostics=tuple(sorted(report.diagnostics + tuple(extra), key=Diagnostic.sort_key)))
+
+
+def check_file(file: SourceFile, config: Config, strict: bool = False, *, cache: Cache | None = None,
+               unused: bool = False) -> FileReport:
+    """Check one file, using and filling `cache` when given."""
+    data, settled = first_look(file, unused=unused)
+    if settled is not None:
+        return settled
+    assert data is not None
+    if cache is not None:
+        hit = cached_report(file, data, cache, config, unused=unused)
+        if hit is not None:
+            return hit
+    return analyse((file, data), config, cache, unused=unused, strict=strict)
+
+
+def fix_file(file: SourceFile, config: Config, *, unsafe: bool, write: bool, strict: bool = False,
+             unused: bool = False) -> FileReport:
+    """Fix one file; with `write`, replace it atomically, only if it did not change since it was read.
+
+    With `unused`, unused suppressions (TL100) are removed too; the result is then re-checked so the
+    offsets of what remains index the final text.
+    """
+    before, settled = first_look(file, unused=unused)
+    if settled is not None:
+        return settled
+    assert before is not None
+    text, error = decode_source(file, before)
+    if error is not None:
+        return _bad_input(file, error)
     assert text is not None
-    return check_source(file.display, text, config, strict=strict)
+    from tritonlint.engine import apply_edits, check_source, fix_source
 
-
-def fix_file(file: SourceFile, config: Config, *, unsafe: bool, write: bool, strict: bool = False) -> FileReport:
-    """Fix one file; with `write`, replace it atomically, only if it did not change since it was read."""
-    try:
-        before = file.path.read_bytes()
-    except OSError:
-        before = None
-    text, error = read_source(file)
-    if error is not None:
-        return check_file(file, config, strict)
-    assert text is not None and before is not None
     report = fix_source(file.display, text, config, unsafe=unsafe, strict=strict)
+    if unused and not report.errors and not report.crashes:
+        # TL100's fixes are safe: they are always applied, so no TL100 finding remains.
+        current = report.fixed_text if report.fixed_text is not None else text
+        removals = [d.fix.edits[0] for d in unused_suppressions(file.display, current, report.suppressions_used)
+                    if d.fix is not None]
+        if removals:
+            current = apply_edits(current, removals)
+            report = replace(check_source(file.display, current, config, strict=strict),
+                             text=text, fixed_text=current if current != text else None)
     if write and report.fixed_text is not None:
         problem = write_atomic(file.path, report.fixed_text, before)
         if problem is not None:
             return replace(report, fixed_text=None, errors=report.errors + (f"{file.display}: {problem}",))
     return report
+
+
+def add_suppressions_file(report: FileReport, file: SourceFile) -> tuple[int, str | None]:
+    """Write a suppression for each finding of `report` into `file`; (how many, error or None)."""
+    if not report.diagnostics or report.text is None:
+        return 0, None
+    import ast
+
+    data, error = read_bytes(file)
+    if data is None:
+        return 0, error
+    if decode_source(file, data)[0] != report.text:
+        return 0, f"{file.display}: changed on disk since it was read; suppressions not written"
+    text, added = add_suppressions(report.text, report.diagnostics)
+    try:
+        ast.parse(text)
+    except SyntaxError as problem:
+        return 0, f"{file.display}: suppressions not written: the result would not parse ({problem.msg})"
+    problem_ = write_atomic(file.path, text, data)
+    if problem_ is not None:
+        return 0, f"{file.display}: {problem_}"
+    return added, None
 
 
 def write_atomic(path: Path, text: str, expected: bytes) -> str | None:

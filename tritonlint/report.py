@@ -1,0 +1,23 @@
+"""FileReport: what checking one file produced. Kept apart from the engine so that reading a result
+from the cache (and printing it) never imports libcst."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tritonlint.diagnostics import Diagnostic
+
+
+@dataclass(frozen=True)
+class FileReport:
+    path: str
+    diagnostics: tuple[Diagnostic, ...] = ()
+    errors: tuple[str, ...] = ()  # bad input, one line each: "path: reason"
+    crashes: tuple[str, ...] = ()  # internal errors (a rule raised), one line each
+    notices: tuple[str, ...] = ()  # worth saying, not an error (an empty file)
+    fixed_text: str | None = None  # set by fixing when the text changed
+    suppressed: int = 0
+    text: str | None = field(default=None, repr=False, compare=False)  # the source the offsets index
+    # (line of the suppression comment, code) for every finding a suppression hid, so that
+    # `--report-unused-suppressions` can tell which comments suppress nothing.
+    suppressions_used: tuple[tuple[int, str], ...] = field(default=(), compare=False)
