@@ -13,13 +13,14 @@ On the side of an evenness flag that guarantees full tiles the access stays unma
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
 import libcst as cst
 
 from tritonlint.diagnostics import Applicability
-from tritonlint.triton.model import LOOP_PREFIX, Access, KernelModel, TailHazard, _child_nodes
+from tritonlint.triton.model import LOOP_PREFIX, Access, KernelModel, TailHazard, _child_nodes, _range_args
 from tritonlint.triton.names import code_of
 from tritonlint.triton.paths import Literal, compatible
 
@@ -51,6 +52,8 @@ def tail_fix(model: KernelModel, hazard: TailHazard) -> CallFix:
         return CallFix("no mask can be derived: the kernel never compares this dimension with a bound",
                        Applicability.DISPLAY_ONLY, None)
     mask, applicability, source = derived
+    if hazard.tail is not None and hazard.tail in access.path:
+        hazard = dataclasses.replace(hazard, even=None)  # already inside `else:` of the flag: no switch needed
     old_mask = _code(model, access.mask) if access.mask is not None else None
     if old_mask and re.sub(r"\s", "", old_mask) not in re.sub(r"\s", "", mask):
         tail_mask = f"({old_mask}) & ({mask})"
@@ -124,7 +127,10 @@ def _comparison_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Appli
         if inner_slices and (mine is None or inner_slices != {mine[1]}):
             continue  # broadcast inside the comparison another way than this pointer's
         broadcast = "" if inner_slices else (mine[1] if mine else "")
-        if walk.dim == theirs and mine is not None:
+        same_tile = (walk.loop is not None and walk.dim is not None
+                     and model.dim_size.get(walk.dim) == model.dim_size.get(theirs)
+                     and walk.loop.key in left_dims | _loop_keys_of(model, bound, access))
+        if (walk.dim == theirs or same_tile) and mine is not None:
             # The kernel's own comparison for this dimension, broadcast the way this pointer is.
             text = f"{_atom(_code(model, left_inner))}{broadcast} {operator} {bound_text}"
             candidates.append((0, text, Applicability.UNSAFE, f"the comparison at line {where}"))
@@ -153,7 +159,7 @@ def _loop_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicabili
     loop = walk.loop.node
     if mine is None or not isinstance(loop.iter, cst.Call) or not isinstance(loop.target, cst.Name):
         return None
-    args = [arg.value for arg in loop.iter.args if arg.keyword is None]
+    args = _range_args(loop.iter)
     variable = loop.target.value
     relative = _relative(model, mine[2], access)
     size = model.dim_size.get(walk.dim, "")

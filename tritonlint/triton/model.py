@@ -25,11 +25,14 @@ from tritonlint.triton.names import ImportMap, code_of, dotted, language_member
 from tritonlint.triton.paths import EMPTY, ConditionReader, Literal, Path, compatible
 
 LOOP_PREFIX = "loop:"
+# The program id is a tile index like a loop's: offsets built from it are tiled. Spelled as a
+# loop key so everything that separates offsets from loops treats it as a loop.
+PROGRAM = LOOP_PREFIX + "program_id"
 # tl calls whose result carries the tile offsets of their first argument unchanged.
 _PASS_FIRST = {"multiple_of", "max_contiguous", "max_constancy", "broadcast_to", "reshape", "view",
                "expand_dims", "permute", "trans", "ravel", "advance", "cast"}
 # tl calls whose result holds data or scalars, never tile offsets.
-_NO_OFFSETS = {"load", "program_id", "num_programs", "full", "zeros", "ones", "zeros_like", "full_like",
+_NO_OFFSETS = {"load", "num_programs", "full", "zeros", "ones", "zeros_like", "full_like",
                "sum", "max", "min", "argmax", "argmin", "reduce", "atomic_add", "atomic_max",
                "atomic_min", "atomic_cas", "atomic_xchg", "atomic_and", "atomic_or", "rand", "randn",
                "dot", "dot_scaled", "make_tensor_descriptor", "load_tensor_descriptor"}
@@ -259,7 +262,14 @@ class KernelModel:
         elif isinstance(small, cst.AugAssign):
             self._scan(small.value, block)
             if isinstance(small.target, cst.Name):
-                self._define(small.target.value, small.value, block, "advance" if block.loops else "assign")
+                if isinstance(small.operator, (cst.BitAndAssign, cst.BitOrAssign)):
+                    # `mask &= offs < M` is `mask = mask & (offs < M)`: a mask, not an advance.
+                    operator = cst.BitAnd() if isinstance(small.operator, cst.BitAndAssign) else cst.BitOr()
+                    combined = cst.BinaryOperation(small.target, operator, small.value.with_changes(
+                        lpar=[cst.LeftParen()], rpar=[cst.RightParen()]))
+                    self._define(small.target.value, combined, block, "assign")
+                else:
+                    self._define(small.target.value, small.value, block, "advance" if block.loops else "assign")
         elif isinstance(small, cst.Expr):
             self._scan(small.value, block)
             value = small.value
@@ -341,13 +351,13 @@ class KernelModel:
         name = self.qualify_tl(iterable.func) or dotted(iterable.func)
         if name not in _RANGE_CALLS:
             return "unknown"
-        args = [arg.value for arg in iterable.args if arg.keyword is None]
+        args = _range_args(iterable)
         if not args:
             return "unknown"
         bounds = args[:2] if len(args) >= 2 else args
         texts = [self._expanded_text(bound) for bound in bounds]
-        if any("//" in text or re.search(r"(\w+)-\1%", text) for text in texts):
-            return "full"  # `K // BLOCK_K`, `K - K % BLOCK_K`
+        if any("//" in text or re.search(r"(\w+)-\1%", text) or _ROUND_DOWN.search(text) for text in texts):
+            return "full"  # `K // BLOCK_K`, `K - K % BLOCK_K`, `prev_multiple_of(K, BLOCK_K)`
         names = {token for text in [code_of(iterable)] + texts for token in re.findall(r"\w+", text)}
         if any(total in names and block in names for total, block in self.divisible):
             return "full"  # after `tl.static_assert(K % BLOCK_K == 0)`
@@ -430,11 +440,16 @@ class KernelModel:
         if isinstance(node, cst.Call):
             return self._call_dims(node, order, path, loops, owner)
         if isinstance(node, cst.BinaryOperation):
-            left = self.dims(node.left, order, path, loops, owner)
-            right = self.dims(node.right, order, path, loops, owner)
+            # Only the whole value is named after its variable; its parts are not that dimension.
+            left = self.dims(node.left, order, path, loops)
+            right = self.dims(node.right, order, path, loops)
             if isinstance(node.operator, cst.Modulo) and not isinstance(node.right, cst.Integer):
                 # `offs % N` wraps into bounds: only the loop it may follow remains.
-                return frozenset(key for key in left if key.startswith(LOOP_PREFIX))
+                return frozenset(key for key in left if key.startswith(LOOP_PREFIX) and key != PROGRAM)
+            if owner and isinstance(node.operator, (cst.Add, cst.Subtract)):
+                tiled = self._tile_offset(owner, left, right) or self._tile_offset(owner, right, left)
+                if tiled is not None:
+                    return tiled
             return left | right
         if isinstance(node, cst.IfExp):
             return (self.dims(node.body, order, path | self.reader.when_true(node.test), loops, owner)
@@ -445,6 +460,19 @@ class KernelModel:
         for child in _expressions_in(node):
             found |= self.dims(child, order, path, loops, owner)
         return frozenset(found)
+
+    def _tile_offset(self, owner: str, base: frozenset[str], offsets: frozenset[str]) -> frozenset[str] | None:
+        """`offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)`: a tile base plus block offsets is a
+        dimension of its own, named by its variable. `o_t = i_t * BT + o_i` (rows) and `o_i` used
+        as columns are then two dimensions, even though they share one `tl.arange`."""
+        aranges = [key for key in offsets if not key.startswith(LOOP_PREFIX)]
+        if len(aranges) != 1 or not base or any(not key.startswith(LOOP_PREFIX) for key in base):
+            return None
+        size = self.dim_size.get(aranges[0])
+        if size is not None:
+            self.dim_size.setdefault(owner, size)
+        self.dim_owners.setdefault(owner, [owner])
+        return frozenset({owner}) | base | {key for key in offsets if key.startswith(LOOP_PREFIX)}
 
     def _def_dims(self, d: Def, path: Path) -> frozenset[str]:
         if d.kind == "for":
@@ -488,6 +516,8 @@ class KernelModel:
             # other=-1)`, then `mask=src != -1`) bounds what that load's mask bounds: kernels rely on `other`.
             inner = _keyword(call, "mask", 1)
             return self.dims(inner, order, path, loops) if inner is not None else frozenset()
+        if member == "program_id":
+            return frozenset({PROGRAM})
         if member in _NO_OFFSETS:
             return frozenset()
         if member in _CLAMPS:
@@ -988,6 +1018,8 @@ class KernelModel:
         for walk in self.walks(access):
             if walk.loop is not None and walk.loop.tiles == "full":
                 continue  # `range(K // BLOCK_K)`: every tile this loop visits is full
+            if walk.loop is not None and walk.dim is not None and self._peeled(walk.loop, walk.dim):
+                continue  # the partial tile is handled by a masked access outside this loop
             keys = walk.keys
             covering = [flag for flag in self.flags if flag.dims & keys]
             if any(Literal(flag.atom, flag.even) in access.path for flag in covering):
@@ -1008,8 +1040,6 @@ class KernelModel:
                 continue
             bounded = self.mask_dims(access)
             if bounded is None or bounded & keys:
-                continue
-            if walk.loop is not None and walk.dim is not None and self._peeled(walk.loop, walk.dim):
                 continue
             sibling = self._masked_sibling(access, keys, walk.loop)
             if sibling is not None:
@@ -1060,7 +1090,19 @@ class KernelModel:
         return ", ".join(parts)
 
 
-_VARIANT_TEST = re.compile(r"""==\s*['"]|['"]\s*==|!=\s*['"]|\bis(not)?None\b|isnotNone|isNone""")
+_VARIANT_TEST = re.compile(r"""==\s*['"]|['"]\s*==|!=\s*['"]|\bis(not)?None\b|isnotNone|isNone|[=!]=-?\d+$|^-?\d+[=!]=""")
+
+
+_ROUND_DOWN = re.compile(r"prev_multiple|round_down|floor_to|align_down|rounddown", re.IGNORECASE)
+
+
+def _range_args(call: cst.Call) -> list[cst.BaseExpression]:
+    """start/stop/step of `range(...)` / `tl.range(..., step=BLOCK)`, keywords included."""
+    args = [arg.value for arg in call.args if arg.keyword is None]
+    keywords = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+    if len(args) == 2 and "step" in keywords:
+        args.append(keywords["step"])
+    return args
 
 
 def _can_be_flag(atom: str) -> bool:
