@@ -170,11 +170,14 @@ def columns(t: Target, ruff: str, scratch: Path, skip: list[str], slow_runs: int
     paths = [str(p) for p in t.paths]
     check = [sys.executable, "-m", "tritonlint", "check", *paths]
     probe = [sys.executable, "-m", "tritonlint", "check", "--help"]
+    # The default cache folder is beside the nearest pyproject.toml, which would be inside the
+    # corpus: keep it in the scratch folder instead, one per target.
+    cache = scratch / f"cache-{t.label.replace(' ', '-')}"
     tools = []
     if "tritonlint" not in skip:
         tools += [
             Tool("tritonlint check --no-cache", [*check, "--no-cache"], probe=probe),
-            Tool("tritonlint check (warm cache)", check, primed=True, probe=probe),
+            Tool("tritonlint check (warm cache)", [*check, "--cache-dir", str(cache)], primed=True, probe=probe),
         ]
     if "ruff" not in skip:
         # --isolated: no pyproject.toml of this repo or the scratch folder changes what ruff does.

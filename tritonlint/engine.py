@@ -113,6 +113,7 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False) 
                 if strict:
                     raise RuleCrash(f"{rule.code} crashed on {path}:{kernel.first_line}") from error
                 crashes.append(_crash_line(path, kernel, f"{rule.code} ({rule.name})", error))
+    _printed.clear()
     diagnostics.sort(key=Diagnostic.sort_key)
     return FileReport(path, tuple(diagnostics), crashes=tuple(crashes), suppressed=suppressed, text=text,
                       suppressions_used=tuple(sorted(set(used))))
@@ -125,6 +126,10 @@ def _crash_line(path: str, kernel: KernelSource, what: str, error: Exception) ->
             f"{type(error).__name__}: {detail} [{where.filename.rsplit('/', 1)[-1]}:{where.lineno}]")
 
 
+# id(module) -> (module, its code); cleared after each file so it never outlives its modules.
+_printed: dict[int, tuple[cst.Module, str]] = {}
+
+
 def _segment_edit(model: KernelModel, kernel: KernelSource, old: cst.Call, new: cst.Call, text: str) -> Edit | None:
     """The smallest file edit turning `old` into `new`.
 
@@ -133,7 +138,11 @@ def _segment_edit(model: KernelModel, kernel: KernelSource, old: cst.Call, new: 
     edit is the span where old and new kernel text differ: everything else stays byte-identical.
     """
     prefix = _NESTED_PREFIX if kernel.indented else ""
-    before = model.module.code
+    # Printing a kernel costs about what parsing it did: once per kernel, not once per finding.
+    entry = _printed.get(id(model.module))
+    if entry is None or entry[0] is not model.module:
+        entry = _printed[id(model.module)] = (model.module, model.module.code)
+    before = entry[1]
     if before != prefix + kernel.text:
         return None
     after = model.module.deep_replace(old, new).code  # type: ignore[union-attr]
