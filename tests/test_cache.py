@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import concurrent.futures
-from concurrent.futures.process import BrokenProcessPool
 import json
 import subprocess
 import sys
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import pytest

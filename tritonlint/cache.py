@@ -130,8 +130,8 @@ class Cache:
         self.folder.mkdir(parents=True, exist_ok=True)
         # Like ruff's cache: ignored by git, and marked as a cache for backup tools.
         for name, content in ((".gitignore", "# Automatically created by tritonlint.\n*\n"),
-                              ("CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n"
-                                               "# This file is a cache directory tag created by tritonlint.\n")):
+                              ("CACHEDIR.TAG", ("Signature: 8a477f597d28d172789f06886806bc55\n"
+                                                "# This file is a cache directory tag created by tritonlint.\n"))):
             target = self.root / name
             if not target.exists():
                 with contextlib.suppress(OSError):

@@ -14,8 +14,16 @@ from tritonlint import __version__
 from tritonlint.cache import Cache, default_cache_dir
 from tritonlint.config import Config, ConfigError, find_pyproject, load_config
 from tritonlint.report import FileReport
-from tritonlint.runner import (SourceFile, UsageError, add_suppressions_file, analyse, cached_report, discover,
-                               first_look, fix_file)
+from tritonlint.runner import (
+    SourceFile,
+    UsageError,
+    add_suppressions_file,
+    analyse,
+    cached_report,
+    discover,
+    first_look,
+    fix_file,
+)
 
 if TYPE_CHECKING:
     from tritonlint.diagnostics import Diagnostic
@@ -95,7 +103,8 @@ def _print_rule(code: str) -> int:
     from tritonlint.rule import all_rules
     from tritonlint.suppressions import UnusedSuppression
 
-    for rule in (*all_rules(), UnusedSuppression):
+    rules: tuple[type[Rule], ...] = (*all_rules(), UnusedSuppression)
+    for rule in rules:
         if code.upper() in (rule.code, rule.name.upper()):
             print(f"# {rule.code} {rule.name}\n")
             for section, body in rule.doc_sections().items():
@@ -107,7 +116,7 @@ def _print_rule(code: str) -> int:
 
 def _config(args: argparse.Namespace) -> Config:
     pyproject = Path(args.config) if args.config else find_pyproject(Path(args.paths[0]) if args.paths else Path.cwd())
-    if args.config and not pyproject.is_file():
+    if args.config and pyproject is not None and not pyproject.is_file():
         raise ConfigError(f"{args.config}: no such configuration file")
     config = load_config(pyproject)
     if args.select or args.ignore:
