@@ -40,6 +40,13 @@ KERNELS = textwrap.dedent('''\
 
 
     @triton.jit
+    def block_ptr_tail(x_ptr, y_ptr, N, BLOCK: tl.constexpr):
+        blk = tl.make_block_ptr(x_ptr, (N,), (1,), (0,), (BLOCK,), (0,))
+        x = tl.load(blk)
+        tl.store(y_ptr + tl.arange(0, BLOCK), x)
+
+
+    @triton.jit
     def load_before(x_ptr, y_ptr, N, BLOCK: tl.constexpr):
         offs = tl.arange(0, BLOCK) - 3
         x = tl.load(x_ptr + offs)
@@ -144,3 +151,15 @@ def test_uninstall_restores_interpreter(kernels):
     with InterpreterGuard():
         assert interp.InterpreterBuilder.create_masked_load is not before[0]
     assert (interp.InterpreterBuilder.create_masked_load, interp.GridExecutor.__call__) == before
+
+
+def test_block_pointer_load_without_boundary_check(kernels):
+    # Block pointers hand the interpreter a bare numpy mask, not a TensorHandle.
+    mod, path = kernels
+    x = torch.arange(8, dtype=torch.float32)
+    y = torch.zeros(16)
+    with InterpreterGuard(fill=0xFF) as g:
+        mod.block_ptr_tail[(1,)](x, y, 8, BLOCK=16)
+    assert torch.equal(y[:8], x) and torch.isnan(y[8:]).all()
+    (v,) = g.violations
+    assert v.kind == "load" and v.tensor == "x_ptr" and v.max_elements == 8

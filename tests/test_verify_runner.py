@@ -249,3 +249,32 @@ def test_cuda_poisoned_run(project, tmp_path):
     assert all(r.status == "ok" for r in rep.runs), [r.error for r in rep.runs]
     assert rep.checks["fixed_fill_dependent"] == []
     assert rep.verdict in ("verified", "not-exercised"), rep.reasons
+
+
+def test_original_off_reference_explains_in_storage_overruns() -> None:
+    from tritonlint.verify.runner import original_off_reference
+
+    ref = torch.tensor([1.0, 2.0, 3.0, 4.0])
+    fixed = ref.clone()
+    orig = torch.tensor([1.0, 2.0, 9.0, 4.0])  # a neighbour's value read in place of element 2
+    why = original_off_reference(orig, fixed, ref, 0.01)
+    assert why is not None and why["elements"] == 1
+    # The fix off the reference where they differ: not explained.
+    assert original_off_reference(orig, torch.tensor([1.0, 2.0, 5.0, 4.0]), ref, 0.01) is None
+    # The original closer to the reference than the fix: not explained.
+    assert original_off_reference(torch.tensor([1.0, 2.0, 3.0, 4.0]),
+                                  torch.tensor([1.0, 2.0, 3.01, 4.0]), ref, 0.01) is None
+
+
+def test_fix_conditions_and_flag_evaluation(tmp_path: Path) -> None:
+    from tritonlint.verify.runner import _eval_flags, _fix_conditions
+
+    src = tmp_path / "k.py"
+    src.write_text("a = 1\ncs = tl.load(p, mask=None if EVEN_K else ks < K, other=None if EVEN_K else 0)\n"
+                   "tl.store(p, v, mask=offs < N)\n")
+    conds = _fix_conditions(src, {1, 2, 3})
+    assert conds == {2: ["EVEN_K", "EVEN_K"]}
+    assert _eval_flags("EVEN_K", {"EVEN_K": True}) is True
+    assert _eval_flags("EVEN_M and not EVEN_N", {"EVEN_M": True, "EVEN_N": False}) is True
+    assert _eval_flags("(EVEN_M or EVEN_K)", {"EVEN_M": False, "EVEN_K": False}) is False
+    assert _eval_flags("EVEN_X", {}) is None

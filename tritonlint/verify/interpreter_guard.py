@@ -78,6 +78,20 @@ class _Launch:
     slots: list[tuple[Any, Region]] = field(default_factory=list)  # (device storage, region)
 
 
+def _mask_data(mask: Any) -> Any:
+    """A mask's lanes: a TensorHandle's data, or the bare numpy array that block pointers'
+    materialize_pointers (create_tensor_pointer_load/store) passes instead."""
+    return mask.data if hasattr(mask, "dtype") and hasattr(mask, "data") and not isinstance(mask, np.ndarray) \
+        else mask
+
+
+def _like_mask(interp: Any, mask: Any, data: Any) -> Any:
+    """`data` in the same form as `mask` (TensorHandle or bare array)."""
+    if isinstance(mask, np.ndarray):
+        return data
+    return interp.TensorHandle(data, mask.dtype)
+
+
 def fill_scalar(fill: int, dtype: np.dtype) -> Any:
     """The value an element of `dtype` has when every one of its bytes is `fill`."""
     if dtype == np.bool_:
@@ -145,8 +159,8 @@ class InterpreterGuard:
             if oob is None:
                 return orig_masked_load(self, ptrs, mask, other, cache_modifier, eviction_policy,
                                         is_volatile)
-            active = np.broadcast_to(mask.data, ptrs.data.shape) & ~oob
-            ret = orig_masked_load(self, ptrs, interp.TensorHandle(active, mask.dtype), other,
+            active = np.broadcast_to(_mask_data(mask), ptrs.data.shape) & ~oob
+            ret = orig_masked_load(self, ptrs, _like_mask(interp, mask, active), other,
                                    cache_modifier, eviction_policy, is_volatile)
             data = np.array(ret.data, copy=True)
             data[oob] = fill_scalar(guard.fill, data.dtype)
@@ -156,15 +170,14 @@ class InterpreterGuard:
             oob = guard._check("store", ptrs, mask)
             if oob is not None:
                 # Dropped: on the GPU the write would corrupt a neighbour; here it is only reported.
-                mask = interp.TensorHandle(np.broadcast_to(mask.data, ptrs.data.shape) & ~oob,
-                                           mask.dtype)
+                mask = _like_mask(interp, mask, np.broadcast_to(_mask_data(mask), ptrs.data.shape) & ~oob)
             return orig_masked_store(self, ptrs, value, mask, cache_modifier, eviction_policy)
 
         def create_atomic_rmw(self, rmwOp, ptr, val, mask, sem, scope):
             oob = guard._check("atomic", ptr, mask)
             if oob is None:
                 return orig_atomic_rmw(self, rmwOp, ptr, val, mask, sem, scope)
-            mask = interp.TensorHandle(np.broadcast_to(mask.data, ptr.data.shape) & ~oob, mask.dtype)
+            mask = _like_mask(interp, mask, np.broadcast_to(_mask_data(mask), ptr.data.shape) & ~oob)
             ret = orig_atomic_rmw(self, rmwOp, ptr, val, mask, sem, scope)
             data = np.array(ret.data, copy=True)
             data[np.broadcast_to(oob, data.shape)] = fill_scalar(guard.fill, data.dtype)
@@ -346,7 +359,7 @@ class InterpreterGuard:
         bits = getattr(elem_ty, "primitive_bitwidth", 64) if not hasattr(elem_ty, "element_ty") else 64
         isz = max(1, bits // 8)
         active = np.ones(p.shape, dtype=bool) if mask is None else np.broadcast_to(
-            np.asarray(mask.data, dtype=bool), p.shape)
+            np.asarray(_mask_data(mask), dtype=bool), p.shape)
         inb = np.zeros(p.shape, dtype=bool)
         for r in launch.regions:
             inb |= (p >= np.uint64(r.start)) & (p + np.uint64(isz) <= np.uint64(r.end))
