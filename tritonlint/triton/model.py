@@ -335,8 +335,8 @@ class KernelModel:
     def _while(self, node: cst.While, block: _Block) -> None:
         self._scan(node.test, block)
         targets = frozenset(_names_in(node.test))
-        tiles = "partial" if isinstance(node.test, cst.Comparison) else "unknown"
-        loop = Loop(node, f"{LOOP_PREFIX}{len(self.loops)}", targets, tiles, code_of(node.test))
+        # `while i < n` steps by whatever the body says; that is no evidence of a partial tile.
+        loop = Loop(node, f"{LOOP_PREFIX}{len(self.loops)}", targets, "unknown", code_of(node.test))
         self.loops.append(loop)
         self._walk_block(node.body, _Block(block.path, block.loops + (loop,)))
 
@@ -446,7 +446,7 @@ class KernelModel:
             if isinstance(node.operator, cst.Modulo) and not isinstance(node.right, cst.Integer):
                 # `offs % N` wraps into bounds: only the loop it may follow remains.
                 return frozenset(key for key in left if key.startswith(LOOP_PREFIX) and key != PROGRAM)
-            if owner and isinstance(node.operator, (cst.Add, cst.Subtract)):
+            if owner and isinstance(node.operator, (cst.Add, cst.Subtract)) and not self._pointer_sum(node, 0):
                 tiled = self._tile_offset(owner, left, right) or self._tile_offset(owner, right, left)
                 if tiled is not None:
                     return tiled
@@ -460,6 +460,20 @@ class KernelModel:
         for child in _expressions_in(node):
             found |= self.dims(child, order, path, loops, owner)
         return frozenset(found)
+
+    def _pointer_sum(self, node: cst.BaseExpression, depth: int) -> bool:
+        """`x_ptr + n * D + offs`: a pointer (its leftmost term is a pointer parameter, or a local
+        built from one), not an offset; pointers are never a dimension of their own."""
+        while isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)):
+            node = node.left
+        if not isinstance(node, cst.Name) or depth > 8:
+            return False
+        for d in self.defs.get(node.value, ()):
+            if d.kind == "param" and not d.constexpr:
+                return True
+            if d.kind in ("assign", "advance") and d.value is not None and self._pointer_sum(d.value, depth + 1):
+                return True
+        return False
 
     def _tile_offset(self, owner: str, base: frozenset[str], offsets: frozenset[str]) -> frozenset[str] | None:
         """`offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)`: a tile base plus block offsets is a
@@ -1042,6 +1056,12 @@ class KernelModel:
             if bounded is None or bounded & keys:
                 continue
             sibling = self._masked_sibling(access, keys, walk.loop)
+            if sibling is not None and walk.loop is None and walk.dim is not None and walk.dim.startswith("arange(") \
+                    and not self._runtime_bound(sibling, walk.dim):
+                # `cols = tl.arange(0, D)` spans a whole constexpr extent; a sibling's `cols < 2 * HALF`
+                # selects part of it. Only a bound known at run time (`cols < head_dim`) says the
+                # block is padded past the data.
+                sibling = None
             if sibling is not None:
                 return TailHazard(access, walk, "reachable on every tile, the partial last one included",
                                   f"the tl.{sibling.kind} at line {self.line_of(sibling.call)} masks the same dimension")
@@ -1060,6 +1080,40 @@ class KernelModel:
         return any(loop not in a.loops and dim in (self.mask_dims(a) or frozenset())
                    and any(w.dim == dim for w in self.walks(a))
                    for a in self.accesses)
+
+    def _runtime_bound(self, access: Access, dim: str) -> bool:
+        """Whether the access's mask compares `dim` with a value only known at run time."""
+        pending: list[tuple[cst.BaseExpression, int]] = [(access.mask, 0)] if access.mask is not None else []
+        while pending:
+            node, depth = pending.pop()
+            if depth > 8:
+                continue
+            if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
+                small, large = node.left, node.comparisons[0].comparator
+                if isinstance(node.comparisons[0].operator, (cst.GreaterThan, cst.GreaterThanEqual)):
+                    small, large = large, small
+                if dim in self.dims(small, access.order, access.path, access.loops) and self._runtime(large, 0):
+                    return True
+                continue
+            if isinstance(node, cst.Name):
+                for d in self.reaching(node.value, access.order, access.path, access.loops):
+                    if d.value is not None and d.kind == "assign":
+                        pending.append((d.value, depth + 1))
+                continue
+            pending.extend((child, depth) for child in _expressions_in(node))
+        return False
+
+    def _runtime(self, node: cst.BaseExpression, depth: int) -> bool:
+        """A value not fixed at compile time: a non-constexpr parameter, loaded data, or built from them."""
+        if depth > 6:
+            return False
+        for name in _names_in(node):
+            for d in self.defs.get(name, ()):
+                if d.kind == "param" and not d.constexpr:
+                    return True
+                if d.kind == "for" or (d.value is not None and not d.constexpr and self._runtime(d.value, depth + 1)):
+                    return True
+        return "load(" in code_of(node) or "program_id(" in code_of(node)
 
     def _masked_sibling(self, access: Access, keys: frozenset[str], loop: Loop | None) -> Access | None:
         """A masked access of the same dimension (in the same loop, for a dimension the loop walks)."""
@@ -1093,6 +1147,8 @@ class KernelModel:
 _VARIANT_TEST = re.compile(r"""==\s*['"]|['"]\s*==|!=\s*['"]|\bis(not)?None\b|isnotNone|isNone|[=!]=-?\d+$|^-?\d+[=!]=""")
 
 
+# "The row fits in one block" switches: their other side loops over full blocks first.
+_ONE_BLOCK = re.compile(r"ONE_TILE|ONE_BLOCK|SINGLE_(TILE|BLOCK)|NEED_LOOP|USE_LOOP|NO_LOOP|MULTI_(TILE|BLOCK)")
 _ROUND_DOWN = re.compile(r"prev_multiple|round_down|floor_to|align_down|rounddown", re.IGNORECASE)
 
 
@@ -1110,6 +1166,8 @@ def _can_be_flag(atom: str) -> bool:
     their masked and unmasked branches load different layouts, not the same tile twice. Nor is
     `BLOCK >= N` ("fits in one block"): on its False side the first tiles are still full."""
     if _VARIANT_TEST.search(atom):
+        return False
+    if _ONE_BLOCK.search(atom):
         return False
     return "%" in atom or not re.search(r"[<>]", atom)
 
