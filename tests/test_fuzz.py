@@ -28,9 +28,7 @@ FUZZ = settings(deadline=None, derandomize=True, suppress_health_check=[HealthCh
 
 # Failures of known product bugs (listed in the xfail tests below) are told apart by their text,
 # so the random tests keep guarding everything else while those bugs are open.
-KNOWN = ("fixed call still reported",  # fix_leaves_second_dimension.py
-         "a mask that is None on one side is combined",  # none_mask_combined_with_and.py
-         )
+KNOWN: tuple[str, ...] = ()  # all three bugs the fuzzer found are fixed (tests/regressions/)
 
 
 def _unknown(failures: list[fk.Failure]) -> list[fk.Failure]:
@@ -82,8 +80,6 @@ def test_removing_the_fix_mask_is_detected(rng: random.Random) -> None:
     """A `.fixed.py` with its added mask taken out again is reported at that call, whatever the
     formatting, comments, names of locals, tabs or line endings."""
     case = fk.detection_case(rng)
-    if "swap_if_negated" in case.mutations:
-        return  # `if not (F):` hits the open parenthesized-flag bug (test_regression_parenthesized_flag)
     failures = fk.detection_failures(case)
     assert not failures, (case.source, case.mutations, failures, case.text)
 
@@ -101,24 +97,19 @@ def test_fixture_crlf_and_tabs_give_the_same_findings(fixture: fk.Fixture) -> No
 # --- product bugs found by the fuzzer (tests/regressions/) ------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="product bug: --fix masks one dimension of a two-dimension access; "
-                                       "the re-check reports the fixed call again for the other dimension")
 def test_regression_fix_leaves_second_dimension() -> None:
     case = fk.Case("regressions/fix_leaves_second_dimension.py",
                    (REGRESSIONS / "fix_leaves_second_dimension.py").read_text())
     assert fk.generic_failures(case) == []
 
 
-@pytest.mark.xfail(strict=True, reason="product bug: the unsafe fix ANDs a mask onto `None if EVEN_K else m`, "
-                                       "giving `None & tensor` in the EVEN_K specialization")
 def test_regression_none_mask_combined_with_and() -> None:
     text = (REGRESSIONS / "none_mask_combined_with_and.py").read_text()
     fixed = fix_source("f.py", text, fk.CONFIG, unsafe=True, strict=True).fixed_text or text
-    assert "(None if EVEN_K else offs_k < k_rem) &" not in fixed
+    code = fixed.split("import triton", 1)[1]  # the header comment quotes the bad fix
+    assert "(None if EVEN_K else offs_k < k_rem) &" not in code
 
 
-@pytest.mark.xfail(strict=True, reason="product bug: a parenthesized flag (`if not (EVEN_M):`, `if (EVEN_M):`) "
-                                       "is not read as a flag; the unmasked store on its even-M side is missed")
 def test_regression_parenthesized_flag() -> None:
     text = (REGRESSIONS / "negated_flag_else_branch.py").read_text()
     assert "if not (EVEN_M):" in text

@@ -42,36 +42,70 @@ def tail_fix(model: KernelModel, hazard: TailHazard) -> CallFix:
     access = hazard.access
     if hazard.walk.dim and hazard.walk.dim.endswith("]"):
         return _block_pointer_fix(model, hazard)
-    if hazard.walk.loop is not None:
-        # The loop's own bound says what the kernel means to cover; a sibling's mask may be for a
-        # tensor of another length (a store of n + 1 totals beside a load of n counts).
-        derived = _loop_mask(model, hazard) or _sibling_mask(model, hazard) or _comparison_mask(model, hazard)
-    else:
-        derived = _sibling_mask(model, hazard) or _comparison_mask(model, hazard)
-    if derived is None:
-        return CallFix("no mask can be derived: the kernel never compares this dimension with a bound",
-                       Applicability.DISPLAY_ONLY, None)
-    mask, applicability, source = derived
-    if hazard.tail is not None and hazard.tail in access.path:
-        hazard = dataclasses.replace(hazard, even=None)  # already inside `else:` of the flag: no switch needed
-    old_mask = _code(model, access.mask) if access.mask is not None else None
-    if old_mask and re.sub(r"\s", "", old_mask) not in re.sub(r"\s", "", mask):
-        tail_mask = f"({old_mask}) & ({mask})"
-    else:
-        tail_mask = mask  # the new mask already contains what the old one said
-    if hazard.even is not None:
-        even = _condition(hazard.even)
-        mask_arg = f"{old_mask or 'None'} if {even} else {tail_mask}"
-    else:
-        mask_arg = tail_mask
-    arguments = {"mask": mask_arg}
+    # Every dimension the access leaves unbounded gets its bound, or the fix would leave a finding.
+    hazards = [h for h in model.hazards_of(access) if not (h.walk.dim or "").endswith("]")] or [hazard]
+    masks: list[str] = []
+    sources: list[str] = []
+    applicability = Applicability.SAFE
+    for each in hazards:
+        derived = _derive(model, each)
+        if derived is None:
+            return CallFix("no mask can be derived: the kernel never compares this dimension with a bound",
+                           Applicability.DISPLAY_ONLY, None)
+        masks.append(derived[0])
+        sources.append(derived[2])
+        if derived[1] is Applicability.UNSAFE:
+            applicability = Applicability.UNSAFE
+    mask = masks[0] if len(masks) == 1 else " & ".join(f"({m})" for m in masks)
+    evens = {h.even for h in hazards}
+    even = evens.pop() if len(evens) == 1 else None  # flags disagree: mask every specialization
+    if even is not None and even.negated() in access.path:
+        even = None  # already inside `else:` of the flag: no switch needed
+    arguments = {"mask": _combined_mask(model, access, mask, even)}
     if access.kind == "load" and _argument(access.call, "other", 2) is None:
         # On the even side the call keeps no `other` (the mask there may be None, and Triton
         # rejects `other` without a mask), so the even specialization is unchanged.
-        arguments["other"] = f"None if {_condition(hazard.even)} else {OTHER}" if hazard.even else OTHER
+        arguments["other"] = f"None if {_condition(even)} else {OTHER}" if even else OTHER
     new_call = _with_arguments(model, access, arguments)
-    where = f" on the side where {hazard.tail.describe()}" if hazard.tail else ""
-    return CallFix(f"Mask the {access.kind}{where} with `{mask}` ({source})", applicability, new_call)
+    where = f" on the side where {even.negated().describe()}" if even else ""
+    return CallFix(f"Mask the {access.kind}{where} with `{mask}` ({'; '.join(sources)})", applicability, new_call)
+
+
+def _derive(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicability, str] | None:
+    if hazard.walk.loop is not None:
+        # The loop's own bound says what the kernel means to cover; a sibling's mask may be for a
+        # tensor of another length (a store of n + 1 totals beside a load of n counts).
+        return _loop_mask(model, hazard) or _sibling_mask(model, hazard) or _comparison_mask(model, hazard)
+    return _sibling_mask(model, hazard) or _comparison_mask(model, hazard)
+
+
+def _combined_mask(model: KernelModel, access: Access, mask: str, even: Literal | None) -> str:
+    """The new `mask=`: the old mask and the derived one, switched off on the even side."""
+    old = access.mask
+    if isinstance(old, cst.IfExp):
+        # `None if F else m` already switches: add the bound inside each side, never `None & x`.
+        sides = []
+        for side, literals in ((old.body, model.reader.when_true(old.test)),
+                               (old.orelse, model.reader.when_false(old.test))):
+            is_none = isinstance(side, cst.Name) and side.value == "None"
+            if is_none and even is not None and even in literals:
+                sides.append("None")
+            elif is_none:
+                sides.append(mask)
+            else:
+                sides.append(_and(_code(model, side), mask))
+        return f"{sides[0]} if {_code(model, old.test)} else {sides[1]}"
+    old_text = _code(model, old) if old is not None else None
+    tail = _and(old_text, mask) if old_text else mask
+    if even is None:
+        return tail
+    return f"{old_text or 'None'} if {_condition(even)} else {tail}"
+
+
+def _and(old: str, new: str) -> str:
+    if re.sub(r"\s", "", old) in re.sub(r"\s", "", new):
+        return new  # the new mask already says what the old one did
+    return f"({old}) & ({new})"
 
 
 # ---------------------------------------------------------------------- mask sources
@@ -111,7 +145,7 @@ def _comparison_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Appli
     hypothesis = frozenset({hazard.tail}) if hazard.tail else frozenset()
     mine = _offset_of(model, access, walk.dim) if walk.dim else None
     candidates: list[tuple[int, str, Applicability, str]] = []
-    for comparison, where in _comparisons(model, access, hypothesis):
+    for comparison, where in _comparisons(model, access, hypothesis, same_loop=walk.loop is not None):
         target = comparison.comparisons[0]
         left, bound = comparison.left, target.comparator
         operator = "<" if isinstance(target.operator, cst.LessThan) else "<="
@@ -271,12 +305,14 @@ def _loop_keys_of(model: KernelModel, node: cst.BaseExpression, access: Access) 
     return frozenset(d for d in model.dims(node, access.order, access.path, access.loops) if d.startswith(LOOP_PREFIX))
 
 
-def _comparisons(model: KernelModel, access: Access, hypothesis: frozenset[Literal]):  # type: ignore[no-untyped-def]
-    """`x < bound` comparisons in the masks of accesses in the same loop, on a compatible path."""
+def _comparisons(model: KernelModel, access: Access, hypothesis: frozenset[Literal],  # type: ignore[no-untyped-def]
+                 same_loop: bool):
+    """`x < bound` comparisons in the masks of other accesses on a compatible path (in the same
+    loop, for a dimension the loop walks)."""
     seen: set[int] = set()
     path = access.path | hypothesis
     for other in model.accesses:
-        if other.mask is None or (access.loops and other.loops[:len(access.loops)] != access.loops):
+        if other.mask is None or (same_loop and other.loops[:len(access.loops)] != access.loops):
             continue
         if not compatible(other.path, path):
             continue

@@ -152,13 +152,15 @@ class KernelModel:
         self.loops: list[Loop] = []
         self.dim_size: dict[str, str] = {}  # arange key -> its block size
         self.dim_owners: dict[str, list[str]] = {}  # arange key -> variables assigned from it
+        self.tile_parts: dict[str, frozenset[str]] = {}  # tile key -> its arange and tile-index keys
         self.block_rank: dict[str, int] = {}
         self.divisible: set[tuple[str, str]] = set()  # (K, BLOCK_K) from tl.static_assert(K % BLOCK_K == 0)
         self._order = 0
         self._memo: dict[tuple[int, Path, bool], frozenset[str]] = {}
         self._busy: set[tuple[int, Path, bool]] = set()
         self._reading_mask = False  # dims() of a mask looks through masked loads
-        self._mask_memo: dict[tuple[int, Path], frozenset[str] | None] = {}
+        self._mask_memo: dict[tuple[int, Path, bool], frozenset[str] | None] = {}
+        self._tautologies_bound = False
         self._walk_memo: dict[int, list[Walk]] = {}
         self.reader = ConditionReader(self._constexpr_aliases())
         for param in function.params.params + function.params.kwonly_params:
@@ -269,7 +271,12 @@ class KernelModel:
                         lpar=[cst.LeftParen()], rpar=[cst.RightParen()]))
                     self._define(small.target.value, combined, block, "assign")
                 else:
-                    self._define(small.target.value, small.value, block, "advance" if block.loops else "assign")
+                    # `p += step` is `p = p + step`: the old value flows on (a pointer stays a pointer).
+                    operator = {cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract,
+                                cst.MultiplyAssign: cst.Multiply}.get(type(small.operator), cst.Add)()
+                    combined = cst.BinaryOperation(small.target, operator, small.value.with_changes(
+                        lpar=[cst.LeftParen()], rpar=[cst.RightParen()]))
+                    self._define(small.target.value, combined, block, "advance" if block.loops else "assign")
         elif isinstance(small, cst.Expr):
             self._scan(small.value, block)
             value = small.value
@@ -363,7 +370,12 @@ class KernelModel:
             return "full"  # after `tl.static_assert(K % BLOCK_K == 0)`
         if len(args) >= 3:
             step = code_of(args[2])
-            return "unknown" if step in ("1", "-1", "+1") else "partial"
+            if step in ("1", "-1", "+1"):
+                return "unknown"
+            # A tile loop steps by a block size; `range(pid, n, num_programs)` strides over rows.
+            constexpr_step = isinstance(args[2], cst.Integer) or any(
+                d.constexpr for name in _names_in(args[2]) for d in self.defs.get(name, ()))
+            return "partial" if constexpr_step and "num_programs" not in step else "unknown"
         if any("cdiv(" in text or re.search(r"-1\)?//", text) for text in texts):
             return "partial"
         return "unknown"
@@ -486,6 +498,7 @@ class KernelModel:
         if size is not None:
             self.dim_size.setdefault(owner, size)
         self.dim_owners.setdefault(owner, [owner])
+        self.tile_parts[owner] = frozenset(aranges) | base
         return frozenset({owner}) | base | {key for key in offsets if key.startswith(LOOP_PREFIX)}
 
     def _def_dims(self, d: Def, path: Path) -> frozenset[str]:
@@ -556,11 +569,20 @@ class KernelModel:
 
     # ------------------------------------------------------------------ masks
 
-    def mask_dims(self, access: Access, hypothesis: Path = EMPTY) -> frozenset[str] | None:
-        """Dimensions the access's mask bounds on its path; None when the mask cannot be read (trust it)."""
-        key = (id(access), hypothesis)
+    def mask_dims(self, access: Access, hypothesis: Path = EMPTY, own: bool = False) -> frozenset[str] | None:
+        """Dimensions the access's mask bounds on its path; None when the mask cannot be read (trust it).
+
+        With `own`, the mask is judged for the access itself: `o_i < BT` over `tl.arange(0, BT)` is
+        always true, but writing it says the author holds that dimension to be whole here. As
+        evidence about other accesses such a mask says nothing.
+        """
+        key = (id(access), hypothesis, own)
         if key not in self._mask_memo:
-            self._mask_memo[key] = self._mask_dims(access, hypothesis)
+            self._tautologies_bound = own
+            try:
+                self._mask_memo[key] = self._mask_dims(access, hypothesis)
+            finally:
+                self._tautologies_bound = False
         return self._mask_memo[key]
 
     def _mask_dims(self, access: Access, hypothesis: Path) -> frozenset[str] | None:
@@ -627,7 +649,7 @@ class KernelModel:
         bound_text = code_of(large)
         return frozenset(d for d in small_dims | large_dims
                          if d.startswith(LOOP_PREFIX) or self.dim_size.get(d) != bound_text or
-                         not _pure_offset(small))
+                         not _pure_offset(small) or self._tautologies_bound)
 
     def _bound(self, node: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...],
                depth: int) -> frozenset[str]:
@@ -833,11 +855,19 @@ class KernelModel:
         groups: dict[str, list[tuple[Path, frozenset[str]]]] = {}
         mask_names: set[str] = set()
         for access in self.accesses:
-            bounded = self.mask_dims(access)
-            if bounded is not None:
-                groups.setdefault("ptr:" + code_of(access.pointer), []).append((access.path, bounded))
+            group = groups.setdefault("ptr:" + code_of(access.pointer), [])
             if access.mask is not None:
                 mask_names.update(self._mask_roots(access.mask))
+            if isinstance(access.mask, cst.IfExp):
+                # `mask=None if EVEN_K else offs < k`: the switch is written inline, one member a side.
+                for side, literals in ((access.mask.body, self.reader.when_true(access.mask.test)),
+                                       (access.mask.orelse, self.reader.when_false(access.mask.test))):
+                    path = access.path | literals
+                    group.append((path, self.bound(side, access.order, path, access.loops)))
+                continue
+            bounded = self.mask_dims(access)
+            if bounded is not None:
+                group.append((access.path, bounded))
         for name in sorted(mask_names):
             for d in self.defs.get(name, ()):
                 if d.kind == "param" or d.kind == "for":
@@ -988,6 +1018,10 @@ class KernelModel:
         """The tail hazard of one access (also a helper's access seen from this caller), if any."""
         return self._hazard(access)
 
+    def hazards_of(self, access: Access) -> list[TailHazard]:
+        """One hazard per dimension the access leaves unbounded (a fix must bound them all)."""
+        return list(self._hazards(access))
+
     def inline(self, site: HelperCall, helper: KernelModel) -> Iterator[tuple[Access, Access]]:
         """The helper's accesses as this caller sees them at `site`: (helper access, caller view).
 
@@ -1029,6 +1063,9 @@ class KernelModel:
             yield access, view
 
     def _hazard(self, access: Access) -> TailHazard | None:
+        return next(self._hazards(access), None)
+
+    def _hazards(self, access: Access) -> Iterator[TailHazard]:
         for walk in self.walks(access):
             if walk.loop is not None and walk.loop.tiles == "full":
                 continue  # `range(K // BLOCK_K)`: every tile this loop visits is full
@@ -1043,17 +1080,18 @@ class KernelModel:
                 tail = Literal(flag.atom, not flag.even)
                 if not compatible(access.path, frozenset({tail})):
                     continue
-                bounded = self.mask_dims(access, frozenset({tail}))
-                if bounded is not None and not bounded & keys:
+                bounded = self.mask_dims(access, frozenset({tail}), own=True)
+                if bounded is not None and not self.covers(bounded, keys):
                     how = {"usage": "by how the kernel uses it", "heuristics": "by its @triton.heuristics",
                            "config": "by the configuration"}[flag.source]
-                    return TailHazard(access, walk, f"reachable when {tail.describe()}",
+                    yield TailHazard(access, walk, f"reachable when {tail.describe()}",
                                       f"{flag.atom} is an evenness flag for this dimension ({how})",
                                       tail, tail.negated())
+                    break
             if evidence_flags:
                 continue
-            bounded = self.mask_dims(access)
-            if bounded is None or bounded & keys:
+            bounded = self.mask_dims(access, own=True)
+            if bounded is None or self.covers(bounded, keys):
                 continue
             sibling = self._masked_sibling(access, keys, walk.loop)
             if sibling is not None and walk.loop is None and walk.dim is not None and walk.dim.startswith("arange(") \
@@ -1063,23 +1101,31 @@ class KernelModel:
                 # block is padded past the data.
                 sibling = None
             if sibling is not None:
-                return TailHazard(access, walk, "reachable on every tile, the partial last one included",
+                yield TailHazard(access, walk, "reachable on every tile, the partial last one included",
                                   f"the tl.{sibling.kind} at line {self.line_of(sibling.call)} masks the same dimension")
+                continue
             if walk.loop is not None and walk.loop.tiles == "partial":
-                return TailHazard(access, walk, "reachable on the loop's last iteration",
+                yield TailHazard(access, walk, "reachable on the loop's last iteration",
                                   f"the last tile of `for ... in {walk.loop.text}` can be partial")
-        return None
 
     def _peeled(self, loop: Loop, dim: str) -> bool:
         """The partial tile is handled outside the loop: nothing in the loop masks this dimension,
         but an access before or after it does (a peeled tail, or a reverse sweep that loads the
         partial top tile first). The loop then only visits full tiles."""
         inside = [a for a in self.accesses if loop in a.loops]
-        if any((self.mask_dims(a) or frozenset()) & {dim, loop.key} for a in inside):
+        if any(self.covers(self.mask_dims(a) or frozenset(), frozenset({dim, loop.key})) for a in inside):
             return False
-        return any(loop not in a.loops and dim in (self.mask_dims(a) or frozenset())
+        return any(loop not in a.loops and self.covers(self.mask_dims(a) or frozenset(), frozenset({dim}))
                    and any(w.dim == dim for w in self.walks(a))
                    for a in self.accesses)
+
+    def covers(self, bounded: frozenset[str], keys: frozenset[str]) -> bool:
+        """Whether a mask bounding `bounded` bounds one of `keys`. `ks = k * BLOCK_K + offs_k` is
+        bounded as well by `offs_k < K - k * BLOCK_K`: the same block offsets and the same loop."""
+        if bounded & keys:
+            return True
+        return any(key in self.tile_parts and self.tile_parts[key] <= bounded | {PROGRAM} and
+                   self.tile_parts[key] & bounded for key in keys)
 
     def _runtime_bound(self, access: Access, dim: str) -> bool:
         """Whether the access's mask compares `dim` with a value only known at run time."""
@@ -1123,7 +1169,7 @@ class KernelModel:
             if loop is not None and loop not in other.loops:
                 continue
             bounded = self.mask_dims(other)
-            if not bounded or not bounded & keys:
+            if not bounded or not self.covers(bounded, keys):
                 continue
             if any(walk.keys & keys for walk in self.walks(other)):
                 return other

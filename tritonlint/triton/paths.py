@@ -43,6 +43,7 @@ class ConditionReader:
         self.aliases = aliases
 
     def when_true(self, test: cst.BaseExpression, depth: int = 0) -> Path:
+        test = _bare(test)
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             return self.when_false(test.expression, depth)
         if _is_and(test):
@@ -55,6 +56,7 @@ class ConditionReader:
         return frozenset({Literal(code_of(test), True)})
 
     def when_false(self, test: cst.BaseExpression, depth: int = 0) -> Path:
+        test = _bare(test)
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             return self.when_true(test.expression, depth)
         if _is_or(test):
@@ -71,6 +73,13 @@ class ConditionReader:
             return self.aliases.get(test.value)
         return None
 
+
+
+def _bare(test: cst.BaseExpression) -> cst.BaseExpression:
+    """`(EVEN_M)` is `EVEN_M`: parentheses must not make another atom."""
+    if getattr(test, "lpar", None):
+        return test.with_changes(lpar=[], rpar=[])
+    return test
 
 
 def _is_and(test: cst.BaseExpression) -> bool:
