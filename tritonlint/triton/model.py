@@ -159,9 +159,9 @@ class KernelModel:
         self._memo: dict[tuple[int, Path, bool], frozenset[str]] = {}
         self._busy: set[tuple[int, Path, bool]] = set()
         self._reading_mask = False  # dims() of a mask looks through masked loads
-        self._mask_memo: dict[tuple[int, Path, bool], frozenset[str] | None] = {}
+        self._mask_memo: dict[tuple[Access, Path, bool], frozenset[str] | None] = {}
         self._tautologies_bound = False
-        self._walk_memo: dict[int, list[Walk]] = {}
+        self._walk_memo: dict[Access, list[Walk]] = {}
         self.reader = ConditionReader(self._constexpr_aliases())
         for param in function.params.params + function.params.kwonly_params:
             self._define(param.name.value, None, _Block(EMPTY, ()), "param",
@@ -576,7 +576,7 @@ class KernelModel:
         always true, but writing it says the author holds that dimension to be whole here. As
         evidence about other accesses such a mask says nothing.
         """
-        key = (id(access), hypothesis, own)
+        key = (access, hypothesis, own)  # keyed by the object: a caller's view of a helper access is transient
         if key not in self._mask_memo:
             self._tautologies_bound = own
             try:
@@ -733,9 +733,9 @@ class KernelModel:
 
     def walks(self, access: Access) -> list[Walk]:
         """The tiled dimensions the access's pointer walks; empty for scalar accesses."""
-        if id(access) not in self._walk_memo:
-            self._walk_memo[id(access)] = self._walks(access)
-        return self._walk_memo[id(access)]
+        if access not in self._walk_memo:
+            self._walk_memo[access] = self._walks(access)
+        return self._walk_memo[access]
 
     def _walks(self, access: Access) -> list[Walk]:
         pointer_dims = self.dims(access.pointer, access.order, access.path, access.loops)
