@@ -84,7 +84,7 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False) 
     for kernel, module in kernels:
         try:
             models.append((kernel, build_model(kernel, module, imports, config)))
-        except Exception as error:  # noqa: BLE001 - a model bug must not stop the run
+        except Exception as error:
             if strict:
                 raise RuleCrash(f"building the model crashed on {path}:{kernel.first_line}") from error
             crashes.append(_crash_line(path, kernel, "the kernel model", error))
@@ -109,7 +109,7 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False) 
                         used.extend((line, diagnostic.code) for line in by)
                     else:
                         diagnostics.append(diagnostic)
-            except Exception as error:  # noqa: BLE001 - a rule bug must not stop the run
+            except Exception as error:
                 if strict:
                     raise RuleCrash(f"{rule.code} crashed on {path}:{kernel.first_line}") from error
                 crashes.append(_crash_line(path, kernel, f"{rule.code} ({rule.name})", error))
@@ -212,8 +212,8 @@ def fix_source(path: str, text: str, config: Config, *, unsafe: bool = False, st
         refixes = [edit for edit in edits if current[edit.start:edit.end] in written]
         if refixes:
             return replace(report, text=text, fixed_text=None, errors=(
-                f"{path}: fix not applied: a fixed access was still reported; please report this "
-                f"tritonlint bug with the file",))
+                (f"{path}: fix not applied: a fixed access was still reported; please report this "
+                 f"tritonlint bug with the file"),))
         written.update(edit.content for edit in edits)
         if not edits or report.errors or report.crashes:
             break

@@ -38,13 +38,13 @@ class Rule:
     def doc_sections(cls) -> dict[str, str]:
         """The docstring split into its `## Section` parts."""
         doc = inspect.cleandoc(cls.__doc__ or "")
-        parts = re.split(r"^## (.+)$", doc, flags=re.M)
+        parts = re.split(r"^## (.+)$", doc, flags=re.MULTILINE)
         return {parts[i].strip(): _dedent(parts[i + 1]) for i in range(1, len(parts) - 1, 2)}
 
     @classmethod
     def code_block(cls, section: str) -> str:
         """The first ```python block of a doc section (Example / Use instead)."""
-        match = re.search(r"```python\n(.*?)```", cls.doc_sections().get(section, ""), flags=re.S)
+        match = re.search(r"```python\n(.*?)```", cls.doc_sections().get(section, ""), flags=re.DOTALL)
         return match.group(1) if match else ""
 
 

@@ -13,14 +13,20 @@ On the side of an evenness flag that guarantees full tiles the access stays unma
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from dataclasses import dataclass
 
 import libcst as cst
 
 from tritonlint.diagnostics import Applicability
-from tritonlint.triton.model import LOOP_PREFIX, Access, KernelModel, TailHazard, _child_nodes, _range_args
+from tritonlint.triton.model import (
+    LOOP_PREFIX,
+    Access,
+    KernelModel,
+    TailHazard,
+    _child_nodes,
+    _range_args,
+)
 from tritonlint.triton.names import code_of
 from tritonlint.triton.paths import Literal, compatible
 
@@ -202,19 +208,19 @@ def _loop_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicabili
     if len(args) == 1 or (len(args) == 2 and _code(model, args[0]) == "0"):
         stop = args[-1]
         if isinstance(stop, cst.Call) and model.qualify_tl(stop.func) == "cdiv" and len(stop.args) == 2 and relative:
-            total, block = (_code(model, arg.value) for arg in stop.args)
+            total_text, block_text = (_code(model, arg.value) for arg in stop.args)
             if code_of(stop.args[1].value) != size:
                 return None  # the pointer moves in other units than the loop's tiles
-            text = f"{_atom(mine[0])}{mine[1]} < {_atom(total)} - {variable} * {_atom(block)}"
+            text = f"{_atom(mine[0])}{mine[1]} < {_atom(total_text)} - {variable} * {_atom(block_text)}"
             return text, Applicability.UNSAFE, "derived from the loop bound"
     if len(args) == 3 and not _code(model, args[2]).startswith("-"):
         if code_of(args[2]) != size:
             return None  # the pointer moves in other units than the loop's steps
-        stop = _code(model, args[1])
+        stop_text = _code(model, args[1])
         if relative:
-            text = f"{_atom(mine[0])}{mine[1]} < {_atom(stop)} - {variable}"
+            text = f"{_atom(mine[0])}{mine[1]} < {_atom(stop_text)} - {variable}"
         else:
-            text = f"{_atom(mine[0])}{mine[1]} < {stop}"
+            text = f"{_atom(mine[0])}{mine[1]} < {stop_text}"
         return text, Applicability.UNSAFE, "derived from the loop bound"
     return None
 
@@ -371,7 +377,7 @@ def _code(model: KernelModel, node: cst.CSTNode) -> str:
 
 def _atom(text: str) -> str:
     """Parenthesize an expression unless it is a name, call, subscript, literal or already wrapped."""
-    if re.fullmatch(r"[\w.]+(\(.*\)|\[.*\])?", text, flags=re.S) or _wrapped(text):
+    if re.fullmatch(r"[\w.]+(\(.*\)|\[.*\])?", text, flags=re.DOTALL) or _wrapped(text):
         return text
     return f"({text})"
 

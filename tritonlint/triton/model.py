@@ -163,7 +163,7 @@ class KernelModel:
         self._tautologies_bound = False
         self._walk_memo: dict[Access, list[Walk]] = {}
         self.reader = ConditionReader(self._constexpr_aliases())
-        for param in function.params.params + function.params.kwonly_params:
+        for param in [*function.params.params, *function.params.kwonly_params]:
             self._define(param.name.value, None, _Block(EMPTY, ()), "param",
                          constexpr=param.annotation is not None and "constexpr" in code_of(param.annotation.annotation))
         self._walk_block(function.body, _Block(EMPTY, ()))
@@ -222,8 +222,8 @@ class KernelModel:
         statements: Iterable[cst.CSTNode]
         if isinstance(body, cst.IndentedBlock):
             statements = body.body
-        elif isinstance(body, cst.SimpleStatementSuite):
-            statements = [body]
+        elif isinstance(body, cst.BaseSuite):
+            statements = [body]  # `if x: a; b` on one line
         else:
             statements = body
         path = block.path
@@ -266,14 +266,15 @@ class KernelModel:
             if isinstance(small.target, cst.Name):
                 if isinstance(small.operator, (cst.BitAndAssign, cst.BitOrAssign)):
                     # `mask &= offs < M` is `mask = mask & (offs < M)`: a mask, not an advance.
-                    operator = cst.BitAnd() if isinstance(small.operator, cst.BitAndAssign) else cst.BitOr()
+                    operator: cst.BaseBinaryOp = cst.BitAnd() if isinstance(small.operator, cst.BitAndAssign) else cst.BitOr()
                     combined = cst.BinaryOperation(small.target, operator, small.value.with_changes(
                         lpar=[cst.LeftParen()], rpar=[cst.RightParen()]))
                     self._define(small.target.value, combined, block, "assign")
                 else:
                     # `p += step` is `p = p + step`: the old value flows on (a pointer stays a pointer).
-                    operator = {cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract,
-                                cst.MultiplyAssign: cst.Multiply}.get(type(small.operator), cst.Add)()
+                    kinds: dict[type, type[cst.BaseBinaryOp]] = {
+                        cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply}
+                    operator = kinds.get(type(small.operator), cst.Add)()
                     combined = cst.BinaryOperation(small.target, operator, small.value.with_changes(
                         lpar=[cst.LeftParen()], rpar=[cst.RightParen()]))
                     self._define(small.target.value, combined, block, "advance" if block.loops else "assign")
@@ -318,7 +319,7 @@ class KernelModel:
         body_returns = self._walk_block(node.body, _Block(true_side, block.loops))
         else_returns = False
         if isinstance(node.orelse, cst.If):
-            established, else_returns = self._if(node.orelse, _Block(false_side, block.loops))
+            _, else_returns = self._if(node.orelse, _Block(false_side, block.loops))
         elif isinstance(node.orelse, cst.Else):
             else_returns = self._walk_block(node.orelse.body, _Block(false_side, block.loops))
         if body_returns and else_returns:
@@ -793,7 +794,7 @@ class KernelModel:
         size = self.dim_size.get(dim)
         if dim.endswith("]"):  # block pointer dimension: tl.advance(bp, (0, BLOCK_K)) names the index
             return False
-        return bool(size) and re.search(rf"(?<![\w.]){re.escape(size)}(?!\w)", text) is not None
+        return size is not None and re.search(rf"(?<![\w.]){re.escape(size)}(?!\w)", text) is not None
 
     def _loop_along(self, dim: str, access: Access, enclosing: dict[str, Loop]) -> Loop | None:
         """The enclosing loop whose iterations move this offset: a name the pointer is built from
@@ -968,7 +969,7 @@ class KernelModel:
                 block = _string_keys(body.left.right)
                 dims = {dim for dim, size in self.dim_size.items() if block & set(re.findall(r"\w+", size))}
                 dims |= {loop.key for loop in self.loops if block & set(re.findall(r"\w+", loop.text))}
-                flags.append(Flag(element.key.evaluated_value, even, frozenset(dims), "heuristics"))
+                flags.append(Flag(str(element.key.evaluated_value), even, frozenset(dims), "heuristics"))
         return flags
 
     def _name_flags(self) -> list[Flag]:
@@ -1284,9 +1285,7 @@ def _names_in(node: cst.CSTNode | None) -> list[str]:
         current = pending.pop()
         if isinstance(current, cst.Name):
             names.append(current.value)
-        elif isinstance(current, cst.Attribute):
-            pending.append(current.value)
-        elif isinstance(current, cst.Arg):
+        elif isinstance(current, (cst.Attribute, cst.Arg)):
             pending.append(current.value)
         else:
             pending.extend(_child_nodes(current))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import ClassVar
 
 import libcst as cst
 
@@ -33,7 +34,7 @@ class ImportMap:
     optional, and a checker that trusted only `import triton` would miss them.
     """
 
-    DEFAULTS = {"tl": "triton.language", "triton": "triton"}
+    DEFAULTS: ClassVar[dict[str, str]] = {"tl": "triton.language", "triton": "triton"}
 
     def __init__(self) -> None:
         self.bindings: dict[str, str] = dict(self.DEFAULTS)
