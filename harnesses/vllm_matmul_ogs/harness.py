@@ -52,7 +52,9 @@ HERE = Path(__file__).resolve().parent
 DEFAULT_ROOT = HERE.parent.parent / ".vllm_tk" / "original"
 
 # gpt-oss w13 (gate+up) on one GPU: hidden 2880, 2 x intermediate 2880; 32 experts (gpt-oss-20b).
-E, K, N, M, TOPK = 32, 2880, 5760, 512, 4
+E, N, M, TOPK = 32, 5760, 512, 4
+# K = 2880 by default; TRITONLINT_K=3072 gives the even specialization (K a multiple of BLOCK_K).
+K = int(os.environ.get("TRITONLINT_K", "2880"))
 SEED = 0
 MX_BLOCK = 32
 NUM_WARPS = 8  # vLLM's _swizzle_mxfp4 default; the scale swizzle must match the kernel's num_warps
