@@ -457,7 +457,10 @@ class KernelModel:
             left = self.dims(node.left, order, path, loops)
             right = self.dims(node.right, order, path, loops)
             if isinstance(node.operator, cst.Modulo) and not isinstance(node.right, cst.Integer):
-                # `offs % N` wraps into bounds: only the loop it may follow remains.
+                # `offs % N` wraps into bounds: only the loop it may follow remains. A scalar index
+                # (`pid % GROUP`) is no offset: it keeps what it depends on.
+                if all(key.startswith(LOOP_PREFIX) for key in left):
+                    return left
                 return frozenset(key for key in left if key.startswith(LOOP_PREFIX) and key != PROGRAM)
             if owner and isinstance(node.operator, (cst.Add, cst.Subtract)) and not self._pointer_sum(node, 0):
                 tiled = self._tile_offset(owner, left, right) or self._tile_offset(owner, right, left)
@@ -514,6 +517,11 @@ class KernelModel:
             return frozenset()
         self._busy.add(key)
         result = self.dims(d.value, d.order, d.path | path if compatible(d.path, path) else d.path, d.loops, d.name)
+        offsets = [key for key in result if not key.startswith(LOOP_PREFIX)]
+        if len(offsets) == 1 and d.name not in self.dim_owners.get(offsets[0], ()) and \
+                not self._pointer_sum(d.value, 0):
+            # `offs_y_n = BLOCK_N * pid_n + tl.arange(0, BLOCK_N)`: the variable names the offsets.
+            self.dim_owners.setdefault(offsets[0], []).append(d.name)
         if d.kind == "advance":
             result |= {d.loops[-1].key}
         self._busy.discard(key)
