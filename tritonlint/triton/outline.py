@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from tritonlint.triton.names import ImportMap, is_jit_decorator
@@ -52,7 +53,7 @@ def outline(text: str) -> Outline:
     tree = ast.parse(text)
     imports = ImportMap()
     functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
-    for node in ast.walk(tree):
+    for node in _statements(tree.body):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 imports.add_import(alias.name, alias.asname)
@@ -76,6 +77,23 @@ def outline(text: str) -> Outline:
         )
     result.kernels.sort(key=lambda kernel: kernel.start_offset)
     return result
+
+
+def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement, nested ones included, without visiting expressions: imports and function
+    definitions are statements, and expressions are most of a file's nodes."""
+    pending = list(reversed(body))
+    while pending:
+        statement = pending.pop()
+        yield statement
+        for name in ("body", "orelse", "finalbody"):
+            inner = getattr(statement, name, None)
+            if isinstance(inner, list):
+                pending.extend(reversed(inner))
+        for handler in getattr(statement, "handlers", ()):
+            pending.extend(reversed(handler.body))
+        for case in getattr(statement, "cases", ()):
+            pending.extend(reversed(case.body))
 
 
 def _is_jit(decorator: ast.expr, imports: ImportMap) -> bool:
