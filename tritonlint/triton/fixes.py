@@ -132,13 +132,22 @@ def _sibling_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicab
         theirs = _offset_of(model, other, hazard.walk.dim) if hazard.walk.dim else None
         if (layout is None) != (theirs is None) or (layout and theirs and layout[1] != theirs[1]):
             continue  # the same dimension broadcast another way: its mask has another shape
-        if _condition_free(model, other.mask, hazard):
+        if _condition_free(model, other.mask, hazard) and _available(model, other.mask, access):
             # Within one tile the sibling's mask is the kernel's own bound for this shape; across a
             # loop another tensor may run to another length (n counts beside n + 1 totals).
             certain = hazard.walk.loop is None or code_of(other.pointer) == code_of(access.pointer)
             return (_code(model, other.mask), Applicability.SAFE if certain else Applicability.UNSAFE,
                     f"the mask of the tl.{other.kind} at line {model.line_of(other.call)}")
     return None
+
+
+def _available(model: KernelModel, node: cst.CSTNode, access: Access) -> bool:
+    """Every local the expression reads is defined before the access (on a compatible path)."""
+    for name in _names(node):
+        defs = model.defs.get(name)
+        if defs and not any(d.order < access.order and compatible(d.path, access.path) for d in defs):
+            return False
+    return True
 
 
 def _condition_free(model: KernelModel, mask: cst.BaseExpression, hazard: TailHazard) -> bool:
@@ -162,6 +171,8 @@ def _comparison_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Appli
             continue
         theirs = offsets[0]
         bound_text = _code(model, bound)
+        if not (_available(model, left_inner, access) and _available(model, bound, access)):
+            continue  # built after the access: the fix would read a name not yet defined
         inner_slices = {_code(model, node)[len(_code(model, node.value)):]
                         for node in _walk(left_inner) if isinstance(node, cst.Subscript)}
         if inner_slices and (mine is None or inner_slices != {mine[1]}):
