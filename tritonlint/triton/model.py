@@ -163,6 +163,7 @@ class KernelModel:
         self._tautologies_bound = False
         self._walk_memo: dict[Access, list[Walk]] = {}
         self.reader = ConditionReader(self._constexpr_aliases())
+        self._arange_sizes = set(re.findall(r"arange\(\s*0\s*,\s*([A-Za-z_]\w*)", module.code))
         for param in [*function.params.params, *function.params.kwonly_params]:
             self._define(param.name.value, None, _Block(EMPTY, ()), "param",
                          constexpr=param.annotation is not None and "constexpr" in code_of(param.annotation.annotation))
@@ -298,7 +299,7 @@ class KernelModel:
                 self._define(target.value, value.orelse, _Block(block.path | self.reader.when_false(value.test), block.loops), "assign", constexpr)
                 return
             kind = "assign"
-            if block.loops and target.value in _names_in(value):
+            if block.loops and self._advances_itself(target.value, value):
                 kind = "advance"  # `ptrs = ptrs + BLOCK * stride` or `bp = tl.advance(bp, ...)`
             self._define(target.value, value, block, kind, constexpr)
         elif isinstance(target, (cst.Tuple, cst.List)):
@@ -310,6 +311,14 @@ class KernelModel:
                 for element in elements:
                     if isinstance(element, cst.Name):
                         self._define(element.value, value, block, "assign", constexpr)
+
+    def _advances_itself(self, name: str, value: cst.BaseExpression) -> bool:
+        """`x = x + step` or `x = tl.advance(x, ...)` moves x on; `x = tl.where(x < M, x, 0)` or
+        `x = x.to(tl.int64)` only transforms the value it has, and replaces it."""
+        if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, (cst.Add, cst.Subtract)):
+            return any(isinstance(side, cst.Name) and side.value == name for side in (value.left, value.right)) \
+                or self._advances_itself(name, value.left)
+        return isinstance(value, cst.Call) and self.qualify_tl(value.func) == "advance"
 
     def _if(self, node: cst.If, block: _Block) -> tuple[Path, bool]:
         """Walk both sides; returns what holds after the `if` (early returns) and whether both sides return."""
@@ -373,10 +382,11 @@ class KernelModel:
             step = code_of(args[2])
             if step in ("1", "-1", "+1"):
                 return "unknown"
-            # A tile loop steps by a block size; `range(pid, n, num_programs)` strides over rows.
-            constexpr_step = isinstance(args[2], cst.Integer) or any(
-                d.constexpr for name in _names_in(args[2]) for d in self.defs.get(name, ()))
-            return "partial" if constexpr_step and "num_programs" not in step else "unknown"
+            # A tile loop steps by a block size (one the kernel spans with `tl.arange(0, BLOCK)`);
+            # `range(pid, n, num_programs)` or `range(start_pid, num_tiles, NUM_SMS)` strides over
+            # rows or tiles, and its index is no element offset.
+            block_step = isinstance(args[2], cst.Integer) or bool(set(_names_in(args[2])) & self._arange_sizes)
+            return "partial" if block_step and "num_programs" not in step else "unknown"
         if any("cdiv(" in text or re.search(r"-1\)?//", text) for text in texts):
             return "partial"
         return "unknown"
@@ -835,17 +845,17 @@ class KernelModel:
         return None
 
     def _chain(self, pointer: cst.BaseExpression, access: Access) -> dict[str, list[Def]]:
-        """Names a pointer is built from, transitively, with their definitions compatible with the access."""
+        """Names a pointer is built from, transitively, with the definitions that reach it."""
         chain: dict[str, list[Def]] = {}
-        pending = list(_names_in(pointer))
+        pending = [(name, access.order, access.path, access.loops) for name in _names_in(pointer)]
         while pending and len(chain) < 64:
-            name = pending.pop()
+            name, order, path, loops = pending.pop()
             if name in chain:
                 continue
-            chain[name] = [d for d in self.defs.get(name, ()) if compatible(d.path, access.path)]
+            chain[name] = self.reaching(name, order, path, loops)
             for d in chain[name]:
                 if d.kind == "assign" and d.value is not None:
-                    pending.extend(_names_in(d.value))
+                    pending.extend((inner, d.order, d.path, d.loops) for inner in _names_in(d.value))
         return chain
 
     def _advances(self, pointer: cst.BaseExpression, access: Access) -> list[Def]:
