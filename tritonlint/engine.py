@@ -47,7 +47,7 @@ def parse_kernels(text: str) -> tuple[ImportMap, list[tuple[KernelSource, cst.Mo
 
 def build_model(kernel: KernelSource, module: cst.Module, imports: ImportMap, config: Config) -> KernelModel:
     line_base = kernel.first_line - 1 - (1 if kernel.indented else 0)
-    return KernelModel(module, _function_in(module), imports, line_base, config.even_flags)
+    return KernelModel(module, _function_in(module), imports, line_base, config.even_flags, kernel.text)
 
 
 def _function_in(module: cst.Module) -> cst.FunctionDef:
@@ -113,7 +113,6 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False) 
                 if strict:
                     raise RuleCrash(f"{rule.code} crashed on {path}:{kernel.first_line}") from error
                 crashes.append(_crash_line(path, kernel, f"{rule.code} ({rule.name})", error))
-    _printed.clear()
     diagnostics.sort(key=Diagnostic.sort_key)
     return FileReport(path, tuple(diagnostics), crashes=tuple(crashes), suppressed=suppressed, text=text,
                       suppressions_used=tuple(sorted(set(used))))
@@ -126,9 +125,6 @@ def _crash_line(path: str, kernel: KernelSource, what: str, error: Exception) ->
             f"{type(error).__name__}: {detail} [{where.filename.rsplit('/', 1)[-1]}:{where.lineno}]")
 
 
-# id(module) -> (module, its code); cleared after each file so it never outlives its modules.
-_printed: dict[int, tuple[cst.Module, str]] = {}
-
 
 def _segment_edit(model: KernelModel, kernel: KernelSource, old: cst.Call, new: cst.Call, text: str) -> Edit | None:
     """The smallest file edit turning `old` into `new`.
@@ -138,13 +134,8 @@ def _segment_edit(model: KernelModel, kernel: KernelSource, old: cst.Call, new: 
     edit is the span where old and new kernel text differ: everything else stays byte-identical.
     """
     prefix = _NESTED_PREFIX if kernel.indented else ""
-    # Printing a kernel costs about what parsing it did: once per kernel, not once per finding.
-    entry = _printed.get(id(model.module))
-    if entry is None or entry[0] is not model.module:
-        entry = _printed[id(model.module)] = (model.module, model.module.code)
-    before = entry[1]
-    if before != prefix + kernel.text:
-        return None
+    # libcst round-trips exactly: the parsed kernel prints as its source, so no need to print it.
+    before = prefix + kernel.text
     after = model.module.deep_replace(old, new).code  # type: ignore[union-attr]
     start = 0
     limit = min(len(before), len(after))

@@ -139,7 +139,7 @@ class KernelModel:
     """Built once per jit function; every rule queries it."""
 
     def __init__(self, module: cst.Module, function: cst.FunctionDef, imports: ImportMap,
-                 line_base: int = 0, extra_flags: frozenset[str] = frozenset()) -> None:
+                 line_base: int = 0, extra_flags: frozenset[str] = frozenset(), source: str | None = None) -> None:
         self.module = module
         self.line_base = line_base  # add to a line of `module` to get the file's line
         self.extra_flags = extra_flags  # names the configuration declares to be evenness flags
@@ -163,7 +163,11 @@ class KernelModel:
         self._tautologies_bound = False
         self._walk_memo: dict[Access, list[Walk]] = {}
         self.reader = ConditionReader(self._constexpr_aliases())
-        self._arange_sizes = set(re.findall(r"arange\(\s*0\s*,\s*([A-Za-z_]\w*)", module.code))
+        self._pointer_names: dict[str, bool] = {}  # local -> built from a pointer parameter
+        # Block sizes the kernel spans with `tl.arange(0, BLOCK)`, read from its source text
+        # (printing the tree again would cost as much as parsing it).
+        text = source if source is not None else module.code
+        self._arange_sizes = set(re.findall(r"arange\(\s*0\s*,\s*([A-Za-z_]\w*)", text))
         for param in [*function.params.params, *function.params.kwonly_params]:
             self._define(param.name.value, None, _Block(EMPTY, ()), "param",
                          constexpr=param.annotation is not None and "constexpr" in code_of(param.annotation.annotation))
@@ -494,12 +498,14 @@ class KernelModel:
             node = node.left
         if not isinstance(node, cst.Name) or depth > 8:
             return False
-        for d in self.defs.get(node.value, ()):
-            if d.kind == "param" and not d.constexpr:
-                return True
-            if d.kind in ("assign", "advance") and d.value is not None and self._pointer_sum(d.value, depth + 1):
-                return True
-        return False
+        name = node.value
+        if name not in self._pointer_names:
+            self._pointer_names[name] = False  # a cycle (`p = p + s`) adds nothing
+            self._pointer_names[name] = any(
+                (d.kind == "param" and not d.constexpr)
+                or (d.kind in ("assign", "advance") and d.value is not None and self._pointer_sum(d.value, depth + 1))
+                for d in self.defs.get(name, ()))
+        return self._pointer_names[name]
 
     def _tile_offset(self, owner: str, base: frozenset[str], offsets: frozenset[str]) -> frozenset[str] | None:
         """`offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)`: a tile base plus block offsets is a
