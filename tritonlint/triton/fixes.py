@@ -178,14 +178,16 @@ def _comparison_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Appli
         if inner_slices and (mine is None or inner_slices != {mine[1]}):
             continue  # broadcast inside the comparison another way than this pointer's
         broadcast = "" if inner_slices else (mine[1] if mine else "")
-        same_tile = (walk.loop is not None and walk.dim is not None
+        same_tile = (walk.loop is not None and walk.dim is not None and bool(access.loops)
+                     and access.loops[-1] is walk.loop
                      and model.dim_size.get(walk.dim) == model.dim_size.get(theirs)
                      and walk.loop.key in left_dims | _loop_keys_of(model, bound, access))
         if (walk.dim == theirs or same_tile) and mine is not None:
             # The kernel's own comparison for this dimension, broadcast the way this pointer is.
             text = f"{_atom(_code(model, left_inner))}{broadcast} {operator} {bound_text}"
             candidates.append((0, text, Applicability.UNSAFE, f"the comparison at line {where}"))
-        elif mine is not None and walk.loop is not None and walk.loop.key in left_dims | _loop_keys_of(model, bound, access):
+        elif (mine is not None and walk.loop is not None and access.loops and access.loops[-1] is walk.loop
+              and walk.loop.key in left_dims | _loop_keys_of(model, bound, access)):
             # Same loop, other units: the pointer moves `size` of its elements per `their size` of K.
             ours_size, their_size = model.dim_size.get(walk.dim or ""), model.dim_size.get(theirs)
             if not ours_size or not their_size:

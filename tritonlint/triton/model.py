@@ -154,7 +154,8 @@ class KernelModel:
         self.dim_owners: dict[str, list[str]] = {}  # arange key -> variables assigned from it
         self.tile_parts: dict[str, frozenset[str]] = {}  # tile key -> its arange and tile-index keys
         self.block_rank: dict[str, int] = {}
-        self.divisible: set[tuple[str, str]] = set()  # (K, BLOCK_K) from tl.static_assert(K % BLOCK_K == 0)
+        # (K, BLOCK_K) from a `tl.static_assert(K % BLOCK_K == 0)` that holds everywhere (top level)
+        self.divisible: set[tuple[str, str]] = set()
         self._order = 0
         self._memo: dict[tuple[int, Path, bool], frozenset[str]] = {}
         self._busy: set[tuple[int, Path, bool]] = set()
@@ -289,7 +290,7 @@ class KernelModel:
             if (isinstance(value, cst.Call) and self.qualify_tl(value.func) == "static_assert"
                     and value.args):
                 match = re.fullmatch(r"\(?(\w+)%(\w+)\)?==0", code_of(value.args[0].value))
-                if match:
+                if match and not block.path and not block.loops:
                     self.divisible.add((match.group(1), match.group(2)))
                 return self.reader.when_true(value.args[0].value)
         return EMPTY
@@ -1096,6 +1097,9 @@ class KernelModel:
                 continue  # `range(K // BLOCK_K)`: every tile this loop visits is full
             if walk.loop is not None and walk.dim is not None and self._peeled(walk.loop, walk.dim):
                 continue  # the partial tile is handled by a masked access outside this loop
+            if walk.dim is not None and any(block in self.size_tokens(walk.dim) and total not in self._arange_sizes
+                                            for total, block in self.divisible):
+                continue  # `tl.static_assert(K % BLOCK_K == 0)`: the kernel promises full tiles of it
             keys = walk.keys
             covering = [flag for flag in self.flags if flag.dims & keys]
             if any(Literal(flag.atom, flag.even) in access.path for flag in covering):
