@@ -14,6 +14,7 @@ On the side of an evenness flag that guarantees full tiles the access stays unma
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import libcst as cst
@@ -25,6 +26,8 @@ from tritonlint.triton.model import (
     KernelModel,
     TailHazard,
     _child_nodes,
+    _expressions_in,
+    _names_in,
     _range_args,
 )
 from tritonlint.triton.names import code_of
@@ -132,7 +135,8 @@ def _sibling_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicab
         theirs = _offset_of(model, other, hazard.walk.dim) if hazard.walk.dim else None
         if (layout is None) != (theirs is None) or (layout and theirs and layout[1] != theirs[1]):
             continue  # the same dimension broadcast another way: its mask has another shape
-        if _condition_free(model, other.mask, hazard) and _available(model, other.mask, access):
+        # A mask that is itself a `None if FLAG else m` switch is not reused verbatim.
+        if not isinstance(other.mask, cst.IfExp) and _available(model, other.mask, access):
             # Within one tile the sibling's mask is the kernel's own bound for this shape; across a
             # loop another tensor may run to another length (n counts beside n + 1 totals).
             certain = hazard.walk.loop is None or code_of(other.pointer) == code_of(access.pointer)
@@ -143,16 +147,11 @@ def _sibling_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicab
 
 def _available(model: KernelModel, node: cst.CSTNode, access: Access) -> bool:
     """Every local the expression reads is defined before the access (on a compatible path)."""
-    for name in _names(node):
+    for name in set(_names_in(node)):
         defs = model.defs.get(name)
         if defs and not any(d.order < access.order and compatible(d.path, access.path) for d in defs):
             return False
     return True
-
-
-def _condition_free(model: KernelModel, mask: cst.BaseExpression, hazard: TailHazard) -> bool:
-    """A reused mask must not itself be a `None if EVEN else ...` switch on another flag."""
-    return not isinstance(mask, cst.IfExp)
 
 
 def _comparison_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicability, str] | None:
@@ -304,7 +303,7 @@ def _pure(node: cst.BaseExpression) -> bool:
 
 
 def _is_pointer_name(model: KernelModel, name: str, access: Access) -> bool:
-    return name in _names(access.pointer) and any(d.kind == "advance" for d in model.defs.get(name, ()))
+    return name in _names_in(access.pointer) and any(d.kind == "advance" for d in model.defs.get(name, ()))
 
 
 def _strip_casts(model: KernelModel, node: cst.BaseExpression) -> cst.BaseExpression:
@@ -350,7 +349,7 @@ def _comparisons(model: KernelModel, access: Access, hypothesis: frozenset[Liter
                     if d.value is not None and d.kind == "assign" and compatible(d.path, path):
                         pending.append((d.value, depth + 1))
                 continue
-            pending.extend((child, depth) for child in _walk_children(node))
+            pending.extend((child, depth) for child in _expressions_in(node))
 
 
 def _in_module(model: KernelModel, node: cst.CSTNode) -> bool:
@@ -361,26 +360,13 @@ def _in_module(model: KernelModel, node: cst.CSTNode) -> bool:
         return False
 
 
-def _walk(root: cst.CSTNode):  # type: ignore[no-untyped-def]
+def _walk(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Every node under `root`, the root first (depth first, children in source order)."""
     pending = [root]
     while pending:
-        node = pending.pop(0)
+        node = pending.pop()
         yield node
-        pending.extend(_child_nodes(node))
-
-
-def _walk_children(node: cst.CSTNode) -> list[cst.BaseExpression]:
-    result = []
-    for child in _child_nodes(node):
-        if isinstance(child, cst.BaseExpression):
-            result.append(child)
-        else:
-            result.extend(c for c in _walk_children(child))
-    return result
-
-
-def _names(node: cst.CSTNode) -> set[str]:
-    return {n.value for n in _walk(node) if isinstance(n, cst.Name)}
+        pending.extend(reversed(list(_child_nodes(node))))
 
 
 def _code(model: KernelModel, node: cst.CSTNode) -> str:

@@ -1023,7 +1023,7 @@ class KernelModel:
         for access in self.accesses:
             if access.kind != kind:
                 continue
-            hazard = self._hazard(access)
+            hazard = self.hazard_of(access)
             if hazard is not None:
                 yield hazard
         for site in self.calls:
@@ -1035,14 +1035,11 @@ class KernelModel:
                     continue  # reported in the helper itself already
                 if any(Literal(flag.atom, flag.even) in inner.path for flag in helper.flags):
                     continue  # the even side of the helper's own flag (`if EVEN: tl.load(ptrs)`)
-                hazard = self._hazard(view)
+                hazard = self.hazard_of(view)
                 if hazard is not None:
                     yield dataclasses.replace(hazard, access=inner, helper=helper, walked=self.describe_walk(hazard.walk),
                                               via=f"called from kernel {self.function.name.value} at line {self.line_of(site.call)}")
 
-    def hazard_of(self, access: Access) -> TailHazard | None:
-        """The tail hazard of one access (also a helper's access seen from this caller), if any."""
-        return self._hazard(access)
 
     def hazards_of(self, access: Access) -> list[TailHazard]:
         """One hazard per dimension the access leaves unbounded (a fix must bound them all)."""
@@ -1088,7 +1085,8 @@ class KernelModel:
                           access.boundary_check, site.order, frozenset(path), site.loops)
             yield access, view
 
-    def _hazard(self, access: Access) -> TailHazard | None:
+    def hazard_of(self, access: Access) -> TailHazard | None:
+        """The first tail hazard of one access (also a helper's access seen from a caller), if any."""
         return next(self._hazards(access), None)
 
     def _hazards(self, access: Access) -> Iterator[TailHazard]:
