@@ -108,6 +108,8 @@ def test_regression_none_mask_combined_with_and() -> None:
     fixed = fix_source("f.py", text, fk.CONFIG, unsafe=True, strict=True).fixed_text or text
     code = fixed.split("import triton", 1)[1]  # the header comment quotes the bad fix
     assert "(None if EVEN_K else offs_k < k_rem) &" not in code
+    # Not silenced by doing nothing: the fixed (or untouched) kernel leaves no finding behind.
+    assert check_source("f.py", fixed, fk.CONFIG, strict=True).diagnostics == ()
 
 
 def test_regression_parenthesized_flag() -> None:
