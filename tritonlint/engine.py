@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import ast
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
 import libcst as cst
+from libcst._nodes.internal import CodegenState
 
 from tritonlint.config import Config
 from tritonlint.diagnostics import Applicability, Diagnostic, Edit, Fix
 from tritonlint.report import FileReport
 from tritonlint.rule import Rule, all_rules
 from tritonlint.suppressions import suppressions_in_line
+from tritonlint.triton.locations import Locator, Span
 from tritonlint.triton.model import KernelModel, TailHazard
 from tritonlint.triton.names import ImportMap
 from tritonlint.triton.outline import KernelSource, line_starts, might_hold_kernels, outline
@@ -45,13 +47,18 @@ def parse_kernels(text: str) -> tuple[ImportMap, list[tuple[KernelSource, cst.Mo
     return found.imports, parsed
 
 
-def build_model(kernel: KernelSource, module: cst.Module, imports: ImportMap, config: Config) -> KernelModel:
+def build_model(kernel: KernelSource, module: cst.Module, imports: ImportMap, config: Config,
+                text: str | None = None, starts: Sequence[int] | None = None) -> KernelModel:
+    """The kernel's model; given the file's text (and line starts), positions come from its ast."""
     line_base = kernel.first_line - 1 - (1 if kernel.indented else 0)
-    return KernelModel(module, _function_in(module), imports, line_base, config.even_flags, kernel.text)
+    locator = None
+    if kernel.function is not None and text is not None:
+        locator = Locator(kernel.function, text, starts if starts is not None else line_starts(text))
+    return KernelModel(module, _function_in(module), imports, line_base, config.even_flags, kernel.text, locator)
 
 
 def _function_in(module: cst.Module) -> cst.FunctionDef:
-    statement = module.body[0]
+    statement: cst.BaseStatement = module.body[0]
     if isinstance(statement, cst.If):  # the nested-function wrapper
         inner = statement.body
         assert isinstance(inner, cst.IndentedBlock)
@@ -83,7 +90,7 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False) 
     models: list[tuple[KernelSource, KernelModel]] = []
     for kernel, module in kernels:
         try:
-            models.append((kernel, build_model(kernel, module, imports, config)))
+            models.append((kernel, build_model(kernel, module, imports, config, text, starts)))
         except Exception as error:
             if strict:
                 raise RuleCrash(f"building the model crashed on {path}:{kernel.first_line}") from error
@@ -126,13 +133,66 @@ def _crash_line(path: str, kernel: KernelSource, what: str, error: Exception) ->
 
 
 
-def _segment_edit(model: KernelModel, kernel: KernelSource, old: cst.Call, new: cst.Call, text: str) -> Edit | None:
-    """The smallest file edit turning `old` into `new`.
+def _segment_edit(model: KernelModel, kernel: KernelSource, old: cst.Call, new: cst.Call, text: str,
+                  span: Span, starts: Sequence[int]) -> Edit:
+    """The smallest file edit turning `old` into `new`: the span where their text differs."""
+    start = starts[span.line - 1] + span.column
+    end = starts[span.end_line - 1] + span.end_column
+    printed = _print_in_place(model, old, new, text[start:end], text, span, starts)
+    if printed is None:  # the call could not be re-printed exactly where it is: print the kernel
+        return _kernel_edit(model, kernel, old, new)
+    before, after = text[start:end], printed
+    head = 0
+    limit = min(len(before), len(after))
+    while head < limit and before[head] == after[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and before[-1 - tail] == after[-1 - tail]:
+        tail += 1
+    return Edit(start + head, end - tail, after[head:len(after) - tail])
 
-    The kernel is regenerated with the call replaced, so continuation lines keep the indentation
-    libcst stores relative to their block (a call printed on its own would lose it), and the
-    edit is the span where old and new kernel text differ: everything else stays byte-identical.
+
+def _print_in_place(model: KernelModel, old: cst.Call, new: cst.Call, original: str, text: str, span: Span,
+                    starts: Sequence[int]) -> str | None:
+    """`new` printed as it will read in the file, or None when that cannot be done exactly.
+
+    Continuation lines of a call spread over several lines store their indentation relative to
+    the enclosing block, so the call is printed with that block's indentation. Which one it is
+    the file says: the indentation for which `old` prints back exactly as the file spells it.
+    A parenthesized call is left to the kernel-wide path (the parentheses are outside the span).
     """
+    if old.lpar or new.lpar:
+        return None
+    tried: set[str] = set()
+    for indent in _indents_above(text, starts, span.line):
+        if indent in tried:
+            continue
+        tried.add(indent)
+        if _print(model.module, old, indent) == original:
+            return _print(model.module, new, indent)
+        if span.line == span.end_line:
+            return None  # one line: the indentation cannot matter, so something else differs
+    return None
+
+
+def _indents_above(text: str, starts: Sequence[int], line: int, limit: int = 60) -> Iterator[str]:
+    """Leading whitespace of `line` and of the lines above it: the enclosing statement's is among them."""
+    for number in range(line, max(line - limit, 0), -1):
+        begin = starts[number - 1]
+        end = starts[number] if number < len(starts) else len(text)
+        content = text[begin:end]
+        yield content[:len(content) - len(content.lstrip(" \t"))]
+
+
+def _print(module: cst.Module, node: cst.CSTNode, indent: str) -> str:
+    state = CodegenState(default_indent=module.default_indent, default_newline=module.default_newline)
+    state.indent_tokens.append(indent)
+    node._codegen(state)
+    return "".join(state.tokens)
+
+
+def _kernel_edit(model: KernelModel, kernel: KernelSource, old: cst.Call, new: cst.Call) -> Edit:
+    """The edit found by printing the whole kernel with the call replaced (slow, always exact)."""
     prefix = _NESTED_PREFIX if kernel.indented else ""
     # libcst round-trips exactly: the parsed kernel prints as its source, so no need to print it.
     before = prefix + kernel.text
@@ -147,15 +207,12 @@ def _segment_edit(model: KernelModel, kernel: KernelSource, old: cst.Call, new: 
         end_after -= 1
     base = kernel.start_offset - len(prefix)
     return Edit(base + start, base + end_before, after[start:end_after])
-
-
 def _diagnostic(rule: Rule, hazard: TailHazard, model: KernelModel, kernel: KernelSource, path: str, text: str,
                 starts: Sequence[int]) -> Diagnostic:
-    position = model.range_of(hazard.access.call)
-    line = position.start.line + model.line_base
-    end_line = position.end.line + model.line_base
-    start_offset = starts[line - 1] + position.start.column
-    end_offset = starts[end_line - 1] + position.end.column
+    span = model.span_of(hazard.access.call)
+    line, end_line = span.line, span.end_line
+    start_offset = starts[line - 1] + span.column
+    end_offset = starts[end_line - 1] + span.end_column
     call = "tl.load" if hazard.access.kind == "load" else "tl.store"
     verb = "read" if hazard.access.kind == "load" else "write"
     what = f"`{model.label(hazard.walk.dim)}`" if hazard.walk.dim else "the loop's tile"
@@ -172,14 +229,11 @@ def _diagnostic(rule: Rule, hazard: TailHazard, model: KernelModel, kernel: Kern
             notes.append(f"no fix: {proposed.title}")
             fix = Fix(proposed.title, Applicability.DISPLAY_ONLY, ())
         else:
-            edit = _segment_edit(model, kernel, hazard.access.call, proposed.new_call, text)
-            if edit is None:
-                notes.append("no fix: the kernel's source could not be located exactly")
-            else:
-                fix = Fix(proposed.title, proposed.applicability, (edit,))
+            edit = _segment_edit(model, kernel, hazard.access.call, proposed.new_call, text, span, starts)
+            fix = Fix(proposed.title, proposed.applicability, (edit,))
     return Diagnostic(
         code=rule.code, name=rule.name, message=message, path=path,
-        line=line, column=position.start.column + 1, end_line=end_line, end_column=position.end.column + 1,
+        line=line, column=span.column + 1, end_line=end_line, end_column=span.end_column + 1,
         notes=tuple(notes), fix=fix, start_offset=start_offset, end_offset=end_offset,
     )
 

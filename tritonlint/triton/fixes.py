@@ -354,7 +354,7 @@ def _comparisons(model: KernelModel, access: Access, hypothesis: frozenset[Liter
 
 def _in_module(model: KernelModel, node: cst.CSTNode) -> bool:
     try:
-        model.range_of(node)
+        model.span_of(node)
         return True
     except KeyError:
         return False

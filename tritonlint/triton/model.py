@@ -21,6 +21,7 @@ from functools import cached_property
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
+from tritonlint.triton.locations import Locator, Span
 from tritonlint.triton.names import ImportMap, code_of, dotted, language_member
 from tritonlint.triton.paths import EMPTY, ConditionReader, Literal, Path, compatible
 
@@ -139,8 +140,10 @@ class KernelModel:
     """Built once per jit function; every rule queries it."""
 
     def __init__(self, module: cst.Module, function: cst.FunctionDef, imports: ImportMap,
-                 line_base: int = 0, extra_flags: frozenset[str] = frozenset(), source: str | None = None) -> None:
+                 line_base: int = 0, extra_flags: frozenset[str] = frozenset(), source: str | None = None,
+                 locator: Locator | None = None) -> None:
         self.module = module
+        self.locator = locator  # positions from the file's ast; None: PositionProvider only
         self.line_base = line_base  # add to a line of `module` to get the file's line
         self.extra_flags = extra_flags  # names the configuration declares to be evenness flags
         self.function = function
@@ -178,16 +181,22 @@ class KernelModel:
 
     @cached_property
     def _positions(self) -> dict[cst.CSTNode, CodeRange]:
-        # Computed only for kernels with a finding: the position pass costs as much as parsing.
+        # The fallback when the ast outline cannot place a node: a position pass costs as much as
+        # parsing the kernel again.
         wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
         return dict(wrapper.resolve(PositionProvider))
 
-    def range_of(self, node: cst.CSTNode) -> CodeRange:
-        """Position of a node within `module` (add `line_base` for the file's line)."""
-        return self._positions[node]
+    def span_of(self, node: cst.CSTNode) -> Span:
+        """Where a node of this kernel sits in the file. KeyError for a node of another tree."""
+        span = self.locator.span(self.function, node) if self.locator is not None else None
+        if span is not None:
+            return span
+        position = self._positions[node]
+        return Span(position.start.line + self.line_base, position.start.column,
+                    position.end.line + self.line_base, position.end.column)
 
     def line_of(self, node: cst.CSTNode) -> int:
-        return self._positions[node].start.line + self.line_base
+        return self.span_of(node).line
 
     # ------------------------------------------------------------------ the walk
 
@@ -826,17 +835,23 @@ class KernelModel:
         combines the offset with the loop (`cols = kb * BLOCK_K + offs_k`, `offs_k += BLOCK_K`)."""
         if dim.endswith("]"):
             return self._block_loop(dim, access, enclosing)
-        found: Loop | None = None
+        moving: set[str] = set()
         for defs in self._chain(access.pointer, access).values():
             for d in defs:
                 if d.value is None:
                     continue
                 keys = self._def_dims(d, EMPTY)
-                if dim in keys:
-                    for key in keys:
-                        if key in enclosing:
-                            found = enclosing[key]
-        return found
+                if dim not in keys:
+                    continue
+                if sum(not key.startswith(LOOP_PREFIX) for key in keys) > 1:
+                    # A pointer over several dimensions (`X + rows[:, None] * s + cols[None, :]`):
+                    # a loop moves `dim` only if it shares a term with it, not with another offset.
+                    keys = frozenset().union(*(self.dims(term, d.order, d.path, d.loops)
+                                               for term in _terms(d.value)
+                                               if dim in self.dims(term, d.order, d.path, d.loops)))
+                moving |= keys & enclosing.keys()
+        # The innermost such loop (a set has no order: choosing by position keeps results stable).
+        return next((loop for loop in reversed(access.loops) if loop.key in moving), None)
 
     def _block_loop(self, dim: str, access: Access, enclosing: dict[str, Loop]) -> Loop | None:
         owner, index = dim[:-1].rsplit("[", 1)
@@ -1299,6 +1314,13 @@ def _child_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
             for item in value:
                 if isinstance(item, cst.CSTNode):
                     yield item
+
+
+def _terms(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The summands of `a + b - c` (parentheses and all); a non-sum is its own only term."""
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)):
+        return [*_terms(node.left), *_terms(node.right)]
+    return [node]
 
 
 def _names_in(node: cst.CSTNode | None) -> list[str]:

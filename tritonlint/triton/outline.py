@@ -26,6 +26,8 @@ class KernelSource:
     start_offset: int  # character offset of the first decorator line
     first_line: int  # 1-based line number of that line
     indented: bool  # nested in a class or function
+    # Its stdlib `ast` node: positions of its calls without a libcst position pass.
+    function: ast.FunctionDef | ast.AsyncFunctionDef | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass
@@ -73,7 +75,8 @@ def outline(text: str) -> Outline:
         end = starts[last] if last < len(starts) else len(text)
         segment = text[begin:end]
         result.kernels.append(
-            KernelSource(function.name, segment, begin, first, indented=segment[:1] in (" ", "\t"))
+            KernelSource(function.name, segment, begin, first, indented=segment[:1] in (" ", "\t"),
+                         function=function)
         )
     result.kernels.sort(key=lambda kernel: kernel.start_offset)
     return result
@@ -98,13 +101,13 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
 
 def _is_jit(decorator: ast.expr, imports: ImportMap) -> bool:
     target = decorator.func if isinstance(decorator, ast.Call) else decorator
-    return is_jit_decorator(imports.qualify_dotted(_ast_dotted(target)))
+    return is_jit_decorator(imports.qualify_dotted(ast_dotted(target)))
 
 
-def _ast_dotted(node: ast.expr) -> str | None:
+def ast_dotted(node: ast.expr) -> str | None:
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):
-        base = _ast_dotted(node.value)
+        base = ast_dotted(node.value)
         return f"{base}.{node.attr}" if base else None
     return None

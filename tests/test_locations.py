@@ -1,0 +1,131 @@
+"""Positions read from the `ast` outline agree with libcst's PositionProvider, and edits printed in
+place agree with edits found by printing the whole kernel; results do not depend on hash order."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from tritonlint import engine
+from tritonlint.config import Config
+from tritonlint.engine import build_model, check_source, parse_kernels
+from tritonlint.triton.locations import Span
+from tritonlint.triton.outline import line_starts
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = sorted(path for path in (ROOT / "fixtures").rglob("*.py")
+                  if not path.name.startswith("_") and not path.stem.endswith("_harness"))
+REGRESSIONS = ROOT / "tests" / "regressions"
+
+# Non-ASCII text before a call (ast columns count bytes), a nested kernel, a multi-line call,
+# a conditional expression holding calls, decorators with calls.
+ODD = '''\
+import triton
+import triton.language as tl
+
+
+class Holder:
+    @triton.jit
+    def kernel(X, Y, n, BLOCK: tl.constexpr, EVEN: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        s = "größe"; x = tl.load(X + offs) if EVEN else tl.load(X + offs, mask=offs < n)
+        for i in range(0, n, BLOCK):
+            tl.store(
+                Y + offs,  # ünïcode comment
+                x,
+            )
+
+
+@triton.heuristics({"EVEN": lambda args: args["n"] % args["BLOCK"] == 0})
+@triton.jit
+def other(X, n, BLOCK: tl.constexpr, EVEN: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    while n > 0:
+        tl.store(X + offs, tl.load(X + offs))
+        n -= BLOCK
+'''
+
+
+def _models(text: str):  # type: ignore[no-untyped-def]
+    imports, kernels = parse_kernels(text)
+    starts = line_starts(text)
+    for kernel, module in kernels:
+        yield build_model(kernel, module, imports, Config(), text, starts)
+
+
+def _indexed_nodes(model):  # type: ignore[no-untyped-def]
+    wanted = (cst.Call, cst.Comparison, cst.For, cst.While)
+    return [node for node in model._positions if isinstance(node, wanted)]
+
+
+@pytest.mark.parametrize("text", [ODD, *(p.read_text() for p in FIXTURES)],
+                         ids=["odd", *(p.stem for p in FIXTURES)])
+def test_ast_positions_equal_position_provider(text: str) -> None:
+    checked = 0
+    for model in _models(text):
+        assert model.locator is not None
+        for node in _indexed_nodes(model):
+            span = model.locator.span(model.function, node)
+            assert span is not None, f"{type(node).__name__} not placed"
+            position = model._positions[node]
+            expected = Span(position.start.line + model.line_base, position.start.column,
+                            position.end.line + model.line_base, position.end.column)
+            if isinstance(node, (cst.For, cst.While)):  # only a loop's first line is ever used
+                assert span.line == expected.line
+            else:
+                assert span == expected, cst.Module([]).code_for_node(node)
+            checked += 1
+    assert checked > 0
+
+
+def test_a_node_of_another_tree_is_not_placed() -> None:
+    first, second = list(_models(ODD))
+    call = next(node for node in _indexed_nodes(second) if isinstance(node, cst.Call))
+    with pytest.raises(KeyError):
+        first.span_of(call)
+
+
+@pytest.mark.parametrize("path", [p for p in FIXTURES if p.parent.name.startswith("unmasked")] +
+                         sorted(REGRESSIONS.glob("*.py")), ids=lambda p: p.stem)
+def test_edit_printed_in_place_equals_edit_from_the_whole_kernel(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = path.read_text()
+    fast = check_source(str(path), text, Config(), strict=True)
+    slow_calls: list[int] = []
+    original = engine._print_in_place
+
+    def never(*args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        slow_calls.append(1)
+
+    monkeypatch.setattr(engine, "_print_in_place", never)
+    slow = check_source(str(path), text, Config(), strict=True)
+    assert [d.fix for d in fast.diagnostics] == [d.fix for d in slow.diagnostics]
+    fixed = [d for d in fast.diagnostics if d.fix is not None and d.fix.edits]
+    assert len(slow_calls) == len(fixed)
+    # ... and the fast path is the one taken in normal runs.
+    monkeypatch.setattr(engine, "_print_in_place", original)
+    taken = []
+    monkeypatch.setattr(engine, "_kernel_edit", lambda *a: taken.append(1) or original(*a))
+    check_source(str(path), text, Config(), strict=True)
+    assert not taken
+
+
+def test_findings_do_not_depend_on_hash_order() -> None:
+    """Set iteration order changes with PYTHONHASHSEED; the output must not."""
+    target = REGRESSIONS / "two_loops_one_pointer.py"
+    outputs = set()
+    for seed in ("1", "2", "3", "4", "5", "6"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        result = subprocess.run([sys.executable, "-m", "tritonlint", "check", "--no-cache", str(target)],
+                                capture_output=True, text=True, env=env, cwd=ROOT, timeout=120, check=False)
+        assert result.returncode == 1, result.stderr
+        outputs.add(result.stdout)
+    assert len(outputs) == 1, outputs
+    (output,) = outputs
+    # The inner loop moves the row offsets only: the column offsets are not walked by it.
+    assert output.count("walks `rows` (tiles of BLOCK_N), advanced by the loop at line 19") == 1
+    assert "walks `offs_hw`" not in output
