@@ -26,6 +26,8 @@ from tritonlint.runner import (
 )
 
 if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
     from tritonlint.diagnostics import Diagnostic
     from tritonlint.rule import Rule
 
@@ -137,6 +139,21 @@ def _split(text: str) -> list[str]:
 def _check(args: argparse.Namespace) -> int:
     try:
         config = _config(args)
+    except (ConfigError, UsageError) as error:
+        print(f"tritonlint: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    # A cold run over folders: start the workers now, so they import the analysis (libcst) while
+    # this process walks the folders and reads the files.
+    pool = _early_pool(args, config) if not (args.fix or args.diff or args.add_suppressions) else None
+    try:
+        return _check_with(args, config, pool)
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+
+
+def _check_with(args: argparse.Namespace, config: Config, pool: ProcessPoolExecutor | None) -> int:
+    try:
         files = list(discover(args.paths, config))
     except (ConfigError, UsageError) as error:
         print(f"tritonlint: {error}", file=sys.stderr)
@@ -152,14 +169,14 @@ def _check(args: argparse.Namespace) -> int:
     cache = None
     if not args.no_cache:
         cache = Cache.for_config(Path(args.cache_dir) if args.cache_dir else default_cache_dir(config), config)
-    reports = check_files(files, config, cache, unused=unused)
+    reports = check_files(files, config, cache, unused=unused, pool=pool)
     if args.add_suppressions:
         return _add_suppressions(files, reports)
     return _report(reports, args)
 
 
 def check_files(files: Sequence[SourceFile], config: Config, cache: Cache | None, *,
-                unused: bool = False) -> list[FileReport]:
+                unused: bool = False, pool: ProcessPoolExecutor | None = None) -> list[FileReport]:
     """Reports for `files`, in their order: read and pre-filter here, cache hits here, the rest on every core.
 
     When every file is settled by its bytes or the cache, nothing imports libcst.
@@ -175,27 +192,62 @@ def check_files(files: Sequence[SourceFile], config: Config, cache: Cache | None
             misses.append((len(reports), (file, data)))
         reports.append(settled)
     work = functools.partial(analyse, config=config, cache=cache, unused=unused)
-    analysed = _map(work, [item for _, item in misses], weights=[len(item[1]) for _, item in misses])
+    analysed = _map(work, [item for _, item in misses], weights=[len(item[1]) for _, item in misses], pool=pool)
     for (position, _), report in zip(misses, analysed):
         reports[position] = report
     return [report for report in reports if report is not None]
 
 
-def _workers(count: int) -> int:
+def _cores() -> int:
     try:
-        cores = len(os.sched_getaffinity(0))
+        return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
-    return min(cores, count // FILES_PER_WORKER)
+        return os.cpu_count() or 1
+
+
+def _workers(count: int) -> int:
+    return min(_cores(), count // FILES_PER_WORKER)
+
+
+def _early_pool(args: argparse.Namespace, config: Config) -> ProcessPoolExecutor | None:
+    """Workers started before the files are read, for runs that will analyse many files.
+
+    Only when a folder is checked and no cache can answer (`--no-cache`, or no cache folder yet):
+    a warm run must not pay for processes it does not use.
+    """
+    if _cores() < 2 or not any(Path(path).is_dir() for path in args.paths):
+        return None
+    if not args.no_cache and (Path(args.cache_dir) if args.cache_dir else default_cache_dir(config)).exists():
+        return None
+    try:
+        import concurrent.futures
+        import multiprocessing
+        from concurrent.futures.process import BrokenProcessPool
+    except ImportError:
+        return None
+    try:
+        if "fork" not in multiprocessing.get_all_start_methods():
+            return None  # spawned workers re-import everything: no head start to gain
+        pool = concurrent.futures.ProcessPoolExecutor(
+            _cores(), mp_context=multiprocessing.get_context("fork"), initializer=_warm_up)
+        pool.submit(int)  # workers start on the first task: start them now
+        return pool
+    except (OSError, NotImplementedError, ValueError, BrokenProcessPool):
+        return None  # `_map` tries again, and says so if it fails
+
+
+def _warm_up() -> None:
+    import tritonlint.engine  # noqa: F401  (libcst and the rules: most of a worker's start-up)
 
 
 def _map(work: Callable[[Item], FileReport], items: Sequence[Item],
-         weights: Sequence[int] | None = None) -> list[FileReport]:
+         weights: Sequence[int] | None = None, pool: ProcessPoolExecutor | None = None) -> list[FileReport]:
     """`work` over `items` on every core (analysis is CPU-bound Python), results in the items' order.
 
-    The heaviest items go first so no worker is left with a big file at the end. When a process
-    pool cannot start or breaks (no /dev/shm, a sandbox without fork, a worker killed), what is
-    left is done here, one item after another.
+    The heaviest items go first so no worker is left with a big file at the end. `pool`, when
+    given, is a pool started early, used when there are enough items. When a process pool cannot
+    start or breaks (no /dev/shm, a sandbox without fork, a worker killed), what is left is done
+    here, one item after another.
     """
     workers = _workers(len(items))
     results: list[FileReport | None] = [None] * len(items)
@@ -205,8 +257,8 @@ def _map(work: Callable[[Item], FileReport], items: Sequence[Item],
             import concurrent.futures
             from concurrent.futures.process import BrokenProcessPool
 
-            with concurrent.futures.ProcessPoolExecutor(workers) as pool:
-                futures = {pool.submit(work, items[i]): i for i in order}
+            with pool if pool is not None else concurrent.futures.ProcessPoolExecutor(workers) as running:
+                futures = {running.submit(work, items[i]): i for i in order}
                 for future in concurrent.futures.as_completed(futures):
                     results[futures[future]] = future.result()
         except (OSError, NotImplementedError, ImportError, BrokenProcessPool) as error:

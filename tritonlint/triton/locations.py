@@ -46,16 +46,11 @@ class Locator:
     """Positions of one kernel's calls, comparisons and loops, by rank in source order."""
 
     def __init__(self, function: ast.FunctionDef | ast.AsyncFunctionDef, text: str, starts: Sequence[int]) -> None:
+        self._function = function
         self._text = text
         self._starts = starts
-        found: dict[type[ast.AST], list[ast.AST]] = {kind: [] for kind in _AST_KINDS}
-        for node in ast.walk(function):
-            if isinstance(node, _AST_KINDS):
-                found[type(node)].append(node)
-        # Source order: by start; an enclosing node (a call whose callee is a call) before the
-        # nested one that starts at the same place, as in a pre-order walk of the libcst tree.
-        self._ast = {kind: sorted(nodes, key=_source_order) for kind, nodes in found.items()}
-        self._ranks: dict[int, tuple[type[ast.AST], int]] | None = None
+        self._ranks: dict[int, tuple[type[ast.AST], int]] | None = None  # built on first use
+        self._ast: dict[type[ast.AST], list[ast.AST]] = {}
         self._agrees = True
 
     def span(self, root: cst.CSTNode, node: cst.CSTNode) -> Span | None:
@@ -73,6 +68,13 @@ class Locator:
         return self._span_of(target)
 
     def _rank(self, root: cst.CSTNode) -> dict[int, tuple[type[ast.AST], int]]:
+        found: dict[type[ast.AST], list[ast.AST]] = {kind: [] for kind in _AST_KINDS}
+        for node in ast.walk(self._function):
+            if isinstance(node, _AST_KINDS):
+                found[type(node)].append(node)
+        # Source order: by start; an enclosing node (a call whose callee is a call) before the
+        # nested one that starts at the same place, as in a pre-order walk of the libcst tree.
+        self._ast = {kind: sorted(nodes, key=_source_order) for kind, nodes in found.items()}
         counts = {kind: 0 for kind in _AST_KINDS}
         ranks: dict[int, tuple[type[ast.AST], int]] = {}
         for node in _source_order_walk(root):

@@ -166,6 +166,8 @@ class KernelModel:
         self._mask_memo: dict[tuple[Access, Path, bool], frozenset[str] | None] = {}
         self._tautologies_bound = False
         self._walk_memo: dict[Access, list[Walk]] = {}
+        self._chain_memo: dict[tuple[int, int, Path, tuple[Loop, ...]],
+                               tuple[cst.BaseExpression, dict[str, list[Def]]]] = {}
         self.reader = ConditionReader(self._constexpr_aliases())
         self._pointer_names: dict[str, bool] = {}  # local -> built from a pointer parameter
         # Block sizes the kernel spans with `tl.arange(0, BLOCK)`, read from its source text
@@ -868,6 +870,15 @@ class KernelModel:
 
     def _chain(self, pointer: cst.BaseExpression, access: Access) -> dict[str, list[Def]]:
         """Names a pointer is built from, transitively, with the definitions that reach it."""
+        key = (id(pointer), access.order, access.path, access.loops)
+        memo = self._chain_memo.get(key)
+        if memo is not None and memo[0] is pointer:  # the same node, not a new one at a reused id
+            return memo[1]
+        chain = self._build_chain(pointer, access)
+        self._chain_memo[key] = (pointer, chain)
+        return chain
+
+    def _build_chain(self, pointer: cst.BaseExpression, access: Access) -> dict[str, list[Def]]:
         chain: dict[str, list[Def]] = {}
         pending = [(name, access.order, access.path, access.loops) for name in _names_in(pointer)]
         while pending and len(chain) < 64:
@@ -1308,12 +1319,24 @@ def _child_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         _FIELDS[type(node)] = names
     for name in names:
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            yield value
-        elif isinstance(value, (list, tuple)):
+        kind = type(value)
+        if kind is list or kind is tuple:
             for item in value:
-                if isinstance(item, cst.CSTNode):
+                if _is_node(type(item)):
                     yield item
+        elif _is_node(kind):
+            yield value
+
+
+_NODE_TYPES: dict[type, bool] = {}
+
+
+def _is_node(kind: type) -> bool:
+    """`issubclass(kind, cst.CSTNode)`, cached: CSTNode is an ABC, whose checks are slow."""
+    known = _NODE_TYPES.get(kind)
+    if known is None:
+        known = _NODE_TYPES[kind] = issubclass(kind, cst.CSTNode)
+    return known
 
 
 def _terms(node: cst.BaseExpression) -> list[cst.BaseExpression]:
