@@ -77,10 +77,10 @@ class Locator:
         self._ast = {kind: sorted(nodes, key=_source_order) for kind, nodes in found.items()}
         counts = {kind: 0 for kind in _AST_KINDS}
         ranks: dict[int, tuple[type[ast.AST], int]] = {}
-        for node in _source_order_walk(root):
-            kind = _KINDS.get(type(node))
+        for cst_node in _source_order_walk(root):
+            kind = _KINDS.get(type(cst_node))
             if kind is not None:
-                ranks[id(node)] = (kind, counts[kind])
+                ranks[id(cst_node)] = (kind, counts[kind])
                 counts[kind] += 1
         self._agrees = all(counts[kind] == len(self._ast[kind]) for kind in _AST_KINDS)
         return ranks
