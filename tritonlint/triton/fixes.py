@@ -159,19 +159,30 @@ def _comparison_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Appli
     hypothesis = frozenset({hazard.tail}) if hazard.tail else frozenset()
     mine = _offset_of(model, access, walk.dim) if walk.dim else None
     candidates: list[tuple[int, str, Applicability, str]] = []
-    for comparison, where in _comparisons(model, access, hypothesis, same_loop=walk.loop is not None):
+    for comparison, where, other in _comparisons(model, access, hypothesis, same_loop=walk.loop is not None):
         target = comparison.comparisons[0]
         left, bound = comparison.left, target.comparator
         operator = "<" if isinstance(target.operator, cst.LessThan) else "<="
         left_inner = left.value if isinstance(left, cst.Subscript) else left
-        left_dims = model.dims(left_inner, access.order, access.path | hypothesis, access.loops)
+        restated = not _available(model, left_inner, access)
+        if restated:  # its dimensions as seen where it is compared
+            left_dims = model.dims(left_inner, other.order, other.path, other.loops)
+        else:
+            left_dims = model.dims(left_inner, access.order, access.path | hypothesis, access.loops)
         offsets = [d for d in left_dims if not d.startswith(LOOP_PREFIX)]
         if len(offsets) != 1:
             continue
         theirs = offsets[0]
         bound_text = _code(model, bound)
-        if not (_available(model, left_inner, access) and _available(model, bound, access)):
+        if not _available(model, bound, access):
             continue  # built after the access: the fix would read a name not yet defined
+        if restated:
+            if not (isinstance(left_inner, cst.Name) and mine is not None and walk.dim == theirs
+                    and _available(model, mine[2], access)):
+                continue  # built after the access: the fix would read a name not yet defined
+            # `offs_cm` restated after the loop, spelled like this pointer's `offs_am`: the same
+            # dimension, so the fix compares the pointer's own offsets.
+            left_inner = mine[2]
         inner_slices = {_code(model, node)[len(_code(model, node.value)):]
                         for node in _walk(left_inner) if isinstance(node, cst.Subscript)}
         if inner_slices and (mine is None or inner_slices != {mine[1]}):
@@ -342,7 +353,7 @@ def _comparisons(model: KernelModel, access: Access, hypothesis: frozenset[Liter
             seen.add(id(node))
             if isinstance(node, cst.Comparison) and len(node.comparisons) == 1 and \
                     isinstance(node.comparisons[0].operator, (cst.LessThan, cst.LessThanEqual)):
-                yield node, model.line_of(node) if _in_module(model, node) else model.line_of(other.call)
+                yield node, model.line_of(node) if _in_module(model, node) else model.line_of(other.call), other
                 continue
             if isinstance(node, cst.Name):
                 for d in model.reaching(node.value, other.order, path, other.loops):

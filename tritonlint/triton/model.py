@@ -156,12 +156,14 @@ class KernelModel:
         self.dim_size: dict[str, str] = {}  # arange key -> its block size
         self.dim_owners: dict[str, list[str]] = {}  # arange key -> variables assigned from it
         self.tile_parts: dict[str, frozenset[str]] = {}  # tile key -> its arange and tile-index keys
+        self._tile_spellings: dict[tuple[str, frozenset[str]], str] = {}  # (text, parts) -> tile key
         self.block_rank: dict[str, int] = {}
         # (K, BLOCK_K) from a `tl.static_assert(K % BLOCK_K == 0)` that holds everywhere (top level)
         self.divisible: set[tuple[str, str]] = set()
         self._order = 0
         self._memo: dict[tuple[int, Path, bool], frozenset[str]] = {}
         self._busy: set[tuple[int, Path, bool]] = set()
+        self._cycle_cut = False  # set when a definition's dimensions were cut short by a cycle
         self._reading_mask = False  # dims() of a mask looks through masked loads
         self._mask_memo: dict[tuple[Access, Path, bool], frozenset[str] | None] = {}
         self._tautologies_bound = False
@@ -489,7 +491,7 @@ class KernelModel:
                     return left
                 return frozenset(key for key in left if key.startswith(LOOP_PREFIX) and key != PROGRAM)
             if owner and isinstance(node.operator, (cst.Add, cst.Subtract)) and not self._pointer_sum(node, 0):
-                tiled = self._tile_offset(owner, left, right) or self._tile_offset(owner, right, left)
+                tiled = self._tile_offset(owner, left, right, node) or self._tile_offset(owner, right, left, node)
                 if tiled is not None:
                     return tiled
             return left | right
@@ -519,13 +521,19 @@ class KernelModel:
                 for d in self.defs.get(name, ()))
         return self._pointer_names[name]
 
-    def _tile_offset(self, owner: str, base: frozenset[str], offsets: frozenset[str]) -> frozenset[str] | None:
+    def _tile_offset(self, owner: str, base: frozenset[str], offsets: frozenset[str],
+                     node: cst.BaseExpression) -> frozenset[str] | None:
         """`offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)`: a tile base plus block offsets is a
         dimension of its own, named by its variable. `o_t = i_t * BT + o_i` (rows) and `o_i` used
-        as columns are then two dimensions, even though they share one `tl.arange`."""
+        as columns are then two dimensions, even though they share one `tl.arange`. A second
+        variable spelled the same way (`offs_cm` in the epilogue restating `offs_am`) is the same
+        dimension, under the first one's name."""
         aranges = [key for key in offsets if not key.startswith(LOOP_PREFIX)]
         if len(aranges) != 1 or not base or any(not key.startswith(LOOP_PREFIX) for key in base):
             return None
+        spelled = self._tile_spellings.setdefault((code_of(node), frozenset(aranges) | base), owner)
+        if spelled != owner and spelled in self.tile_parts:
+            owner = spelled
         size = self.dim_size.get(aranges[0])
         if size is not None:
             self.dim_size.setdefault(owner, size)
@@ -542,8 +550,10 @@ class KernelModel:
         if key in self._memo:
             return self._memo[key]
         if key in self._busy:
+            self._cycle_cut = True  # a loop-carried definition reaching itself: cut the cycle here
             return frozenset()
         self._busy.add(key)
+        outer_cut, self._cycle_cut = self._cycle_cut, False
         result = self.dims(d.value, d.order, d.path | path if compatible(d.path, path) else d.path, d.loops, d.name)
         offsets = [key for key in result if not key.startswith(LOOP_PREFIX)]
         if len(offsets) == 1 and d.name not in self.dim_owners.get(offsets[0], ()) and \
@@ -553,7 +563,12 @@ class KernelModel:
         if d.kind == "advance":
             result |= {d.loops[-1].key}
         self._busy.discard(key)
-        self._memo[key] = result
+        cut, self._cycle_cut = self._cycle_cut, outer_cut or self._cycle_cut
+        # A result computed while a cycle was cut misses what flows in through the cut; it is
+        # complete only at the query that started the cycle (the outermost). Keeping the partial
+        # one would make every later answer depend on which name happened to be asked first.
+        if not cut or not self._busy:
+            self._memo[key] = result
         return result
 
     def _call_dims(self, call: cst.Call, order: int, path: Path, loops: tuple[Loop, ...],
@@ -838,20 +853,25 @@ class KernelModel:
         if dim.endswith("]"):
             return self._block_loop(dim, access, enclosing)
         moving: set[str] = set()
-        for defs in self._chain(access.pointer, access).values():
-            for d in defs:
-                if d.value is None:
-                    continue
-                keys = self._def_dims(d, EMPTY)
-                if dim not in keys:
-                    continue
-                if sum(not key.startswith(LOOP_PREFIX) for key in keys) > 1:
-                    # A pointer over several dimensions (`X + rows[:, None] * s + cols[None, :]`):
-                    # a loop moves `dim` only if it shares a term with it, not with another offset.
-                    keys = frozenset().union(*(self.dims(term, d.order, d.path, d.loops)
-                                               for term in _terms(d.value)
-                                               if dim in self.dims(term, d.order, d.path, d.loops)))
-                moving |= keys & enclosing.keys()
+        sources: list[tuple[cst.BaseExpression, int, Path, tuple[Loop, ...], frozenset[str] | None]] = [
+            (d.value, d.order, d.path, d.loops, self._def_dims(d, EMPTY))
+            for defs in self._chain(access.pointer, access).values() for d in defs if d.value is not None]
+        if not isinstance(access.pointer, cst.Name):  # (a name's definitions are in the chain)
+            # The pointer expression itself: `A + (k_in_tile + rk[None, :]) * stride` in the call.
+            # Unlike a definition, it never names a tile: `W + cols * 5 + i` steps by elements.
+            sources.append((access.pointer, access.order, access.path, access.loops, None))
+        for value, order, path, loops, keys in sources:
+            if keys is not None and dim not in keys:
+                continue
+            if keys is None or _offset_count(keys) > 1:
+                # A pointer over several dimensions (`X + rows[:, None] * s + cols[None, :]`):
+                # a loop moves `dim` only if it shares a term with it, not with another offset.
+                # A name over several dimensions is split where it is defined (it is in the chain).
+                shared = [self.dims(term, order, path, loops) for term in _terms(value)]
+                keys = frozenset().union(*(term_keys for term, term_keys in zip(_terms(value), shared)
+                                           if dim in term_keys
+                                           and not (isinstance(term, cst.Name) and _offset_count(term_keys) > 1)))
+            moving |= keys & enclosing.keys()
         # The innermost such loop (a set has no order: choosing by position keeps results stable).
         return next((loop for loop in reversed(access.loops) if loop.key in moving), None)
 
@@ -1122,7 +1142,7 @@ class KernelModel:
             if walk.loop is not None and walk.dim is not None and self._peeled(walk.loop, walk.dim):
                 continue  # the partial tile is handled by a masked access outside this loop
             if walk.dim is not None and any(block in self.size_tokens(walk.dim) and total not in self._arange_sizes
-                                            for total, block in self.divisible):
+                                            for total, block in self.divisible | _divisible_on(access.path)):
                 continue  # `tl.static_assert(K % BLOCK_K == 0)`: the kernel promises full tiles of it
             keys = walk.keys
             covering = [flag for flag in self.flags if flag.dims & keys]
@@ -1168,9 +1188,31 @@ class KernelModel:
         inside = [a for a in self.accesses if loop in a.loops]
         if any(self.covers(self.mask_dims(a) or frozenset(), frozenset({dim, loop.key})) for a in inside):
             return False
-        return any(loop not in a.loops and self.covers(self.mask_dims(a) or frozenset(), frozenset({dim}))
-                   and any(w.dim == dim for w in self.walks(a))
-                   for a in self.accesses)
+        # Outside the loop the tile has no loop part: `rk = start_k + offs_k` in the loop is
+        # `rk = last_k + offs_k` after it, the same block offsets, placed where the loop stops
+        # (a masked first tile before `range(1, n_tiles)` leaves the loop's last tile partial).
+        parts = frozenset(key for key in self.tile_parts.get(dim, ()) if not key.startswith(LOOP_PREFIX))
+        stop = self._loop_stop(loop)
+        for other in self.accesses:
+            if loop in other.loops or not any(w.dim == dim or w.dim in parts for w in self.walks(other)):
+                continue
+            bounded = self.mask_dims(other) or frozenset()
+            if self.covers(bounded, frozenset({dim})) and any(w.dim == dim for w in self.walks(other)):
+                return True
+            if parts and self.covers(bounded, parts) and stop is not None and \
+                    any(re.search(rf"(?<![\w.]){re.escape(stop)}(?!\w)", code_of(d.value))
+                        for defs in self._chain(other.pointer, other).values() for d in defs if d.value is not None):
+                return True
+        return False
+
+    def _loop_stop(self, loop: Loop) -> str | None:
+        """The stop of `for ... in range(start, stop, step)` as written, when it is a plain name."""
+        iterable = getattr(loop.node, "iter", None)
+        if not isinstance(iterable, cst.Call):
+            return None
+        args = _range_args(iterable)
+        stop = args[1] if len(args) >= 2 else args[0] if args else None
+        return stop.value if isinstance(stop, cst.Name) else None
 
     def covers(self, bounded: frozenset[str], keys: frozenset[str]) -> bool:
         """Whether a mask bounding `bounded` bounds one of `keys`. `ks = k * BLOCK_K + offs_k` is
@@ -1337,6 +1379,24 @@ def _is_node(kind: type) -> bool:
     if known is None:
         known = _NODE_TYPES[kind] = issubclass(kind, cst.CSTNode)
     return known
+
+
+_DIVISIBLE = re.compile(r"\(?(\w+)%(\w+)\)?==0")
+
+
+def _divisible_on(path: Path) -> set[tuple[str, str]]:
+    """(K, BLOCK_K) for each `K % BLOCK_K == 0` the path holds true (an `if`, a static_assert)."""
+    found = set()
+    for literal in path:
+        match = _DIVISIBLE.fullmatch(literal.atom)
+        if match and literal.value:
+            found.add((match.group(1), match.group(2)))
+    return found
+
+
+def _offset_count(keys: frozenset[str]) -> int:
+    """How many tile offsets (not loops) a set of dimension keys holds."""
+    return sum(not key.startswith(LOOP_PREFIX) for key in keys)
 
 
 def _terms(node: cst.BaseExpression) -> list[cst.BaseExpression]:
