@@ -400,6 +400,8 @@ class KernelModel:
             step = code_of(args[2])
             if step in ("1", "-1", "+1"):
                 return "unknown"
+            if self._before_own_tile(args[0], args[1], step):
+                return "full"
             # A tile loop steps by a block size (one the kernel spans with `tl.arange(0, BLOCK)`);
             # `range(pid, n, num_programs)` or `range(start_pid, num_tiles, NUM_SMS)` strides over
             # rows or tiles, and its index is no element offset.
@@ -408,6 +410,17 @@ class KernelModel:
         if any("cdiv(" in text or re.search(r"-1\)?//", text) for text in texts):
             return "partial"
         return "unknown"
+
+    def _before_own_tile(self, start: cst.BaseExpression, stop: cst.BaseExpression, step: str) -> bool:
+        """`range(0, pid * BLOCK, BLOCK)`: the tiles before this program's own, which starts inside
+        the tensor (the grid covers it), so every one of them is full."""
+        if not (isinstance(stop, cst.BinaryOperation) and isinstance(stop.operator, cst.Multiply)):
+            return False
+        sides = [(stop.left, stop.right), (stop.right, stop.left)]
+        factor = next((other for side, other in sides if code_of(side) == step), None)
+        if factor is None or not _PROGRAM_ID.fullmatch(self._expanded_text(factor)):
+            return False
+        return code_of(start) == "0"
 
     def _expanded_text(self, node: cst.BaseExpression) -> str:
         """Source of an expression with local names replaced by their single definition, one level."""
@@ -530,6 +543,9 @@ class KernelModel:
         dimension, under the first one's name."""
         aranges = [key for key in offsets if not key.startswith(LOOP_PREFIX)]
         if len(aranges) != 1 or not base or any(not key.startswith(LOOP_PREFIX) for key in base):
+            return None
+        if aranges[0] in self.tile_parts:
+            # `g * N + offs_n` over a tile `offs_n`: a row picked for a tile, not a new tile.
             return None
         spelled = self._tile_spellings.setdefault((code_of(node), frozenset(aranges) | base), owner)
         if spelled != owner and spelled in self.tile_parts:
@@ -1141,6 +1157,8 @@ class KernelModel:
                 continue  # `range(K // BLOCK_K)`: every tile this loop visits is full
             if walk.loop is not None and walk.dim is not None and self._peeled(walk.loop, walk.dim):
                 continue  # the partial tile is handled by a masked access outside this loop
+            if walk.loop is not None and walk.dim is not None and self._split_interior(walk.loop, walk.dim):
+                continue  # the border tiles are another loop's, which masks them
             if walk.dim is not None and any(block in self.size_tokens(walk.dim) and total not in self._arange_sizes
                                             for total, block in self.divisible | _divisible_on(access.path)):
                 continue  # `tl.static_assert(K % BLOCK_K == 0)`: the kernel promises full tiles of it
@@ -1205,6 +1223,35 @@ class KernelModel:
                 return True
         return False
 
+    def _split_interior(self, loop: Loop, dim: str) -> bool:
+        """`for s in range(lo, hi - border, B)` beside `for t in range(0, border, B)` whose accesses
+        mask this dimension: the kernel split its loop, the masked one takes the border tiles
+        (the partial one among them) and this one the interior, full tiles only."""
+        iterable = getattr(loop.node, "iter", None)
+        args = _range_args(iterable) if isinstance(iterable, cst.Call) else []
+        stop = args[1] if len(args) >= 2 else None
+        if not (isinstance(stop, cst.BinaryOperation) and isinstance(stop.operator, cst.Subtract)):
+            return False
+        cuts = {code_of(stop.right), code_of(stop)}
+        same = frozenset({dim} | {key for key in self.tile_parts.get(dim, ()) if not key.startswith(LOOP_PREFIX)})
+        for other in self.loops:
+            other_iter = getattr(other.node, "iter", None)
+            if other is loop or not isinstance(other_iter, cst.Call):
+                continue
+            bounds = _range_args(other_iter)[:2]
+            if not cuts & {code_of(bound) for bound in bounds}:
+                continue
+            if any(other in a.loops and self._bounds_offsets(self.mask_dims(a) or frozenset(), same)
+                   for a in self.accesses):
+                return True
+        return False
+
+    def _bounds_offsets(self, bounded: frozenset[str], offsets: frozenset[str]) -> bool:
+        """A mask bounds these block offsets, itself or through a tile built on them
+        (`cols = start + offs_n; cols < seqlen` bounds `offs_n`)."""
+        return self.covers(bounded, offsets) or any(
+            self.tile_parts.get(key, frozenset()) & offsets for key in bounded)
+
     def _loop_stop(self, loop: Loop) -> str | None:
         """The stop of `for ... in range(start, stop, step)` as written, when it is a plain name."""
         iterable = getattr(loop.node, "iter", None)
@@ -1266,9 +1313,22 @@ class KernelModel:
             bounded = self.mask_dims(other)
             if not bounded or not self.covers(bounded, keys):
                 continue
-            if any(walk.keys & keys for walk in self.walks(other)):
+            # The same dimension, not merely the same loop: `g * N + offs_n` (a scale row picked
+            # by the K loop) and `k * BLOCK_K + offs_k` both move with the K loop.
+            if any(not key.startswith(LOOP_PREFIX) and key in bounded for key in keys):
+                return other  # its mask names this very dimension (`seq_offset < max_len`)
+            if any(_share_a_dimension(walk.keys, keys) for walk in self.walks(other)) and \
+                    self._same_dimension(bounded, keys):
                 return other
         return None
+
+    def _same_dimension(self, theirs: frozenset[str], keys: frozenset[str]) -> bool:
+        """Whether a mask's dimensions bound a tile dimension of `keys` (a loop alone is not one)."""
+        if _share_a_dimension(theirs, keys):
+            return True
+        return any(key in self.tile_parts and self.tile_parts[key] <= theirs | {PROGRAM}
+                   and any(not part.startswith(LOOP_PREFIX) for part in self.tile_parts[key] & theirs)
+                   for key in keys)
 
     def label(self, dim: str) -> str:
         """A dimension as the kernel names it: its offset variable, else its `tl.arange(...)`."""
@@ -1381,6 +1441,8 @@ def _is_node(kind: type) -> bool:
     return known
 
 
+# `tl.program_id(0)`, `tl.program_id(axis=0).to(tl.int64)`: a program's own tile index.
+_PROGRAM_ID = re.compile(r"(\w+\.)*program_id\([^()]*\)(\.to\([\w.]+\))?")
 _DIVISIBLE = re.compile(r"\(?(\w+)%(\w+)\)?==0")
 
 
@@ -1392,6 +1454,15 @@ def _divisible_on(path: Path) -> set[tuple[str, str]]:
         if match and literal.value:
             found.add((match.group(1), match.group(2)))
     return found
+
+
+def _share_a_dimension(theirs: frozenset[str], keys: frozenset[str]) -> bool:
+    """Two sets of dimension keys have a tile dimension in common, or both walk a loop alone
+    (`ptrs += BLOCK_K` with no offsets): a common loop alone is not a common dimension."""
+    common = theirs & keys
+    if any(not key.startswith(LOOP_PREFIX) for key in common):
+        return True
+    return bool(common) and all(key.startswith(LOOP_PREFIX) for key in keys)
 
 
 def _offset_count(keys: frozenset[str]) -> int:
