@@ -13,6 +13,9 @@ _SPACE = re.compile(r"\s+")
 
 def code_of(node: cst.CSTNode) -> str:
     """The node's source with all whitespace removed: a key two spellings of one expression share."""
+    kind = type(node)
+    if (kind is cst.Name or kind is cst.Integer) and not node.lpar:  # type: ignore[attr-defined]
+        return node.value  # type: ignore[attr-defined,no-any-return]  # most calls: no printing needed
     return _SPACE.sub("", _EMPTY_MODULE.code_for_node(node))
 
 
