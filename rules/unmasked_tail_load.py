@@ -19,6 +19,13 @@ class UnmaskedTailLoad(Rule):
     last tile can be partial (`range(0, K, BLOCK_K)`, `range(tl.cdiv(K, BLOCK_K))`), or a sibling
     access of the same dimension that is masked.
 
+    Loops that visit full tiles only are not flagged: `range(K // BLOCK_K)`, a loop that stops
+    where a masked, peeled last tile starts (`prev = tl.cdiv(K, B) * B - B`), the interior loop
+    of a split loop whose border loop is masked (`range(lo, hi - border, B)`), the tiles before
+    the program's own (`range(0, pid * B, B)`), and loops under `K % BLOCK_K == 0` (an `if` or a
+    `tl.static_assert`). A loop that only picks a row for a tile (`g = k * BLOCK_K // GROUP`, then
+    `g * N + offs_n`) does not make that tile partial.
+
     ## Why is this bad?
     On the last, partial tile the load reads past the end of the tensor. Small overreads do not
     fault on a GPU: they return whatever bytes lie there. In vLLM's vendored `triton_kernels`,

@@ -89,7 +89,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "rules":
         from tritonlint.rule import all_rules
 
-        for rule in all_rules():
+        from tritonlint.suppressions import UnusedSuppression
+
+        for rule in (*all_rules(), UnusedSuppression):  # TL100 too: it is reported and documented
             print(f"{rule.code}  {rule.name:<24} {'fixable' if rule.fixable else '       '}  {rule.summary}")
         return EXIT_CLEAN
     if args.command == "rule":
@@ -312,7 +314,7 @@ def _report(reports: list[FileReport], args: argparse.Namespace) -> int:
     if output:
         sys.stdout.write(output if output.endswith("\n") else output + "\n")
     if args.statistics and diagnostics:
-        print(statistics(diagnostics))
+        sys.stdout.write(statistics(diagnostics))  # its lines end in newlines already
     fixed = sum(1 for report in reports if report.fixed_text is not None)
     if args.fix and fixed and not args.quiet:
         print(f"tritonlint: fixed {fixed} file(s)", file=sys.stderr)
