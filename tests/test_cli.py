@@ -590,3 +590,37 @@ def test_readme_first_example(run: Run, tmp_path: Path) -> None:
     code, out, err = run(*command.split()[1:])
     assert (out, err) == (shown, "")
     assert code == 1
+
+
+def test_an_unexpected_exception_is_exit_2_not_findings(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A crash must never read as exit 1 ("findings remain") to CI scripts or to verify's fixer."""
+    from tritonlint import cli
+
+    def boom(*args: object, **kwargs: object) -> int:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(cli, "_check", boom)
+    code, _, err = run("check", ".")
+    assert code == 2
+    assert err.startswith("tritonlint: internal error: RuntimeError: disk on fire [") and err.count("\n") == 1
+
+
+def test_runs_from_a_source_checkout_without_install() -> None:
+    """`PYTHONPATH=checkout python -m tritonlint` (a device with no install): rules/ is found beside
+    the package when no installed `tritonlint.rules` exists."""
+    script = (
+        "import sys\n"
+        "sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in repr(f).lower()]\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "for name in [m for m in sys.modules if m.startswith('tritonlint')]: del sys.modules[name]\n"
+        "import tritonlint.rule\n"
+        "assert tritonlint.rule.__file__.startswith(sys.path[0]), tritonlint.rule.__file__\n"
+        "print(' '.join(r.code for r in tritonlint.rule.all_rules()))\n"
+        "import tritonlint.rules\n"
+        "print(tritonlint.rules.__path__[0])\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False, timeout=120)
+    assert result.returncode == 0, result.stderr
+    codes, folder = result.stdout.splitlines()
+    assert codes == "TL101 TL102"
+    assert Path(folder).resolve() == ROOT / "rules"

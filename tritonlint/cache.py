@@ -42,7 +42,10 @@ def analysis_sources() -> list[Path]:
     files = [path for path in sorted(_PACKAGE.rglob("*.py"))
              if path.relative_to(_PACKAGE).parts[0] not in _NOT_ANALYSIS]
     spec = importlib.util.find_spec("tritonlint.rules")  # imports tritonlint only, not the rules
-    for location in (spec.submodule_search_locations or []) if spec is not None else []:
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    if spec is None and (_PACKAGE.parent / "rules").is_dir():  # run from a source checkout
+        locations = [str(_PACKAGE.parent / "rules")]
+    for location in locations:
         files.extend(sorted(Path(location).resolve().rglob("*.py")))
     return files
 

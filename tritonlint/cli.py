@@ -80,6 +80,23 @@ def build_parser(verify_arguments: bool = True) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command line; exit 0 clean, 1 findings, 2 usage/config/internal error.
+
+    An unexpected exception is an internal error (exit 2), never exit 1: a crash read as
+    "findings remain" would pass for a run in CI scripts and in `verify`'s fixer step.
+    """
+    try:
+        return _main(argv)
+    except Exception as error:  # noqa: BLE001  (the last line of defence: report, exit 2)
+        import traceback
+
+        where = traceback.extract_tb(error.__traceback__)[-1]
+        print(f"tritonlint: internal error: {type(error).__name__}: {str(error)[:300]} "
+              f"[{Path(where.filename).name}:{where.lineno}]", file=sys.stderr)
+        return EXIT_ERROR
+
+
+def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(verify_arguments="verify" in argv)
     try:
@@ -88,10 +105,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exit_.code or 0)
     if args.command == "rules":
         from tritonlint.rule import all_rules
-
         from tritonlint.suppressions import UnusedSuppression
 
-        for rule in (*all_rules(), UnusedSuppression):  # TL100 too: it is reported and documented
+        listed: tuple[type[Rule], ...] = (*all_rules(), UnusedSuppression)
+        for rule in listed:  # TL100 too: it is reported and documented
             print(f"{rule.code}  {rule.name:<24} {'fixable' if rule.fixable else '       '}  {rule.summary}")
         return EXIT_CLEAN
     if args.command == "rule":

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 import pkgutil
 import re
+import sys
 from collections.abc import Iterator
 from functools import cache
+from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
@@ -54,10 +58,33 @@ def _dedent(text: str) -> str:
     return textwrap.dedent(text).strip("\n")
 
 
+def rules_package() -> ModuleType:
+    """`tritonlint.rules`: installed from `rules/`, or, when tritonlint runs from a source checkout
+    (`PYTHONPATH=checkout python -m tritonlint`, nothing installed), the `rules/` folder beside it."""
+    try:
+        return importlib.import_module("tritonlint.rules")
+    except ModuleNotFoundError as error:
+        if error.name != "tritonlint.rules":
+            raise
+    folder = Path(__file__).resolve().parent.parent / "rules"
+    spec = importlib.util.spec_from_file_location("tritonlint.rules", folder / "__init__.py",
+                                                  submodule_search_locations=[str(folder)])
+    if spec is None or spec.loader is None or not folder.is_dir():
+        raise ModuleNotFoundError("tritonlint.rules: not installed, and no rules/ folder beside the package",
+                                  name="tritonlint.rules")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["tritonlint.rules"] = module
+    spec.loader.exec_module(module)
+    import tritonlint
+
+    tritonlint.rules = module  # type: ignore[attr-defined]  # as the import system does for a subpackage
+    return module
+
+
 @cache
 def all_rules() -> tuple[type[Rule], ...]:
     """Every rule class in tritonlint.rules, sorted by code."""
-    package = importlib.import_module("tritonlint.rules")
+    package = rules_package()
     found: list[type[Rule]] = []
     for info in pkgutil.iter_modules(package.__path__):
         module = importlib.import_module(f"{package.__name__}.{info.name}")

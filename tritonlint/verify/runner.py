@@ -128,7 +128,8 @@ def cli_fixer(copy_root: Path, target: Path) -> None:
     env["PYTHONPATH"] = os.pathsep.join(x for x in (_PKG_PARENT, env.get("PYTHONPATH")) if x)
     proc = subprocess.run(cmd, cwd=copy_root, env=env, capture_output=True, text=True, timeout=600)
     # 0: nothing left to report, 1: findings remain (display-only ones, say); both mean it ran.
-    if proc.returncode not in (0, 1):
+    # A Python traceback exits 1 as well: it is a failure, not "findings remain".
+    if proc.returncode not in (0, 1) or "Traceback (most recent call last)" in proc.stderr:
         raise VerifyError(f"fixer failed (exit {proc.returncode}): {' '.join(cmd)}\n"
                           f"{(proc.stderr or proc.stdout)[-4000:]}")
 
