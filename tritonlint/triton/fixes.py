@@ -61,6 +61,8 @@ def tail_fix(model: KernelModel, hazard: TailHazard) -> CallFix:
         if derived is None:
             return CallFix("no mask can be derived: the kernel never compares this dimension with a bound",
                            Applicability.DISPLAY_ONLY, None)
+        if derived[0] in masks:
+            continue  # one sibling mask bounding both dimensions: say it once
         masks.append(derived[0])
         sources.append(derived[2])
         if derived[1] is Applicability.UNSAFE:

@@ -1159,6 +1159,9 @@ class KernelModel:
                 continue  # the partial tile is handled by a masked access outside this loop
             if walk.loop is not None and walk.dim is not None and self._split_interior(walk.loop, walk.dim):
                 continue  # the border tiles are another loop's, which masks them
+            if walk.loop is None and walk.dim is not None and walk.dim.startswith("arange(") and \
+                    self._page_local(access):
+                continue  # a program's own scratch page, exactly its block sizes
             if walk.dim is not None and any(block in self.size_tokens(walk.dim) and total not in self._arange_sizes
                                             for total, block in self.divisible | _divisible_on(access.path)):
                 continue  # `tl.static_assert(K % BLOCK_K == 0)`: the kernel promises full tiles of it
@@ -1222,6 +1225,63 @@ class KernelModel:
                         for defs in self._chain(other.pointer, other).values() for d in defs if d.value is not None):
                 return True
         return False
+
+    def _page_local(self, access: Access) -> bool:
+        """`P + pid * (BLOCK_M * BLOCK_N) + rows[:, None] * BLOCK_N + cols[None, :]` with `rows`,
+        `cols` bare aranges: each program owns one page of exactly its block sizes (a scratch
+        buffer sized by the grid), and block offsets over two or more dimensions stay inside it.
+        A row stride that is a block size, not the tensor's, is what tells a page from a tile."""
+        pointer_dims = self.dims(access.pointer, access.order, access.path, access.loops)
+        offsets = [key for key in pointer_dims if not key.startswith(LOOP_PREFIX)]
+        if len(offsets) < 2 or not all(key.startswith("arange(") and key in self.dim_size for key in offsets):
+            return False
+        sizes = {token for key in offsets for token in re.findall(r"[A-Za-z_]\w*", self.dim_size[key])}
+        terms = self._pointer_terms(access.pointer, access.order, access.path, access.loops, 0)
+        pages = 0
+        for term, order, path, loops in terms:
+            term_dims = self.dims(term, order, path, loops)
+            if any(not key.startswith(LOOP_PREFIX) for key in term_dims):
+                # block offsets: only compile-time sizes may scale them (`rows[:, None] * BLOCK_N`)
+                others = set(_names_in(term)) - sizes - _NOT_VARIABLES - self._offset_names(term, order, path, loops)
+                if any(not self._constexpr(name) for name in others):
+                    return False
+                continue
+            if not term_dims:
+                continue  # the buffer itself, or a constant
+            names = set(_names_in(term)) - _NOT_VARIABLES
+            indices = {name for name in names if name not in sizes}
+            if not sizes <= names or not indices or any(
+                    any(not key.startswith(LOOP_PREFIX) for key in self.dims(cst.Name(name), order, path, loops))
+                    or self._runtime_stride(name) for name in indices):
+                return False
+            pages += 1
+        return pages == 1
+
+    def _pointer_terms(self, node: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...],
+                       depth: int) -> list[tuple[cst.BaseExpression, int, Path, tuple[Loop, ...]]]:
+        """The summands of a pointer, looking through names with one definition."""
+        if isinstance(node, cst.Name) and depth < 4:
+            defs = [d for d in self.reaching(node.value, order, path, loops) if d.kind != "param"]
+            if len(defs) == 1 and defs[0].kind == "assign" and defs[0].value is not None:
+                d = defs[0]
+                return self._pointer_terms(d.value, d.order, d.path, d.loops, depth + 1)
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)):
+            return (self._pointer_terms(node.left, order, path, loops, depth)
+                    + self._pointer_terms(node.right, order, path, loops, depth))
+        return [(node, order, path, loops)]
+
+    def _offset_names(self, term: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...]) -> set[str]:
+        """Names in a term that hold block offsets themselves (`rows`, `cols`)."""
+        return {name for name in _names_in(term)
+                if any(not key.startswith(LOOP_PREFIX) for key in self.dims(cst.Name(name), order, path, loops))}
+
+    def _constexpr(self, name: str) -> bool:
+        defs = self.defs.get(name, ())
+        return bool(defs) and all(d.constexpr for d in defs)
+
+    def _runtime_stride(self, name: str) -> bool:
+        """A non-constexpr parameter other than an index: a tensor stride (`pid * stride_p`)."""
+        return any(d.kind == "param" and not d.constexpr for d in self.defs.get(name, ()))
 
     def _split_interior(self, loop: Loop, dim: str) -> bool:
         """`for s in range(lo, hi - border, B)` beside `for t in range(0, border, B)` whose accesses
@@ -1454,6 +1514,9 @@ def _divisible_on(path: Path) -> set[tuple[str, str]]:
         if match and literal.value:
             found.add((match.group(1), match.group(2)))
     return found
+
+
+_NOT_VARIABLES = {"tl", "None", "True", "False"}
 
 
 def _share_a_dimension(theirs: frozenset[str], keys: frozenset[str]) -> bool:
