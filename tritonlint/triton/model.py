@@ -1262,9 +1262,9 @@ class KernelModel:
         """The summands of a pointer, looking through names with one definition."""
         if isinstance(node, cst.Name) and depth < 4:
             defs = [d for d in self.reaching(node.value, order, path, loops) if d.kind != "param"]
-            if len(defs) == 1 and defs[0].kind == "assign" and defs[0].value is not None:
-                d = defs[0]
-                return self._pointer_terms(d.value, d.order, d.path, d.loops, depth + 1)
+            value = defs[0].value if len(defs) == 1 and defs[0].kind == "assign" else None
+            if value is not None:
+                return self._pointer_terms(value, defs[0].order, defs[0].path, defs[0].loops, depth + 1)
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)):
             return (self._pointer_terms(node.left, order, path, loops, depth)
                     + self._pointer_terms(node.right, order, path, loops, depth))
