@@ -1162,6 +1162,8 @@ class KernelModel:
             if walk.loop is None and walk.dim is not None and walk.dim.startswith("arange(") and \
                     self._page_local(access):
                 continue  # a program's own scratch page, exactly its block sizes
+            if walk.dim is not None and self._right_aligned(access, walk.dim):
+                continue  # the last window is shifted back to end at the bound
             if walk.dim is not None and any(block in self.size_tokens(walk.dim) and total not in self._arange_sizes
                                             for total, block in self.divisible | _divisible_on(access.path)):
                 continue  # `tl.static_assert(K % BLOCK_K == 0)`: the kernel promises full tiles of it
@@ -1224,6 +1226,44 @@ class KernelModel:
                     any(re.search(rf"(?<![\w.]){re.escape(stop)}(?!\w)", code_of(d.value))
                         for defs in self._chain(other.pointer, other).values() for d in defs if d.value is not None):
                 return True
+        return False
+
+    def _right_aligned(self, access: Access, dim: str) -> bool:
+        """`tl.load(ptr - left_shift * d, mask=offs >= left_bound)`: the kernel right-aligns its
+        last, short window (shifted back so it ends exactly at the bound) and masks the lanes that
+        fall before its start. A lower-bound mask on this dimension, on this access or on one in
+        the same loop, with no upper bound beside it, is that idiom: the window never runs past
+        the end."""
+        same = frozenset({dim} | {key for key in self.tile_parts.get(dim, ()) if not key.startswith(LOOP_PREFIX)})
+        scope = [access] + ([a for a in self.accesses if access.loops[-1] in a.loops] if access.loops else [])
+        if any(self._bounds_offsets(self.mask_dims(a) or frozenset(), same) for a in scope):
+            return False  # an upper bound too (`offs >= window_start & offs < seq_len`): not this idiom
+        return any(a.mask is not None and self._lower_bounded(a, same) for a in scope)
+
+    def _lower_bounded(self, access: Access, dims: frozenset[str]) -> bool:
+        """Whether the access's mask compares one of `dims` from below (`offs >= start`)."""
+        pending: list[tuple[cst.BaseExpression, int]] = [(access.mask, 0)] if access.mask is not None else []
+        while pending:
+            node, depth = pending.pop()
+            if depth > 8:
+                continue
+            if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
+                operator = node.comparisons[0].operator
+                if isinstance(operator, (cst.GreaterThan, cst.GreaterThanEqual)):
+                    offsets = node.left
+                elif isinstance(operator, (cst.LessThan, cst.LessThanEqual)):
+                    offsets = node.comparisons[0].comparator
+                else:
+                    continue
+                if self.dims(offsets, access.order, access.path, access.loops) & dims:
+                    return True
+                continue
+            if isinstance(node, cst.Name):
+                for d in self.reaching(node.value, access.order, access.path, access.loops):
+                    if d.value is not None and d.kind == "assign":
+                        pending.append((d.value, depth + 1))
+                continue
+            pending.extend((child, depth) for child in _expressions_in(node))
         return False
 
     def _page_local(self, access: Access) -> bool:
