@@ -1171,7 +1171,7 @@ class KernelModel:
             covering = [flag for flag in self.flags if flag.dims & keys]
             if any(Literal(flag.atom, flag.even) in access.path for flag in covering):
                 continue  # the even side: full tiles guaranteed
-            evidence_flags = [flag for flag in covering if flag.source != "name"]
+            evidence_flags = [flag for flag in covering if flag.source != "name" and self._flag_applies(flag, access)]
             for flag in evidence_flags:
                 tail = Literal(flag.atom, not flag.even)
                 if not compatible(access.path, frozenset({tail})):
@@ -1227,6 +1227,14 @@ class KernelModel:
                         for defs in self._chain(other.pointer, other).values() for d in defs if d.value is not None):
                 return True
         return False
+
+    def _flag_applies(self, flag: Flag, access: Access) -> bool:
+        """A tile-fits test (`start + BLOCK > N`) speaks of the tile of the loop that moves `start`;
+        outside that loop it says nothing."""
+        if not _TILE_FITS.fullmatch(flag.atom):
+            return True
+        tokens = set(re.findall(r"\w+", flag.atom))
+        return any(loop.targets & tokens for loop in access.loops)
 
     def _right_aligned(self, access: Access, dim: str) -> bool:
         """`tl.load(ptr - left_shift * d, mask=offs >= left_bound)`: the kernel right-aligns its
@@ -1450,6 +1458,7 @@ _VARIANT_TEST = re.compile(r"""==\s*['"]|['"]\s*==|!=\s*['"]|\bis(not)?None\b|is
 
 # "The row fits in one block" switches: their other side loops over full blocks first.
 _ONE_BLOCK = re.compile(r"ONE_TILE|ONE_BLOCK|SINGLE_(TILE|BLOCK)|NEED_LOOP|USE_LOOP|NO_LOOP|MULTI_(TILE|BLOCK)")
+_TILE_FITS = re.compile(r"\(?\w+[+-]\w+\)?(<|<=|>|>=)\w+|\w+(<|<=|>|>=)\(?\w+[+-]\w+\)?")
 _ROUND_DOWN = re.compile(r"prev_multiple|round_down|floor_to|align_down|rounddown", re.IGNORECASE)
 
 
@@ -1470,7 +1479,9 @@ def _can_be_flag(atom: str) -> bool:
         return False
     if _ONE_BLOCK.search(atom):
         return False
-    return "%" in atom or not re.search(r"[<>]", atom)
+    # `start_n + BLOCK > ctx_len`: a tile-fits test, checked at run time per tile, picks the
+    # masked twin for the tile that does not fit. (A bare `BLOCK >= N` is the one-block switch.)
+    return "%" in atom or not re.search(r"[<>]", atom) or bool(_TILE_FITS.fullmatch(atom))
 
 
 def _pure_offset(node: cst.BaseExpression) -> bool:
