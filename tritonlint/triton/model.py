@@ -1250,21 +1250,29 @@ class KernelModel:
 
     def _lower_bounded(self, access: Access, dims: frozenset[str]) -> bool:
         """Whether the access's mask compares one of `dims` from below (`offs >= start`)."""
+        for comparison in self._mask_comparisons(access):
+            operator = comparison.comparisons[0].operator
+            if isinstance(operator, (cst.GreaterThan, cst.GreaterThanEqual)):
+                offsets = comparison.left
+            elif isinstance(operator, (cst.LessThan, cst.LessThanEqual)):
+                offsets = comparison.comparisons[0].comparator
+            else:
+                continue
+            if self.dims(offsets, access.order, access.path, access.loops) & dims:
+                return True
+        return False
+
+    def _mask_comparisons(self, access: Access) -> Iterator[cst.Comparison]:
+        """The single comparisons (`a < b`) an access's mask is built from, through the
+        assignments of the names it reads."""
         pending: list[tuple[cst.BaseExpression, int]] = [(access.mask, 0)] if access.mask is not None else []
         while pending:
             node, depth = pending.pop()
             if depth > 8:
                 continue
-            if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
-                operator = node.comparisons[0].operator
-                if isinstance(operator, (cst.GreaterThan, cst.GreaterThanEqual)):
-                    offsets = node.left
-                elif isinstance(operator, (cst.LessThan, cst.LessThanEqual)):
-                    offsets = node.comparisons[0].comparator
-                else:
-                    continue
-                if self.dims(offsets, access.order, access.path, access.loops) & dims:
-                    return True
+            if isinstance(node, cst.Comparison):
+                if len(node.comparisons) == 1:
+                    yield node
                 continue
             if isinstance(node, cst.Name):
                 for d in self.reaching(node.value, access.order, access.path, access.loops):
@@ -1272,7 +1280,6 @@ class KernelModel:
                         pending.append((d.value, depth + 1))
                 continue
             pending.extend((child, depth) for child in _expressions_in(node))
-        return False
 
     def _page_local(self, access: Access) -> bool:
         """`P + pid * (BLOCK_M * BLOCK_N) + rows[:, None] * BLOCK_N + cols[None, :]` with `rows`,
@@ -1379,24 +1386,12 @@ class KernelModel:
 
     def _runtime_bound(self, access: Access, dim: str) -> bool:
         """Whether the access's mask compares `dim` with a value only known at run time."""
-        pending: list[tuple[cst.BaseExpression, int]] = [(access.mask, 0)] if access.mask is not None else []
-        while pending:
-            node, depth = pending.pop()
-            if depth > 8:
-                continue
-            if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
-                small, large = node.left, node.comparisons[0].comparator
-                if isinstance(node.comparisons[0].operator, (cst.GreaterThan, cst.GreaterThanEqual)):
-                    small, large = large, small
-                if dim in self.dims(small, access.order, access.path, access.loops) and self._runtime(large, 0):
-                    return True
-                continue
-            if isinstance(node, cst.Name):
-                for d in self.reaching(node.value, access.order, access.path, access.loops):
-                    if d.value is not None and d.kind == "assign":
-                        pending.append((d.value, depth + 1))
-                continue
-            pending.extend((child, depth) for child in _expressions_in(node))
+        for comparison in self._mask_comparisons(access):
+            small, large = comparison.left, comparison.comparisons[0].comparator
+            if isinstance(comparison.comparisons[0].operator, (cst.GreaterThan, cst.GreaterThanEqual)):
+                small, large = large, small
+            if dim in self.dims(small, access.order, access.path, access.loops) and self._runtime(large, 0):
+                return True
         return False
 
     def _runtime(self, node: cst.BaseExpression, depth: int) -> bool:
