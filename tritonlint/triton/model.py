@@ -1177,7 +1177,7 @@ class KernelModel:
                 if not compatible(access.path, frozenset({tail})):
                     continue
                 bounded = self.mask_dims(access, frozenset({tail}), own=True)
-                if bounded is not None and not self.covers(bounded, keys):
+                if bounded is not None and not self.covers(bounded, keys, self._pointer_loops(access)):
                     how = {"usage": "by how the kernel uses it", "heuristics": "by its @triton.heuristics",
                            "config": "by the configuration"}[flag.source]
                     yield TailHazard(access, walk, f"reachable when {tail.describe()}",
@@ -1187,11 +1187,11 @@ class KernelModel:
             if evidence_flags:
                 continue
             bounded = self.mask_dims(access, own=True)
-            if bounded is None or self.covers(bounded, keys):
+            if bounded is None or self.covers(bounded, keys, self._pointer_loops(access)):
                 continue
             sibling = self._masked_sibling(access, keys, walk.loop)
             if sibling is not None and walk.loop is None and walk.dim is not None and walk.dim.startswith("arange(") \
-                    and not self._runtime_bound(sibling, walk.dim):
+                    and not self._runtime_bound(sibling, walk.dim, self._pointer_loops(access)):
                 # `cols = tl.arange(0, D)` spans a whole constexpr extent; a sibling's `cols < 2 * HALF`
                 # selects part of it. Only a bound known at run time (`cols < head_dim`) says the
                 # block is padded past the data.
@@ -1227,6 +1227,11 @@ class KernelModel:
                         for defs in self._chain(other.pointer, other).values() for d in defs if d.value is not None):
                 return True
         return False
+
+    def _pointer_loops(self, access: Access) -> frozenset[str]:
+        """The loops (and program id) the access's pointer moves with."""
+        return frozenset(key for key in self.dims(access.pointer, access.order, access.path, access.loops)
+                         if key.startswith(LOOP_PREFIX))
 
     def _flag_applies(self, flag: Flag, access: Access) -> bool:
         """A tile-fits test (`start + BLOCK > N`) speaks of the tile of the loop that moves `start`;
@@ -1376,21 +1381,32 @@ class KernelModel:
         stop = args[1] if len(args) >= 2 else args[0] if args else None
         return stop.value if isinstance(stop, cst.Name) else None
 
-    def covers(self, bounded: frozenset[str], keys: frozenset[str]) -> bool:
+    def covers(self, bounded: frozenset[str], keys: frozenset[str], context: frozenset[str] = frozenset()) -> bool:
         """Whether a mask bounding `bounded` bounds one of `keys`. `ks = k * BLOCK_K + offs_k` is
         bounded as well by `offs_k < K - k * BLOCK_K`: the same block offsets and the same loop."""
         if bounded & keys:
             return True
-        return any(key in self.tile_parts and self.tile_parts[key] <= bounded | {PROGRAM} and
-                   self.tile_parts[key] & bounded for key in keys)
+        if any(key in self.tile_parts and self.tile_parts[key] <= bounded | {PROGRAM} and
+               self.tile_parts[key] & bounded for key in keys):
+            return True
+        # The other way round: `o_col = i_t + o_i; mask = o_col < T` bounds a pointer that spells
+        # the same tile inline (`p + i_t * s + o_i * s`): its own block offsets, plus loops that
+        # move the pointer (`context`).
+        return any(key in self.tile_parts and self.tile_parts[key] <= keys | context and
+                   any(not part.startswith(LOOP_PREFIX) for part in self.tile_parts[key] & keys)
+                   for key in bounded)
 
-    def _runtime_bound(self, access: Access, dim: str) -> bool:
-        """Whether the access's mask compares `dim` with a value only known at run time."""
+    def _runtime_bound(self, access: Access, dim: str, moved_by: frozenset[str]) -> bool:
+        """Whether the access's mask compares `dim`, shifted by the same loops and program id as
+        the pointer in question (`moved_by`), with a value only known at run time. `offs < n`
+        bounds `X + offs`; `i_t + offs < T` bounds a tile of a loop, not `X + offs`."""
         for comparison in self._mask_comparisons(access):
             small, large = comparison.left, comparison.comparisons[0].comparator
             if isinstance(comparison.comparisons[0].operator, (cst.GreaterThan, cst.GreaterThanEqual)):
                 small, large = large, small
-            if dim in self.dims(small, access.order, access.path, access.loops) and self._runtime(large, 0):
+            small_dims = self.dims(small, access.order, access.path, access.loops)
+            if dim in small_dims and frozenset(k for k in small_dims if k.startswith(LOOP_PREFIX)) <= moved_by \
+                    and self._runtime(large, 0):
                 return True
         return False
 
