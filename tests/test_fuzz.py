@@ -124,3 +124,20 @@ def test_regression_parenthesized_flag_control() -> None:
     text = (REGRESSIONS / "negated_flag_else_branch.py").read_text().replace("if not (EVEN_M):", "if not EVEN_M:")
     report = check_source("f.py", text, fk.CONFIG, strict=True)
     assert [(d.line, d.code) for d in report.diagnostics] == [(19, "TL102")]
+
+
+def test_regression_flag_alias_contradicts_path() -> None:
+    """`FULL_K` aliases `EVEN_K`: its True side cannot be reached under `HAS_TAIL` (EVEN_K False)."""
+    case = fk.Case("regressions/flag_alias_contradicts_path.py",
+                   (REGRESSIONS / "flag_alias_contradicts_path.py").read_text())
+    assert fk.generic_failures(case) == []
+    report = check_source("f.py", case.text, fk.CONFIG, strict=True)
+    assert not any("FULL_K" in note for d in report.diagnostics for note in d.notes)
+
+
+def test_regression_constant_test_in_mask() -> None:
+    case = fk.Case("regressions/constant_test_in_mask.py", (REGRESSIONS / "constant_test_in_mask.py").read_text())
+    assert fk.generic_failures(case) == []
+    report = check_source("f.py", case.text, fk.CONFIG, strict=True)
+    assert not any("False is" in note for d in report.diagnostics for note in d.notes)
+    assert 36 + 3 not in [d.line for d in report.diagnostics]  # `None if False else m`: m bounds it

@@ -168,6 +168,7 @@ class KernelModel:
         self._mask_memo: dict[tuple[Access, Path, bool], frozenset[str] | None] = {}
         self._tautologies_bound = False
         self._walk_memo: dict[Access, list[Walk]] = {}
+        self._flag_sides: dict[tuple[str, bool], Path] = {}
         self._chain_memo: dict[tuple[int, int, Path, tuple[Loop, ...]],
                                tuple[cst.BaseExpression, dict[str, list[Def]]]] = {}
         self.reader = ConditionReader(self._constexpr_aliases())
@@ -744,9 +745,10 @@ class KernelModel:
             return self._bound(node.value, order, path, loops, depth + 1)
         if isinstance(node, cst.IfExp):
             sides = []
-            for side, literals in ((node.body, self.reader.when_true(node.test)),
-                                   (node.orelse, self.reader.when_false(node.test))):
-                if compatible(literals, path):
+            constant = _constant(node.test)
+            for side, literals, live in ((node.body, self.reader.when_true(node.test), constant is not False),
+                                         (node.orelse, self.reader.when_false(node.test), constant is not True)):
+                if live and compatible(literals, path):
                     sides.append(self._bound(side, order, path | literals, loops, depth + 1))
             return frozenset.intersection(*sides) if sides else frozenset()
         if isinstance(node, cst.Comparison):
@@ -1169,13 +1171,15 @@ class KernelModel:
                 continue  # `tl.static_assert(K % BLOCK_K == 0)`: the kernel promises full tiles of it
             keys = walk.keys
             covering = [flag for flag in self.flags if flag.dims & keys]
-            if any(Literal(flag.atom, flag.even) in access.path for flag in covering):
+            if any(Literal(flag.atom, flag.even) in access.path or
+                   (self._flag_side(flag.atom, flag.even) - {Literal(flag.atom, flag.even)}) <= access.path
+                   and len(self._flag_side(flag.atom, flag.even)) > 1 for flag in covering):
                 continue  # the even side: full tiles guaranteed
             evidence_flags = [flag for flag in covering if flag.source != "name" and self._flag_applies(flag, access)]
             for flag in evidence_flags:
                 tail = Literal(flag.atom, not flag.even)
-                if not compatible(access.path, frozenset({tail})):
-                    continue
+                if not compatible(access.path, self._flag_side(flag.atom, not flag.even)):
+                    continue  # `FULL_K: tl.constexpr = EVEN_K`: its tail side contradicts `EVEN_K is False`
                 bounded = self.mask_dims(access, frozenset({tail}), own=True)
                 if bounded is not None and not self.covers(bounded, keys, self._pointer_loops(access)):
                     how = {"usage": "by how the kernel uses it", "heuristics": "by its @triton.heuristics",
@@ -1227,6 +1231,20 @@ class KernelModel:
                         for defs in self._chain(other.pointer, other).values() for d in defs if d.value is not None):
                 return True
         return False
+
+    def _flag_side(self, atom: str, value: bool) -> Path:
+        """The literals a flag's side stands for, through the kernel's constexpr aliases
+        (`FULL_K` True is also `EVEN_K` True); at least the flag's own literal."""
+        key = (atom, value)
+        if key not in self._flag_sides:
+            own = frozenset({Literal(atom, value)})
+            try:
+                node = cst.parse_expression(atom)
+            except Exception:  # noqa: BLE001  (an atom that is not an expression: only itself)
+                self._flag_sides[key] = own
+            else:
+                self._flag_sides[key] = own | (self.reader.when_true(node) if value else self.reader.when_false(node))
+        return self._flag_sides[key]
 
     def _pointer_loops(self, access: Access) -> frozenset[str]:
         """The loops (and program id) the access's pointer moves with."""
@@ -1482,10 +1500,22 @@ def _range_args(call: cst.Call) -> list[cst.BaseExpression]:
     return args
 
 
+def _constant(test: cst.BaseExpression) -> bool | None:
+    """`True` / `False` written as a test (`None if False else m`): which side is the only live one."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _constant(test.expression)
+        return None if inner is None else not inner
+    if isinstance(test, cst.Name) and test.value in ("True", "False"):
+        return test.value == "True"
+    return None
+
+
 def _can_be_flag(atom: str) -> bool:
     """Conditions that pick a variant (`LAYOUT == "HOPPER"`, `B is not None`) are not evenness flags:
     their masked and unmasked branches load different layouts, not the same tile twice. Nor is
     `BLOCK >= N` ("fits in one block"): on its False side the first tiles are still full."""
+    if atom in ("True", "False", "None") or atom.lstrip("-").isdigit():
+        return False  # a constant decides nothing at run time (`None if False else m`)
     if _VARIANT_TEST.search(atom):
         return False
     if _ONE_BLOCK.search(atom):
