@@ -730,8 +730,10 @@ class KernelModel:
             reaching = [d for d in self.reaching(node.value, order, path, loops) if d.kind != "advance"]
             if not reaching:
                 return self.dims(node, order, path, loops)
-            sides = [self._bound(d.value, d.order, d.path | path, d.loops, depth + 1) if d.value is not None
-                     else frozenset() for d in reaching]
+            # A mask built under `if BLOCK_M == 1:` need not bound the rows: a one-row tile is never
+            # partial (the program exists only for a row inside the tensor).
+            sides = [(self._bound(d.value, d.order, d.path | path, d.loops, depth + 1) if d.value is not None
+                      else frozenset()) | self._single_element_dims(d.path) for d in reaching]
             return self._common(sides)
         if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation)):
             operator = node.operator
@@ -1164,6 +1166,8 @@ class KernelModel:
             if walk.loop is None and walk.dim is not None and walk.dim.startswith("arange(") and \
                     self._page_local(access):
                 continue  # a program's own scratch page, exactly its block sizes
+            if walk.dim is not None and walk.dim in self._single_element_dims(access.path):
+                continue  # `if BLOCK_M == 1:` a one-row tile is never partial
             if walk.dim is not None and self._right_aligned(access, walk.dim):
                 continue  # the last window is shifted back to end at the bound
             if walk.dim is not None and any(block in self.size_tokens(walk.dim) and total not in self._arange_sizes
@@ -1245,6 +1249,17 @@ class KernelModel:
             else:
                 self._flag_sides[key] = own | (self.reader.when_true(node) if value else self.reader.when_false(node))
         return self._flag_sides[key]
+
+    def _single_element_dims(self, path: Path) -> frozenset[str]:
+        """Dimensions whose block size the path holds to be 1 (`if BLOCK_M == 1:`)."""
+        ones = set()
+        for literal in path:
+            match = _IS_ONE.fullmatch(literal.atom)
+            if match and literal.value == ((match.group("op") or match.group("op2")) == "=="):
+                ones.add(match.group("name") or match.group("name2"))
+        if not ones:
+            return frozenset()
+        return frozenset(key for key in self.dim_size if self.size_tokens(key) & ones)
 
     def _pointer_loops(self, access: Access) -> frozenset[str]:
         """The loops (and program id) the access's pointer moves with."""
@@ -1595,6 +1610,8 @@ def _is_node(kind: type) -> bool:
 
 # `tl.program_id(0)`, `tl.program_id(axis=0).to(tl.int64)`: a program's own tile index.
 _PROGRAM_ID = re.compile(r"(\w+\.)*program_id\([^()]*\)(\.to\([\w.]+\))?")
+# `BLOCK_M == 1`, `1 == BLOCK_M`, `BLOCK_M != 1`: a test of a block size against one.
+_IS_ONE = re.compile(r"(?P<name>[A-Za-z_]\w*)(?P<op>==|!=)1|1(?P<op2>==|!=)(?P<name2>[A-Za-z_]\w*)")
 _DIVISIBLE = re.compile(r"\(?(\w+)%(\w+)\)?==0")
 
 
