@@ -24,7 +24,9 @@ class UnmaskedTailLoad(Rule):
     of a split loop whose border loop is masked (`range(lo, hi - border, B)`), the tiles before
     the program's own (`range(0, pid * B, B)`), and loops under `K % BLOCK_K == 0` (an `if` or a
     `tl.static_assert`). A loop that only picks a row for a tile (`g = k * BLOCK_K // GROUP`, then
-    `g * N + offs_n`) does not make that tile partial.
+    `g * N + offs_n`) does not make that tile partial. Nor are a right-aligned last window
+    (pointer shifted back, lanes masked from below), a one-row tile (`if BLOCK_M == 1:`) or a
+    program's own scratch page (`P + pid * BLOCK_M * BLOCK_N + rows * BLOCK_N + cols`).
 
     ## Why is this bad?
     On the last, partial tile the load reads past the end of the tensor. Small overreads do not
