@@ -169,6 +169,7 @@ class KernelModel:
         self._tautologies_bound = False
         self._walk_memo: dict[Access, list[Walk]] = {}
         self._flag_sides: dict[tuple[str, bool], Path] = {}
+        self._ones_memo: dict[Path, frozenset[str]] = {}  # path -> block-size names it holds to be 1
         self._chain_memo: dict[tuple[int, int, Path, tuple[Loop, ...]],
                                tuple[cst.BaseExpression, dict[str, list[Def]]]] = {}
         self.reader = ConditionReader(self._constexpr_aliases())
@@ -303,7 +304,7 @@ class KernelModel:
             value = small.value
             if (isinstance(value, cst.Call) and self.qualify_tl(value.func) == "static_assert"
                     and value.args):
-                match = re.fullmatch(r"\(?(\w+)%(\w+)\)?==0", code_of(value.args[0].value))
+                match = _DIVISIBLE.fullmatch(code_of(value.args[0].value))
                 if match and not block.path and not block.loops:
                     self.divisible.add((match.group(1), match.group(2)))
                 return self.reader.when_true(value.args[0].value)
@@ -1099,7 +1100,7 @@ class KernelModel:
             for inner, view in self.inline(site, helper):
                 if inner.kind != kind or helper.hazard_of(inner) is not None:
                     continue  # reported in the helper itself already
-                if any(Literal(flag.atom, flag.even) in inner.path for flag in helper.flags):
+                if any(helper._on_side(flag.atom, flag.even, inner.path) for flag in helper.flags):
                     continue  # the even side of the helper's own flag (`if EVEN: tl.load(ptrs)`)
                 hazard = self.hazard_of(view)
                 if hazard is not None:
@@ -1156,28 +1157,19 @@ class KernelModel:
         return next(self._hazards(access), None)
 
     def _hazards(self, access: Access) -> Iterator[TailHazard]:
-        for walk in self.walks(access):
-            if walk.loop is not None and walk.loop.tiles == "full":
-                continue  # `range(K // BLOCK_K)`: every tile this loop visits is full
-            if walk.loop is not None and walk.dim is not None and self._peeled(walk.loop, walk.dim):
-                continue  # the partial tile is handled by a masked access outside this loop
-            if walk.loop is not None and walk.dim is not None and self._split_interior(walk.loop, walk.dim):
-                continue  # the border tiles are another loop's, which masks them
-            if walk.loop is None and walk.dim is not None and walk.dim.startswith("arange(") and \
-                    self._page_local(access):
-                continue  # a program's own scratch page, exactly its block sizes
-            if walk.dim is not None and walk.dim in self._single_element_dims(access.path):
-                continue  # `if BLOCK_M == 1:` a one-row tile is never partial
-            if walk.dim is not None and self._right_aligned(access, walk.dim):
-                continue  # the last window is shifted back to end at the bound
-            if walk.dim is not None and any(block in self.size_tokens(walk.dim) and total not in self._arange_sizes
-                                            for total, block in self.divisible | _divisible_on(access.path)):
-                continue  # `tl.static_assert(K % BLOCK_K == 0)`: the kernel promises full tiles of it
+        walks = self.walks(access)
+        if not walks:
+            return
+        moved_by = self._pointer_loops(access)
+        own = self.mask_dims(access, own=True)
+        for walk in walks:
             keys = walk.keys
+            if own is not None and self.covers(own, keys, moved_by):
+                continue  # the access bounds this dimension itself (the common case: checked first)
+            if self._full_tiles(access, walk):
+                continue
             covering = [flag for flag in self.flags if flag.dims & keys]
-            if any(Literal(flag.atom, flag.even) in access.path or
-                   (self._flag_side(flag.atom, flag.even) - {Literal(flag.atom, flag.even)}) <= access.path
-                   and len(self._flag_side(flag.atom, flag.even)) > 1 for flag in covering):
+            if any(self._on_side(flag.atom, flag.even, access.path) for flag in covering):
                 continue  # the even side: full tiles guaranteed
             evidence_flags = [flag for flag in covering if flag.source != "name" and self._flag_applies(flag, access)]
             for flag in evidence_flags:
@@ -1185,21 +1177,18 @@ class KernelModel:
                 if not compatible(access.path, self._flag_side(flag.atom, not flag.even)):
                     continue  # `FULL_K: tl.constexpr = EVEN_K`: its tail side contradicts `EVEN_K is False`
                 bounded = self.mask_dims(access, frozenset({tail}), own=True)
-                if bounded is not None and not self.covers(bounded, keys, self._pointer_loops(access)):
+                if bounded is not None and not self.covers(bounded, keys, moved_by):
                     how = {"usage": "by how the kernel uses it", "heuristics": "by its @triton.heuristics",
                            "config": "by the configuration"}[flag.source]
                     yield TailHazard(access, walk, f"reachable when {tail.describe()}",
                                       f"{flag.atom} is an evenness flag for this dimension ({how})",
                                       tail, tail.negated())
                     break
-            if evidence_flags:
-                continue
-            bounded = self.mask_dims(access, own=True)
-            if bounded is None or self.covers(bounded, keys, self._pointer_loops(access)):
-                continue
+            if evidence_flags or own is None:
+                continue  # (a mask we cannot read is trusted)
             sibling = self._masked_sibling(access, keys, walk.loop)
             if sibling is not None and walk.loop is None and walk.dim is not None and walk.dim.startswith("arange(") \
-                    and not self._runtime_bound(sibling, walk.dim, self._pointer_loops(access)):
+                    and not self._runtime_bound(sibling, walk.dim, moved_by):
                 # `cols = tl.arange(0, D)` spans a whole constexpr extent; a sibling's `cols < 2 * HALF`
                 # selects part of it. Only a bound known at run time (`cols < head_dim`) says the
                 # block is padded past the data.
@@ -1211,6 +1200,34 @@ class KernelModel:
             if walk.loop is not None and walk.loop.tiles == "partial":
                 yield TailHazard(access, walk, "reachable on the loop's last iteration",
                                   f"the last tile of `for ... in {walk.loop.text}` can be partial")
+
+    def _full_tiles(self, access: Access, walk: Walk) -> bool:
+        """Whether the kernel's own construction keeps every tile of this walk full (or in bounds)."""
+        loop, dim = walk.loop, walk.dim
+        if loop is not None and loop.tiles == "full":
+            return True  # `range(K // BLOCK_K)`: every tile this loop visits is full
+        if dim is None:
+            return False
+        if loop is not None and (self._peeled(loop, dim) or self._split_interior(loop, dim)):
+            return True  # the partial tile is another loop's or a peeled access's, which masks it
+        if loop is None and dim.startswith("arange(") and self._page_local(access):
+            return True  # a program's own scratch page, exactly its block sizes
+        if dim in self._single_element_dims(access.path):
+            return True  # `if BLOCK_M == 1:` a one-row tile is never partial
+        if self._right_aligned(access, dim):
+            return True  # the last window is shifted back to end at the bound
+        # `tl.static_assert(K % BLOCK_K == 0)`, `if K % BLOCK_K == 0:`: the kernel promises full tiles
+        return any(block in self.size_tokens(dim) and total not in self._arange_sizes
+                   for total, block in self.divisible | _divisible_on(access.path))
+
+    def _on_side(self, atom: str, value: bool, path: Path) -> bool:
+        """Whether `path` lies on the `value` side of a flag, spelled directly or through the
+        constexpr aliases it stands for (`FULL_K` True is `EVEN_K` True)."""
+        own = Literal(atom, value)
+        if own in path:
+            return True
+        implied = self._flag_side(atom, value) - {own}
+        return bool(implied) and implied <= path
 
     def _peeled(self, loop: Loop, dim: str) -> bool:
         """The partial tile is handled outside the loop: nothing in the loop masks this dimension,
@@ -1252,11 +1269,9 @@ class KernelModel:
 
     def _single_element_dims(self, path: Path) -> frozenset[str]:
         """Dimensions whose block size the path holds to be 1 (`if BLOCK_M == 1:`)."""
-        ones = set()
-        for literal in path:
-            match = _IS_ONE.fullmatch(literal.atom)
-            if match and literal.value == ((match.group("op") or match.group("op2")) == "=="):
-                ones.add(match.group("name") or match.group("name2"))
+        ones = self._ones_memo.get(path)
+        if ones is None:  # asked for every definition a mask reads: read each path once
+            ones = self._ones_memo[path] = frozenset(_block_sizes_one(path))
         if not ones:
             return frozenset()
         return frozenset(key for key in self.dim_size if self.size_tokens(key) & ones)
@@ -1352,16 +1367,17 @@ class KernelModel:
 
     def _pointer_terms(self, node: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...],
                        depth: int) -> list[tuple[cst.BaseExpression, int, Path, tuple[Loop, ...]]]:
-        """The summands of a pointer, looking through names with one definition."""
-        if isinstance(node, cst.Name) and depth < 4:
-            defs = [d for d in self.reaching(node.value, order, path, loops) if d.kind != "param"]
+        """The summands of a pointer (`_terms`), looking through names with one definition."""
+        found: list[tuple[cst.BaseExpression, int, Path, tuple[Loop, ...]]] = []
+        for term in _terms(node):
+            defs = [d for d in self.reaching(term.value, order, path, loops) if d.kind != "param"] \
+                if isinstance(term, cst.Name) and depth < 4 else []
             value = defs[0].value if len(defs) == 1 and defs[0].kind == "assign" else None
             if value is not None:
-                return self._pointer_terms(value, defs[0].order, defs[0].path, defs[0].loops, depth + 1)
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)):
-            return (self._pointer_terms(node.left, order, path, loops, depth)
-                    + self._pointer_terms(node.right, order, path, loops, depth))
-        return [(node, order, path, loops)]
+                found.extend(self._pointer_terms(value, defs[0].order, defs[0].path, defs[0].loops, depth + 1))
+            else:
+                found.append((term, order, path, loops))
+        return found
 
     def _offset_names(self, term: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...]) -> set[str]:
         """Names in a term that hold block offsets themselves (`rows`, `cols`)."""
@@ -1414,14 +1430,22 @@ class KernelModel:
         stop = args[1] if len(args) >= 2 else args[0] if args else None
         return stop.value if isinstance(stop, cst.Name) else None
 
-    def covers(self, bounded: frozenset[str], keys: frozenset[str], context: frozenset[str] = frozenset()) -> bool:
+    def covers(self, bounded: frozenset[str], keys: frozenset[str], context: frozenset[str] = frozenset(),
+               *, loop_alone: bool = True) -> bool:
         """Whether a mask bounding `bounded` bounds one of `keys`. `ks = k * BLOCK_K + offs_k` is
-        bounded as well by `offs_k < K - k * BLOCK_K`: the same block offsets and the same loop."""
-        if bounded & keys:
+        bounded as well by `offs_k < K - k * BLOCK_K`: the same block offsets and the same loop.
+
+        Without `loop_alone`, sharing only a loop is not enough (evidence from another access:
+        `g * N + offs_n`, a scale row the K loop picks, and `k * BLOCK_K + offs_k` both move with it).
+        """
+        if bounded & keys and (loop_alone or _share_a_dimension(bounded, keys)):
             return True
-        if any(key in self.tile_parts and self.tile_parts[key] <= bounded | {PROGRAM} and
-               self.tile_parts[key] & bounded for key in keys):
-            return True
+        for key in keys:
+            parts = self.tile_parts.get(key)
+            if parts is not None and parts <= bounded | {PROGRAM}:
+                shared = parts & bounded
+                if shared and (loop_alone or any(not part.startswith(LOOP_PREFIX) for part in shared)):
+                    return True
         # The other way round: `o_col = i_t + o_i; mask = o_col < T` bounds a pointer that spells
         # the same tile inline (`p + i_t * s + o_i * s`): its own block offsets, plus loops that
         # move the pointer (`context`).
@@ -1463,24 +1487,13 @@ class KernelModel:
             if loop is not None and loop not in other.loops:
                 continue
             bounded = self.mask_dims(other)
-            if not bounded or not self.covers(bounded, keys):
+            if not bounded or not self.covers(bounded, keys, loop_alone=False):
                 continue
-            # The same dimension, not merely the same loop: `g * N + offs_n` (a scale row picked
-            # by the K loop) and `k * BLOCK_K + offs_k` both move with the K loop.
             if any(not key.startswith(LOOP_PREFIX) and key in bounded for key in keys):
                 return other  # its mask names this very dimension (`seq_offset < max_len`)
-            if any(_share_a_dimension(walk.keys, keys) for walk in self.walks(other)) and \
-                    self._same_dimension(bounded, keys):
+            if any(_share_a_dimension(walk.keys, keys) for walk in self.walks(other)):
                 return other
         return None
-
-    def _same_dimension(self, theirs: frozenset[str], keys: frozenset[str]) -> bool:
-        """Whether a mask's dimensions bound a tile dimension of `keys` (a loop alone is not one)."""
-        if _share_a_dimension(theirs, keys):
-            return True
-        return any(key in self.tile_parts and self.tile_parts[key] <= theirs | {PROGRAM}
-                   and any(not part.startswith(LOOP_PREFIX) for part in self.tile_parts[key] & theirs)
-                   for key in keys)
 
     def label(self, dim: str) -> str:
         """A dimension as the kernel names it: its offset variable, else its `tl.arange(...)`."""
@@ -1626,6 +1639,14 @@ def _divisible_on(path: Path) -> set[tuple[str, str]]:
 
 
 _NOT_VARIABLES = {"tl", "None", "True", "False"}
+
+
+def _block_sizes_one(path: Path) -> Iterator[str]:
+    """Names the path holds to equal 1 (`BLOCK_M == 1` true, `1 != BLOCK_M` false)."""
+    for literal in path:
+        match = _IS_ONE.fullmatch(literal.atom)
+        if match and literal.value == ((match.group("op") or match.group("op2")) == "=="):
+            yield match.group("name") or match.group("name2")
 
 
 def _share_a_dimension(theirs: frozenset[str], keys: frozenset[str]) -> bool:
