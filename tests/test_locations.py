@@ -90,28 +90,29 @@ def test_a_node_of_another_tree_is_not_placed() -> None:
         first.span_of(call)
 
 
-@pytest.mark.parametrize("path", [p for p in FIXTURES if p.parent.name.startswith("unmasked")] +
-                         sorted(REGRESSIONS.glob("*.py")), ids=lambda p: p.stem)
+FIXED_CASES = [p for p in FIXTURES if p.with_name(p.stem + ".fixed.py").exists()]
+
+
+@pytest.mark.parametrize("path", FIXED_CASES, ids=lambda p: p.stem)
 def test_edit_printed_in_place_equals_edit_from_the_whole_kernel(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every fix of a fixture that has one is printed in place, and equals the edit found by
+    printing the whole kernel with the call replaced."""
     text = path.read_text()
-    fast = check_source(str(path), text, Config(), strict=True)
-    slow_calls: list[int] = []
+    printed: list[str | None] = []
     original = engine._print_in_place
 
-    def never(*args, **kwargs) -> None:  # type: ignore[no-untyped-def]
-        slow_calls.append(1)
+    def spy(*args):  # type: ignore[no-untyped-def]
+        printed.append(original(*args))
+        return printed[-1]
 
-    monkeypatch.setattr(engine, "_print_in_place", never)
+    monkeypatch.setattr(engine, "_print_in_place", spy)
+    fast = check_source(str(path), text, Config(), strict=True)
+    fixed = [d for d in fast.diagnostics if d.fix is not None and d.fix.edits]
+    assert fixed, "a case with a .fixed.py has a fix"
+    assert len(printed) == len(fixed) and None not in printed  # the fast path served every fix
+    monkeypatch.setattr(engine, "_print_in_place", lambda *args: None)  # force the kernel-wide path
     slow = check_source(str(path), text, Config(), strict=True)
     assert [d.fix for d in fast.diagnostics] == [d.fix for d in slow.diagnostics]
-    fixed = [d for d in fast.diagnostics if d.fix is not None and d.fix.edits]
-    assert len(slow_calls) == len(fixed)
-    # ... and the fast path is the one taken in normal runs.
-    monkeypatch.setattr(engine, "_print_in_place", original)
-    taken = []
-    monkeypatch.setattr(engine, "_kernel_edit", lambda *a: taken.append(1) or original(*a))
-    check_source(str(path), text, Config(), strict=True)
-    assert not taken
 
 
 def test_findings_do_not_depend_on_hash_order() -> None:

@@ -132,16 +132,24 @@ def _crash_line(path: str, kernel: KernelSource, what: str, error: Exception) ->
             f"{type(error).__name__}: {detail} [{where.filename.rsplit('/', 1)[-1]}:{where.lineno}]")
 
 
-
 def _segment_edit(model: KernelModel, kernel: KernelSource, old: cst.Call, new: cst.Call, text: str,
                   span: Span, starts: Sequence[int]) -> Edit:
     """The smallest file edit turning `old` into `new`: the span where their text differs."""
     start = starts[span.line - 1] + span.column
     end = starts[span.end_line - 1] + span.end_column
-    printed = _print_in_place(model, old, new, text[start:end], text, span, starts)
-    if printed is None:  # the call could not be re-printed exactly where it is: print the kernel
-        return _kernel_edit(model, kernel, old, new)
-    before, after = text[start:end], printed
+    printed = _print_in_place(model.module, old, new, text[start:end], text, span, starts)
+    if printed is not None:
+        return _smallest_edit(text[start:end], printed, start)
+    # The call could not be re-printed exactly where it is: print the kernel with it replaced
+    # (libcst round-trips exactly, so the parsed kernel's text is its source).
+    prefix = _NESTED_PREFIX if kernel.indented else ""
+    after = model.module.deep_replace(old, new).code  # type: ignore[union-attr]
+    return _smallest_edit(prefix + kernel.text, after, kernel.start_offset - len(prefix))
+
+
+def _smallest_edit(before: str, after: str, base: int) -> Edit:
+    """The edit turning `before` (which starts at offset `base` of the file) into `after`,
+    trimmed to where the two differ, so everything else stays byte-identical."""
     head = 0
     limit = min(len(before), len(after))
     while head < limit and before[head] == after[head]:
@@ -149,10 +157,10 @@ def _segment_edit(model: KernelModel, kernel: KernelSource, old: cst.Call, new: 
     tail = 0
     while tail < limit - head and before[-1 - tail] == after[-1 - tail]:
         tail += 1
-    return Edit(start + head, end - tail, after[head:len(after) - tail])
+    return Edit(base + head, base + len(before) - tail, after[head:len(after) - tail])
 
 
-def _print_in_place(model: KernelModel, old: cst.Call, new: cst.Call, original: str, text: str, span: Span,
+def _print_in_place(module: cst.Module, old: cst.Call, new: cst.Call, original: str, text: str, span: Span,
                     starts: Sequence[int]) -> str | None:
     """`new` printed as it will read in the file, or None when that cannot be done exactly.
 
@@ -168,8 +176,8 @@ def _print_in_place(model: KernelModel, old: cst.Call, new: cst.Call, original: 
         if indent in tried:
             continue
         tried.add(indent)
-        if _print(model.module, old, indent) == original:
-            return _print(model.module, new, indent)
+        if _print(module, old, indent) == original:
+            return _print(module, new, indent)
         if span.line == span.end_line:
             return None  # one line: the indentation cannot matter, so something else differs
     return None
@@ -185,28 +193,14 @@ def _indents_above(text: str, starts: Sequence[int], line: int, limit: int = 60)
 
 
 def _print(module: cst.Module, node: cst.CSTNode, indent: str) -> str:
+    """`node`'s code inside a block indented by `indent` (`Module.code_for_node` assumes none;
+    libcst exports no public way to give its code generator an indentation)."""
     state = CodegenState(default_indent=module.default_indent, default_newline=module.default_newline)
     state.indent_tokens.append(indent)
     node._codegen(state)
     return "".join(state.tokens)
 
 
-def _kernel_edit(model: KernelModel, kernel: KernelSource, old: cst.Call, new: cst.Call) -> Edit:
-    """The edit found by printing the whole kernel with the call replaced (slow, always exact)."""
-    prefix = _NESTED_PREFIX if kernel.indented else ""
-    # libcst round-trips exactly: the parsed kernel prints as its source, so no need to print it.
-    before = prefix + kernel.text
-    after = model.module.deep_replace(old, new).code  # type: ignore[union-attr]
-    start = 0
-    limit = min(len(before), len(after))
-    while start < limit and before[start] == after[start]:
-        start += 1
-    end_before, end_after = len(before), len(after)
-    while end_before > start and end_after > start and before[end_before - 1] == after[end_after - 1]:
-        end_before -= 1
-        end_after -= 1
-    base = kernel.start_offset - len(prefix)
-    return Edit(base + start, base + end_before, after[start:end_after])
 def _diagnostic(rule: Rule, hazard: TailHazard, model: KernelModel, kernel: KernelSource, path: str, text: str,
                 starts: Sequence[int]) -> Diagnostic:
     span = model.span_of(hazard.access.call)
