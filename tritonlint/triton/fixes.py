@@ -14,7 +14,6 @@ On the side of an evenness flag that guarantees full tiles the access stays unma
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import libcst as cst
@@ -25,13 +24,11 @@ from tritonlint.triton.model import (
     Access,
     KernelModel,
     TailHazard,
-    _child_nodes,
-    _expressions_in,
-    _names_in,
     _range_args,
 )
 from tritonlint.triton.names import code_of
 from tritonlint.triton.paths import Literal, compatible
+from tritonlint.triton.tree import expressions_in, names_in, nodes_under
 
 # `other=` for a masked load: 0 makes masked lanes contribute nothing to a dot or a sum. For E8M0
 # scales 0 is 2**-127, which scales the (also zeroed) tail values to 0 rather than to NaN.
@@ -149,7 +146,7 @@ def _sibling_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicab
 
 def _available(model: KernelModel, node: cst.CSTNode, access: Access) -> bool:
     """Every local the expression reads is defined before the access (on a compatible path)."""
-    for name in set(_names_in(node)):
+    for name in set(names_in(node)):
         defs = model.defs.get(name)
         if defs and not any(d.order < access.order and compatible(d.path, access.path) for d in defs):
             return False
@@ -186,7 +183,7 @@ def _comparison_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Appli
             # dimension, so the fix compares the pointer's own offsets.
             left_inner = mine[2]
         inner_slices = {_code(model, node)[len(_code(model, node.value)):]
-                        for node in _walk(left_inner) if isinstance(node, cst.Subscript)}
+                        for node in nodes_under(left_inner) if isinstance(node, cst.Subscript)}
         if inner_slices and (mine is None or inner_slices != {mine[1]}):
             continue  # broadcast inside the comparison another way than this pointer's
         broadcast = "" if inner_slices else (mine[1] if mine else "")
@@ -286,7 +283,7 @@ def _offset_of(model: KernelModel, access: Access, dim: str) -> tuple[str, str, 
     for defs in model._chain(access.pointer, access).values():
         roots.extend((d.value, d.order) for d in defs if d.value is not None and d.kind != "advance")
     for root, order in roots:
-        for node in _walk(root):
+        for node in nodes_under(root):
             if not isinstance(node, cst.Subscript):
                 continue
             inner = node.value
@@ -296,7 +293,7 @@ def _offset_of(model: KernelModel, access: Access, dim: str) -> tuple[str, str, 
                 inner = _strip_casts(model, inner)
                 return _code(model, inner), _code(model, node)[len(_code(model, node.value)):], inner
     for root, order in roots:
-        for node in _walk(root):
+        for node in nodes_under(root):
             if isinstance(node, cst.Name):
                 offsets = {d for d in model.dims(node, order, access.path, access.loops) if not d.startswith(LOOP_PREFIX)}
                 if offsets == {dim} and not _is_pointer_name(model, node.value, access):
@@ -316,7 +313,7 @@ def _pure(node: cst.BaseExpression) -> bool:
 
 
 def _is_pointer_name(model: KernelModel, name: str, access: Access) -> bool:
-    return name in _names_in(access.pointer) and any(d.kind == "advance" for d in model.defs.get(name, ()))
+    return name in names_in(access.pointer) and any(d.kind == "advance" for d in model.defs.get(name, ()))
 
 
 def _strip_casts(model: KernelModel, node: cst.BaseExpression) -> cst.BaseExpression:
@@ -362,7 +359,7 @@ def _comparisons(model: KernelModel, access: Access, hypothesis: frozenset[Liter
                     if d.value is not None and d.kind == "assign" and compatible(d.path, path):
                         pending.append((d.value, depth + 1))
                 continue
-            pending.extend((child, depth) for child in _expressions_in(node))
+            pending.extend((child, depth) for child in expressions_in(node))
 
 
 def _in_module(model: KernelModel, node: cst.CSTNode) -> bool:
@@ -371,15 +368,6 @@ def _in_module(model: KernelModel, node: cst.CSTNode) -> bool:
         return True
     except KeyError:
         return False
-
-
-def _walk(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """Every node under `root`, the root first (depth first, children in source order)."""
-    pending = [root]
-    while pending:
-        node = pending.pop()
-        yield node
-        pending.extend(reversed(list(_child_nodes(node))))
 
 
 def _code(model: KernelModel, node: cst.CSTNode) -> str:

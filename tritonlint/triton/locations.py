@@ -14,13 +14,14 @@ a matched call names another function), is answered with None; the caller then f
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import libcst as cst
 
 from tritonlint.triton.names import dotted
 from tritonlint.triton.outline import ast_dotted
+from tritonlint.triton.tree import nodes_under
 
 # libcst node type -> the ast node type that spells the same source.
 _KINDS: dict[type[cst.CSTNode], type[ast.AST]] = {
@@ -77,7 +78,7 @@ class Locator:
         self._ast = {kind: sorted(nodes, key=_source_order) for kind, nodes in found.items()}
         counts = {kind: 0 for kind in _AST_KINDS}
         ranks: dict[int, tuple[type[ast.AST], int]] = {}
-        for cst_node in _source_order_walk(root):
+        for cst_node in nodes_under(root):
             kind = _KINDS.get(type(cst_node))
             if kind is not None:
                 ranks[id(cst_node)] = (kind, counts[kind])
@@ -106,24 +107,3 @@ class Locator:
 def _source_order(node: ast.AST) -> tuple[int, int, int, int]:
     return (node.lineno, node.col_offset,  # type: ignore[attr-defined]
             -(node.end_lineno or 0), -(node.end_col_offset or 0))  # type: ignore[attr-defined]
-
-
-def _source_order_walk(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """Pre-order, children in the order they appear in the source.
-
-    libcst's dataclass fields follow the source except where a node keeps its parts in another
-    order: decorators are stored after the body, and `a if c else b` stores the test first.
-    """
-    from tritonlint.triton.model import _child_nodes  # the model's field reader; imported late
-
-    pending: list[cst.CSTNode] = [root]
-    while pending:
-        node = pending.pop()
-        yield node
-        if isinstance(node, cst.FunctionDef):
-            children = [*node.decorators, *(c for c in _child_nodes(node) if not isinstance(c, cst.Decorator))]
-        elif isinstance(node, cst.IfExp):
-            children = [node.body, node.test, node.orelse]
-        else:
-            children = list(_child_nodes(node))
-        pending.extend(reversed(children))

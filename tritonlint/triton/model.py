@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import libcst as cst
@@ -24,6 +24,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from tritonlint.triton.locations import Locator, Span
 from tritonlint.triton.names import ImportMap, code_of, dotted, language_member
 from tritonlint.triton.paths import EMPTY, ConditionReader, Literal, Path, compatible
+from tritonlint.triton.tree import child_nodes, expressions_in, names_in, terms
 
 LOOP_PREFIX = "loop:"
 # The program id is a tile index like a loop's: offsets built from it are tiled. Spelled as a
@@ -234,7 +235,7 @@ class KernelModel:
                     found.setdefault(node.target.value, []).append(node.value)
             elif isinstance(node, (cst.BaseSuite, cst.BaseCompoundStatement, cst.SimpleStatementLine,
                                    cst.Else, cst.ExceptHandler, cst.Finally)) and not isinstance(node, cst.FunctionDef):
-                pending.extend(child for child in _child_nodes(node)
+                pending.extend(child for child in child_nodes(node)
                                if not isinstance(child, cst.BaseExpression))
         return {name: values[0] for name, values in found.items() if len(values) == 1 and _is_boolean_shape(values[0])}
 
@@ -361,7 +362,7 @@ class KernelModel:
 
     def _for(self, node: cst.For, block: _Block) -> None:
         self._scan(node.iter, block)
-        targets = frozenset(_names_in(node.target))
+        targets = frozenset(names_in(node.target))
         loop = Loop(node, f"{LOOP_PREFIX}{len(self.loops)}", targets, self._range_tiles(node.iter), code_of(node.iter))
         self.loops.append(loop)
         inner = _Block(block.path, block.loops + (loop,))
@@ -371,7 +372,7 @@ class KernelModel:
 
     def _while(self, node: cst.While, block: _Block) -> None:
         self._scan(node.test, block)
-        targets = frozenset(_names_in(node.test))
+        targets = frozenset(names_in(node.test))
         # `while i < n` steps by whatever the body says; that is no evidence of a partial tile.
         loop = Loop(node, f"{LOOP_PREFIX}{len(self.loops)}", targets, "unknown", code_of(node.test))
         self.loops.append(loop)
@@ -407,7 +408,7 @@ class KernelModel:
             # A tile loop steps by a block size (one the kernel spans with `tl.arange(0, BLOCK)`);
             # `range(pid, n, num_programs)` or `range(start_pid, num_tiles, NUM_SMS)` strides over
             # rows or tiles, and its index is no element offset.
-            block_step = isinstance(args[2], cst.Integer) or bool(set(_names_in(args[2])) & self._arange_sizes)
+            block_step = isinstance(args[2], cst.Integer) or bool(set(names_in(args[2])) & self._arange_sizes)
             return "partial" if block_step and "num_programs" not in step else "unknown"
         if any("cdiv(" in text or re.search(r"-1\)?//", text) for text in texts):
             return "partial"
@@ -446,7 +447,7 @@ class KernelModel:
                 self._record_access(member, expression, block)
             elif member is None and isinstance(expression.func, cst.Name):
                 self.calls.append(HelperCall(expression.func.value, expression, self._next(), block.path, block.loops))
-        for child in _expressions_in(expression):
+        for child in expressions_in(expression):
             self._scan(child, block)
 
     def _record_access(self, kind: str, call: cst.Call, block: _Block) -> None:
@@ -516,7 +517,7 @@ class KernelModel:
         if isinstance(node, (cst.Subscript, cst.Attribute)):
             return self.dims(node.value, order, path, loops, owner)
         found = set()
-        for child in _expressions_in(node):
+        for child in expressions_in(node):
             found |= self.dims(child, order, path, loops, owner)
         return frozenset(found)
 
@@ -836,7 +837,7 @@ class KernelModel:
             matched = [w for w in result if w.dim and any(self._size_in(w.dim, text) for text in increments)]
             if matched:
                 result = [Walk(w.dim, loop) if w in matched and w.loop is None else w for w in result]
-            elif any(d.constexpr for advance in defs for name in _names_in(advance.value)
+            elif any(d.constexpr for advance in defs for name in names_in(advance.value)
                      for d in self.defs.get(name, ())):
                 result.append(Walk(None, loop))
         return result
@@ -888,8 +889,8 @@ class KernelModel:
                 # A pointer over several dimensions (`X + rows[:, None] * s + cols[None, :]`):
                 # a loop moves `dim` only if it shares a term with it, not with another offset.
                 # A name over several dimensions is split where it is defined (it is in the chain).
-                shared = [self.dims(term, order, path, loops) for term in _terms(value)]
-                keys = frozenset().union(*(term_keys for term, term_keys in zip(_terms(value), shared)
+                shared = [self.dims(term, order, path, loops) for term in terms(value)]
+                keys = frozenset().union(*(term_keys for term, term_keys in zip(terms(value), shared)
                                            if dim in term_keys
                                            and not (isinstance(term, cst.Name) and _offset_count(term_keys) > 1)))
             moving |= keys & enclosing.keys()
@@ -921,7 +922,7 @@ class KernelModel:
 
     def _build_chain(self, pointer: cst.BaseExpression, access: Access) -> dict[str, list[Def]]:
         chain: dict[str, list[Def]] = {}
-        pending = [(name, access.order, access.path, access.loops) for name in _names_in(pointer)]
+        pending = [(name, access.order, access.path, access.loops) for name in names_in(pointer)]
         while pending and len(chain) < 64:
             name, order, path, loops = pending.pop()
             if name in chain:
@@ -929,7 +930,7 @@ class KernelModel:
             chain[name] = self.reaching(name, order, path, loops)
             for d in chain[name]:
                 if d.kind == "assign" and d.value is not None:
-                    pending.extend((inner, d.order, d.path, d.loops) for inner in _names_in(d.value))
+                    pending.extend((inner, d.order, d.path, d.loops) for inner in names_in(d.value))
         return chain
 
     def _advances(self, pointer: cst.BaseExpression, access: Access) -> list[Def]:
@@ -1128,7 +1129,7 @@ class KernelModel:
             if arg.keyword is not None and arg.keyword.value in params:
                 bound[arg.keyword.value] = arg.value
         for access in helper.accesses:
-            names = set(_names_in(access.pointer)) | set(_names_in(access.mask))
+            names = set(names_in(access.pointer)) | set(names_in(access.mask))
             if not names <= set(bound) | {"tl", "triton"}:
                 continue
             path = site.path
@@ -1332,7 +1333,7 @@ class KernelModel:
                     if d.value is not None and d.kind == "assign":
                         pending.append((d.value, depth + 1))
                 continue
-            pending.extend((child, depth) for child in _expressions_in(node))
+            pending.extend((child, depth) for child in expressions_in(node))
 
     def _page_local(self, access: Access) -> bool:
         """`P + pid * (BLOCK_M * BLOCK_N) + rows[:, None] * BLOCK_N + cols[None, :]` with `rows`,
@@ -1350,13 +1351,13 @@ class KernelModel:
             term_dims = self.dims(term, order, path, loops)
             if any(not key.startswith(LOOP_PREFIX) for key in term_dims):
                 # block offsets: only compile-time sizes may scale them (`rows[:, None] * BLOCK_N`)
-                others = set(_names_in(term)) - sizes - _NOT_VARIABLES - self._offset_names(term, order, path, loops)
+                others = set(names_in(term)) - sizes - _NOT_VARIABLES - self._offset_names(term, order, path, loops)
                 if any(not self._constexpr(name) for name in others):
                     return False
                 continue
             if not term_dims:
                 continue  # the buffer itself, or a constant
-            names = set(_names_in(term)) - _NOT_VARIABLES
+            names = set(names_in(term)) - _NOT_VARIABLES
             indices = {name for name in names if name not in sizes}
             if not sizes <= names or not indices or any(
                     any(not key.startswith(LOOP_PREFIX) for key in self.dims(cst.Name(name), order, path, loops))
@@ -1369,7 +1370,7 @@ class KernelModel:
                        depth: int) -> list[tuple[cst.BaseExpression, int, Path, tuple[Loop, ...]]]:
         """The summands of a pointer (`_terms`), looking through names with one definition."""
         found: list[tuple[cst.BaseExpression, int, Path, tuple[Loop, ...]]] = []
-        for term in _terms(node):
+        for term in terms(node):
             defs = [d for d in self.reaching(term.value, order, path, loops) if d.kind != "param"] \
                 if isinstance(term, cst.Name) and depth < 4 else []
             value = defs[0].value if len(defs) == 1 and defs[0].kind == "assign" else None
@@ -1381,7 +1382,7 @@ class KernelModel:
 
     def _offset_names(self, term: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...]) -> set[str]:
         """Names in a term that hold block offsets themselves (`rows`, `cols`)."""
-        return {name for name in _names_in(term)
+        return {name for name in names_in(term)
                 if any(not key.startswith(LOOP_PREFIX) for key in self.dims(cst.Name(name), order, path, loops))}
 
     def _constexpr(self, name: str) -> bool:
@@ -1471,7 +1472,7 @@ class KernelModel:
         """A value not fixed at compile time: a non-constexpr parameter, loaded data, or built from them."""
         if depth > 6:
             return False
-        for name in _names_in(node):
+        for name in names_in(node):
             for d in self.defs.get(name, ()):
                 if d.kind == "param" and not d.constexpr:
                     return True
@@ -1582,45 +1583,6 @@ def _is_boolean_shape(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.BooleanOperation)
 
 
-_FIELDS: dict[type, tuple[str, ...]] = {}
-# Layout fields never hold expressions; skipping them makes the walk several times faster.
-_SKIPPED = {"whitespace", "whitespace_before", "whitespace_after", "lpar", "rpar", "comma", "dot",
-            "lbracket", "rbracket", "lbrace", "rbrace", "equal", "semicolon", "leading_lines",
-            "trailing_whitespace", "header", "footer", "operator", "colon"}
-
-
-def _child_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """Children of a node, read straight from its dataclass fields.
-
-    libcst's `children` and visitors rebuild nodes as they go; reading fields is an order of
-    magnitude faster, and the model walks expressions many times.
-    """
-    names = _FIELDS.get(type(node))
-    if names is None:
-        names = tuple(f.name for f in fields(node) if f.name not in _SKIPPED)
-        _FIELDS[type(node)] = names
-    for name in names:
-        value = getattr(node, name)
-        kind = type(value)
-        if kind is list or kind is tuple:
-            for item in value:
-                if _is_node(type(item)):
-                    yield item
-        elif _is_node(kind):
-            yield value
-
-
-_NODE_TYPES: dict[type, bool] = {}
-
-
-def _is_node(kind: type) -> bool:
-    """`issubclass(kind, cst.CSTNode)`, cached: CSTNode is an ABC, whose checks are slow."""
-    known = _NODE_TYPES.get(kind)
-    if known is None:
-        known = _NODE_TYPES[kind] = issubclass(kind, cst.CSTNode)
-    return known
-
-
 # `tl.program_id(0)`, `tl.program_id(axis=0).to(tl.int64)`: a program's own tile index.
 _PROGRAM_ID = re.compile(r"(\w+\.)*program_id\([^()]*\)(\.to\([\w.]+\))?")
 # `BLOCK_M == 1`, `1 == BLOCK_M`, `BLOCK_M != 1`: a test of a block size against one.
@@ -1661,40 +1623,6 @@ def _share_a_dimension(theirs: frozenset[str], keys: frozenset[str]) -> bool:
 def _offset_count(keys: frozenset[str]) -> int:
     """How many tile offsets (not loops) a set of dimension keys holds."""
     return sum(not key.startswith(LOOP_PREFIX) for key in keys)
-
-
-def _terms(node: cst.BaseExpression) -> list[cst.BaseExpression]:
-    """The summands of `a + b - c` (parentheses and all); a non-sum is its own only term."""
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)):
-        return [*_terms(node.left), *_terms(node.right)]
-    return [node]
-
-
-def _names_in(node: cst.CSTNode | None) -> list[str]:
-    """Variable names an expression reads (`x.to` reads x; keyword names are not variables)."""
-    if node is None:
-        return []
-    names: list[str] = []
-    pending = [node]
-    while pending:
-        current = pending.pop()
-        if isinstance(current, cst.Name):
-            names.append(current.value)
-        elif isinstance(current, (cst.Attribute, cst.Arg)):
-            pending.append(current.value)
-        else:
-            pending.extend(_child_nodes(current))
-    return names
-
-
-def _expressions_in(node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
-    """Direct sub-expressions of a node, looking through Arg / Element / Index wrappers."""
-    for child in _child_nodes(node):
-        if isinstance(child, cst.BaseExpression):
-            yield child
-        elif isinstance(child, (cst.Arg, cst.Element, cst.DictElement, cst.Index, cst.Slice,
-                                cst.SubscriptElement, cst.ComparisonTarget, cst.StarredElement)):
-            yield from _expressions_in(child)
 
 
 def _keyword(call: cst.Call, name: str, position: int) -> cst.BaseExpression | None:
