@@ -316,8 +316,8 @@ class KernelModel:
         if isinstance(target, cst.Name):
             if isinstance(value, cst.IfExp):
                 # `mask = None if EVEN_K else offs < K`: two definitions, one per side.
-                self._define(target.value, value.body, _Block(block.path | self.reader.when_true(value.test), block.loops), "assign", constexpr)
-                self._define(target.value, value.orelse, _Block(block.path | self.reader.when_false(value.test), block.loops), "assign", constexpr)
+                for side, literals in self.reader.sides(value):
+                    self._define(target.value, side, _Block(block.path | literals, block.loops), "assign", constexpr)
                 return
             kind = "assign"
             if block.loops and self._advances_itself(target.value, value):
@@ -438,8 +438,8 @@ class KernelModel:
         """Find tl.load / tl.store calls in an expression, with the path of any `a if c else b` around them."""
         if isinstance(expression, cst.IfExp):
             self._scan(expression.test, block)
-            self._scan(expression.body, _Block(block.path | self.reader.when_true(expression.test), block.loops))
-            self._scan(expression.orelse, _Block(block.path | self.reader.when_false(expression.test), block.loops))
+            for side, literals in self.reader.sides(expression):
+                self._scan(side, _Block(block.path | literals, block.loops))
             return
         if isinstance(expression, cst.Call):
             member = self.qualify_tl(expression.func)
@@ -512,8 +512,8 @@ class KernelModel:
                     return tiled
             return left | right
         if isinstance(node, cst.IfExp):
-            return (self.dims(node.body, order, path | self.reader.when_true(node.test), loops, owner)
-                    | self.dims(node.orelse, order, path | self.reader.when_false(node.test), loops, owner))
+            return frozenset().union(*(self.dims(side, order, path | literals, loops, owner)
+                                       for side, literals in self.reader.sides(node)))
         if isinstance(node, (cst.Subscript, cst.Attribute)):
             return self.dims(node.value, order, path, loops, owner)
         found = set()
@@ -748,12 +748,8 @@ class KernelModel:
         if isinstance(node, cst.Subscript):
             return self._bound(node.value, order, path, loops, depth + 1)
         if isinstance(node, cst.IfExp):
-            sides = []
-            constant = _constant(node.test)
-            for side, literals, live in ((node.body, self.reader.when_true(node.test), constant is not False),
-                                         (node.orelse, self.reader.when_false(node.test), constant is not True)):
-                if live and compatible(literals, path):
-                    sides.append(self._bound(side, order, path | literals, loops, depth + 1))
+            sides = [self._bound(side, order, path | literals, loops, depth + 1)
+                     for side, literals in self.reader.sides(node) if compatible(literals, path)]
             return frozenset.intersection(*sides) if sides else frozenset()
         if isinstance(node, cst.Comparison):
             return self._comparison_bound(node, order, path, loops)
@@ -954,8 +950,7 @@ class KernelModel:
                 mask_names.update(self._mask_roots(access.mask))
             if isinstance(access.mask, cst.IfExp):
                 # `mask=None if EVEN_K else offs < k`: the switch is written inline, one member a side.
-                for side, literals in ((access.mask.body, self.reader.when_true(access.mask.test)),
-                                       (access.mask.orelse, self.reader.when_false(access.mask.test))):
+                for side, literals in self.reader.sides(access.mask):
                     path = access.path | literals
                     group.append((path, self.bound(side, access.order, path, access.loops)))
                 continue
@@ -1107,7 +1102,6 @@ class KernelModel:
                 if hazard is not None:
                     yield dataclasses.replace(hazard, access=inner, helper=helper, walked=self.describe_walk(hazard.walk),
                                               via=f"called from kernel {self.function.name.value} at line {self.line_of(site.call)}")
-
 
     def hazards_of(self, access: Access) -> list[TailHazard]:
         """One hazard per dimension the access leaves unbounded (a fix must bound them all)."""
@@ -1527,16 +1521,6 @@ def _range_args(call: cst.Call) -> list[cst.BaseExpression]:
     if len(args) == 2 and "step" in keywords:
         args.append(keywords["step"])
     return args
-
-
-def _constant(test: cst.BaseExpression) -> bool | None:
-    """`True` / `False` written as a test (`None if False else m`): which side is the only live one."""
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = _constant(test.expression)
-        return None if inner is None else not inner
-    if isinstance(test, cst.Name) and test.value in ("True", "False"):
-        return test.value == "True"
-    return None
 
 
 def _can_be_flag(atom: str) -> bool:

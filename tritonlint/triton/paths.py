@@ -68,11 +68,32 @@ class ConditionReader:
             return self.when_false(alias, depth + 1) | {Literal(code_of(test), False)}
         return frozenset({Literal(code_of(test), False)})
 
+    def sides(self, node: cst.IfExp) -> list[tuple[cst.BaseExpression, Path]]:
+        """`a if c else b` as its live sides with what holds on each: [(a, c true), (b, c false)].
+        A side a constant test never takes (`None if False else m`) is dead code and left out."""
+        constant = _constant(node.test)
+        found = []
+        if constant is not False:
+            found.append((node.body, self.when_true(node.test)))
+        if constant is not True:
+            found.append((node.orelse, self.when_false(node.test)))
+        return found
+
     def _alias(self, test: cst.BaseExpression, depth: int) -> cst.BaseExpression | None:
         if depth < 8 and isinstance(test, cst.Name):
             return self.aliases.get(test.value)
         return None
 
+
+
+def _constant(test: cst.BaseExpression) -> bool | None:
+    """The value of a test written as a constant (`True`, `not False`); None for anything else."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _constant(test.expression)
+        return None if inner is None else not inner
+    if isinstance(test, cst.Name) and test.value in ("True", "False"):
+        return test.value == "True"
+    return None
 
 
 def _bare(test: cst.BaseExpression) -> cst.BaseExpression:
