@@ -1158,43 +1158,46 @@ class KernelModel:
         moved_by = self._pointer_loops(access)
         own = self.mask_dims(access, own=True)
         for walk in walks:
-            keys = walk.keys
-            if own is not None and self.covers(own, keys, moved_by):
-                continue  # the access bounds this dimension itself (the common case: checked first)
-            if self._full_tiles(access, walk):
-                continue
-            covering = [flag for flag in self.flags if flag.dims & keys]
-            if any(self._on_side(flag.atom, flag.even, access.path) for flag in covering):
-                continue  # the even side: full tiles guaranteed
-            evidence_flags = [flag for flag in covering if flag.source != "name" and self._flag_applies(flag, access)]
-            for flag in evidence_flags:
-                tail = Literal(flag.atom, not flag.even)
-                if not compatible(access.path, self._flag_side(flag.atom, not flag.even)):
-                    continue  # `FULL_K: tl.constexpr = EVEN_K`: its tail side contradicts `EVEN_K is False`
-                bounded = self.mask_dims(access, frozenset({tail}), own=True)
-                if bounded is not None and not self.covers(bounded, keys, moved_by):
-                    how = {"usage": "by how the kernel uses it", "heuristics": "by its @triton.heuristics",
-                           "config": "by the configuration"}[flag.source]
-                    yield TailHazard(access, walk, f"reachable when {tail.describe()}",
-                                      f"{flag.atom} is an evenness flag for this dimension ({how})",
-                                      tail, tail.negated())
-                    break
-            if evidence_flags or own is None:
-                continue  # (a mask we cannot read is trusted)
-            sibling = self._masked_sibling(access, keys, walk.loop)
-            if sibling is not None and walk.loop is None and walk.dim is not None and walk.dim.startswith("arange(") \
-                    and not self._runtime_bound(sibling, walk.dim, moved_by):
-                # `cols = tl.arange(0, D)` spans a whole constexpr extent; a sibling's `cols < 2 * HALF`
-                # selects part of it. Only a bound known at run time (`cols < head_dim`) says the
-                # block is padded past the data.
-                sibling = None
-            if sibling is not None:
-                yield TailHazard(access, walk, "reachable on every tile, the partial last one included",
-                                  f"the tl.{sibling.kind} at line {self.line_of(sibling.call)} masks the same dimension")
-                continue
-            if walk.loop is not None and walk.loop.tiles == "partial":
-                yield TailHazard(access, walk, "reachable on the loop's last iteration",
-                                  f"the last tile of `for ... in {walk.loop.text}` can be partial")
+            hazard = self._walk_hazard(access, walk, own, moved_by)
+            # The full-tile exclusions are asked last: most walks are bounded by a mask already.
+            if hazard is not None and not self._full_tiles(access, walk):
+                yield hazard
+
+    def _walk_hazard(self, access: Access, walk: Walk, own: frozenset[str] | None,
+                     moved_by: frozenset[str]) -> TailHazard | None:
+        """The evidence that this walk can meet a partial tile the access does not bound, if any."""
+        keys = walk.keys
+        covering = [flag for flag in self.flags if flag.dims & keys]
+        if any(self._on_side(flag.atom, flag.even, access.path) for flag in covering):
+            return None  # the even side: full tiles guaranteed
+        evidence_flags = [flag for flag in covering if flag.source != "name" and self._flag_applies(flag, access)]
+        for flag in evidence_flags:
+            tail = Literal(flag.atom, not flag.even)
+            if not compatible(access.path, self._flag_side(flag.atom, not flag.even)):
+                continue  # `FULL_K: tl.constexpr = EVEN_K`: its tail side contradicts `EVEN_K is False`
+            # The mask as it reads on the tail side (a mask name may be defined on one side only).
+            bounded = self.mask_dims(access, frozenset({tail}), own=True)
+            if bounded is not None and not self.covers(bounded, keys, moved_by):
+                how = {"usage": "by how the kernel uses it", "heuristics": "by its @triton.heuristics",
+                       "config": "by the configuration"}[flag.source]
+                return TailHazard(access, walk, f"reachable when {tail.describe()}",
+                                  f"{flag.atom} is an evenness flag for this dimension ({how})", tail, tail.negated())
+        if evidence_flags or own is None or self.covers(own, keys, moved_by):
+            return None  # (a mask we cannot read is trusted)
+        sibling = self._masked_sibling(access, keys, walk.loop)
+        if sibling is not None and walk.loop is None and walk.dim is not None and walk.dim.startswith("arange(") \
+                and not self._runtime_bound(sibling, walk.dim, moved_by):
+            # `cols = tl.arange(0, D)` spans a whole constexpr extent; a sibling's `cols < 2 * HALF`
+            # selects part of it. Only a bound known at run time (`cols < head_dim`) says the
+            # block is padded past the data.
+            sibling = None
+        if sibling is not None:
+            return TailHazard(access, walk, "reachable on every tile, the partial last one included",
+                              f"the tl.{sibling.kind} at line {self.line_of(sibling.call)} masks the same dimension")
+        if walk.loop is not None and walk.loop.tiles == "partial":
+            return TailHazard(access, walk, "reachable on the loop's last iteration",
+                              f"the last tile of `for ... in {walk.loop.text}` can be partial")
+        return None
 
     def _full_tiles(self, access: Access, walk: Walk) -> bool:
         """Whether the kernel's own construction keeps every tile of this walk full (or in bounds)."""
