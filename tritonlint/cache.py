@@ -24,6 +24,7 @@ from tritonlint import __version__
 from tritonlint.config import Config
 from tritonlint.diagnostics import Applicability, Diagnostic, Edit, Fix
 from tritonlint.report import FileReport
+from tritonlint.rule import CHECKOUT_RULES
 
 CACHE_DIR_NAME = ".tritonlint_cache"
 ENTRY_FORMAT = 1
@@ -43,8 +44,8 @@ def analysis_sources() -> list[Path]:
              if path.relative_to(_PACKAGE).parts[0] not in _NOT_ANALYSIS]
     spec = importlib.util.find_spec("tritonlint.rules")  # imports tritonlint only, not the rules
     locations = list(spec.submodule_search_locations or []) if spec is not None else []
-    if spec is None and (_PACKAGE.parent / "rules").is_dir():  # run from a source checkout
-        locations = [str(_PACKAGE.parent / "rules")]
+    if spec is None and CHECKOUT_RULES.is_dir():  # run from a source checkout
+        locations = [str(CHECKOUT_RULES)]
     for location in locations:
         files.extend(sorted(Path(location).resolve().rglob("*.py")))
     return files

@@ -58,6 +58,10 @@ def _dedent(text: str) -> str:
     return textwrap.dedent(text).strip("\n")
 
 
+# Where `rules/` lies in a source checkout, beside the package (installed, it is tritonlint.rules).
+CHECKOUT_RULES = Path(__file__).resolve().parent.parent / "rules"
+
+
 def rules_package() -> ModuleType:
     """`tritonlint.rules`: installed from `rules/`, or, when tritonlint runs from a source checkout
     (`PYTHONPATH=checkout python -m tritonlint`, nothing installed), the `rules/` folder beside it."""
@@ -66,7 +70,7 @@ def rules_package() -> ModuleType:
     except ModuleNotFoundError as error:
         if error.name != "tritonlint.rules":
             raise
-    folder = Path(__file__).resolve().parent.parent / "rules"
+    folder = CHECKOUT_RULES
     spec = importlib.util.spec_from_file_location("tritonlint.rules", folder / "__init__.py",
                                                   submodule_search_locations=[str(folder)])
     if spec is None or spec.loader is None or not folder.is_dir():
