@@ -225,7 +225,7 @@ def _loop_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicabili
     variable = loop.target.value
     relative = _relative(model, mine[2], access)
     size = model.dim_size.get(walk.dim, "")
-    if not _pure(mine[2]):
+    if not _pure(mine[2], model, access):
         return None  # `ks // GROUP` is in other units than the loop's bound
     if len(args) == 1 or (len(args) == 2 and _code(model, args[0]) == "0"):
         stop = args[-1]
@@ -303,12 +303,19 @@ def _offset_of(model: KernelModel, access: Access, dim: str) -> tuple[str, str, 
     return None
 
 
-def _pure(node: cst.BaseExpression) -> bool:
-    """Offsets made of names, aranges and `+`/`-` only: in the units of the dimension itself."""
+def _pure(node: cst.BaseExpression, model: KernelModel | None = None, access: Access | None = None,
+          depth: int = 0) -> bool:
+    """Offsets made of names, aranges and `+`/`-` only: in the units of the dimension itself.
+    Given the model, a name counts by its definitions (`blocks = tokens // PAGE` is not)."""
     if isinstance(node, cst.BinaryOperation):
-        return isinstance(node.operator, (cst.Add, cst.Subtract)) and _pure(node.left) and _pure(node.right)
+        return isinstance(node.operator, (cst.Add, cst.Subtract)) and \
+            _pure(node.left, model, access, depth) and _pure(node.right, model, access, depth)
     if isinstance(node, cst.Call):
         return True  # tl.arange(...)
+    if isinstance(node, cst.Name) and model is not None and access is not None and depth < 8:
+        return all(_pure(d.value, model, access, depth + 1)
+                   for d in model.reaching(node.value, access.order, access.path, access.loops)
+                   if d.kind == "assign" and d.value is not None)
     return isinstance(node, (cst.Name, cst.Integer))
 
 

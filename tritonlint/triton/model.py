@@ -657,7 +657,7 @@ class KernelModel:
         return self._mask_memo[key]
 
     def _mask_dims(self, access: Access, hypothesis: Path) -> frozenset[str] | None:
-        path = access.path | hypothesis
+        path = self.reader.closure(access.path | hypothesis) if hypothesis else access.path
         if access.boundary_check is not None:
             checked = access.boundary_check
             if not isinstance(checked, (cst.Tuple, cst.List)):
@@ -834,9 +834,17 @@ class KernelModel:
             if matched:
                 result = [Walk(w.dim, loop) if w in matched and w.loop is None else w for w in result]
             elif any(d.constexpr for advance in defs for name in names_in(advance.value)
-                     for d in self.defs.get(name, ())):
+                     for d in self.defs.get(name, ())) and any(self._tiled_name(d.name) for d in defs):
                 result.append(Walk(None, loop))
         return result
+
+    def _tiled_name(self, name: str) -> bool:
+        """Whether `name` carries a tile when a loop advances it: a parameter (a base pointer moves
+        whatever is added to it) or a local defined with block offsets. A scalar advanced a tile
+        per iteration (`offs_k += BLOCK_K` from `tl.zeros(())`, read as `offs_k // group_k`) only
+        touches each tile's first element, which the loop bound keeps in range."""
+        return any(d.kind == "param" or any(not key.startswith(LOOP_PREFIX) for key in self._def_dims(d, EMPTY))
+                   for d in self.defs.get(name, ()) if d.kind != "advance")
 
     def _loop_by_variable(self, dim: str, chain: dict[str, list[Def]], access: Access) -> Loop | None:
         """`tl.load(X + start + cols)` in `for start in range(0, N, BLOCK)`: the loop variable itself
@@ -967,7 +975,7 @@ class KernelModel:
         for members in groups.values():
             if len(members) < 2:
                 continue
-            atoms = sorted({lit.atom for path, _ in members for lit in path if _can_be_flag(lit.atom)})
+            atoms = sorted({lit.atom for path, _ in members for lit in path if self._can_be_flag(lit.atom)})
             for atom in atoms:
                 for even in (True, False):
                     even_side = [dims for path, dims in members if Literal(atom, even) in path]
@@ -979,17 +987,26 @@ class KernelModel:
                         found.setdefault((atom, even), set()).update(unbounded_when_even)
         flags = []
         for (atom, even), dims in found.items():
-            named = self._named_dims(atom, frozenset(dims))
+            named = self._named_dims(atom, frozenset(dims), even)
             if named and not (_EVEN_NAME.search(atom) and even != (not atom.startswith("NO_"))):
                 flags.append(Flag(atom, even, named, "usage"))  # a name saying the opposite is a bug, not a flag
         return flags
 
-    def _named_dims(self, atom: str, dims: frozenset[str]) -> frozenset[str]:
+    def _named_dims(self, atom: str, dims: frozenset[str], even: bool = True) -> frozenset[str]:
         """Narrow a flag's dimensions by its name when the name says which (`EVEN_M` -> the BLOCK_M ones).
 
         A twin branch often differs in several masks at once (`if EVEN_M: store(p, x) else:
-        store(p, x, mask=m & n)`); the name tells which of them the flag vouches for.
+        store(p, x, mask=m & n)`); the name tells which of them the flag vouches for. A compound
+        test vouches for what its parts do: on the side where every part holds (`EVEN_M & EVEN_N`
+        True) for what any part does; on the side where one of them may (`EVEN_M or EVEN_K`
+        True), only for what all of them do.
         """
+        parts = self.reader.parts.get(atom)
+        if parts is not None:
+            named = [self._named_dims(part, dims, even) for part in parts]
+            if (atom in self.reader.conjunctions) == even:
+                return frozenset().union(*named)
+            return frozenset.intersection(*named)
         suffix = set(atom.split("_")[1:]) - {"EVEN", "DIVISIBLE", "ALIGNED", "MASK", "TAIL", "IS", "NO", "HAS"}
         if not suffix or not re.fullmatch(r"[A-Z0-9_]+", atom):
             return dims
@@ -1279,12 +1296,28 @@ class KernelModel:
         return frozenset(key for key in self.dims(access.pointer, access.order, access.path, access.loops)
                          if key.startswith(LOOP_PREFIX))
 
+    def _can_be_flag(self, atom: str) -> bool:
+        """A compound test can be a flag when one of its parts can (`start + BLOCK > N or
+        D != D_PADDED` picks the masked twin for a tile that does not fit or a padded head)."""
+        parts = self.reader.parts.get(atom)
+        if parts is not None:
+            # Parts named as flags (`EVEN_M and EVEN_N`) are flags each, reported by their names.
+            return not any(_EVEN_NAME.search(part) for part in parts) and \
+                any(self._can_be_flag(part) for part in parts)
+        return _can_be_flag(atom)
+
     def _flag_applies(self, flag: Flag, access: Access) -> bool:
+        return self._atom_applies(flag.atom, access)
+
+    def _atom_applies(self, atom: str, access: Access) -> bool:
         """A tile-fits test (`start + BLOCK > N`) speaks of the tile of the loop that moves `start`;
         outside that loop it says nothing."""
-        if not _TILE_FITS.fullmatch(flag.atom):
+        parts = self.reader.parts.get(atom)
+        if parts is not None:
+            return any(self._atom_applies(part, access) for part in parts if self._can_be_flag(part))
+        if not _TILE_FITS.fullmatch(atom):
             return True
-        tokens = set(re.findall(r"\w+", flag.atom))
+        tokens = set(re.findall(r"\w+", atom))
         return any(loop.targets & tokens for loop in access.loops)
 
     def _right_aligned(self, access: Access, dim: str) -> bool:

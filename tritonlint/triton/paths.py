@@ -41,15 +41,21 @@ class ConditionReader:
 
     def __init__(self, aliases: dict[str, cst.BaseExpression]) -> None:
         self.aliases = aliases
+        # A compound test (`start + BLOCK > N or D != D_PADDED`) is also an atom of its own, so
+        # that the side it fixes nothing about still carries a literal; its parts' atoms, and
+        # whether they are joined by `and` (else `or`):
+        self.parts: dict[str, tuple[str, ...]] = {}
+        self.conjunctions: set[str] = set()
 
     def when_true(self, test: cst.BaseExpression, depth: int = 0) -> Path:
         test = _bare(test)
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             return self.when_false(test.expression, depth)
         if _is_and(test):
-            return self.when_true(test.left, depth) | self.when_true(test.right, depth)  # type: ignore[attr-defined]
-        if _is_or(test):  # `a or b` alone fixes neither side
-            return EMPTY
+            return self.when_true(test.left, depth) | self.when_true(test.right, depth) | \
+                {self._compound(test, True)}  # type: ignore[attr-defined]
+        if _is_or(test):  # `a or b` alone fixes neither side, only itself
+            return frozenset({self._compound(test, True)})
         alias = self._alias(test, depth)
         if alias is not None:
             return self.when_true(alias, depth + 1) | {Literal(code_of(test), True)}
@@ -60,9 +66,10 @@ class ConditionReader:
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             return self.when_true(test.expression, depth)
         if _is_or(test):
-            return self.when_false(test.left, depth) | self.when_false(test.right, depth)  # type: ignore[attr-defined]
-        if _is_and(test):  # `not (a and b)` fixes neither side
-            return EMPTY
+            return self.when_false(test.left, depth) | self.when_false(test.right, depth) | \
+                {self._compound(test, False)}  # type: ignore[attr-defined]
+        if _is_and(test):  # `not (a and b)` fixes neither side, only itself
+            return frozenset({self._compound(test, False)})
         alias = self._alias(test, depth)
         if alias is not None:
             return self.when_false(alias, depth + 1) | {Literal(code_of(test), False)}
@@ -79,11 +86,46 @@ class ConditionReader:
             found.append((node.orelse, self.when_false(node.test)))
         return found
 
+    def closure(self, path: Path) -> Path:
+        """`path` with the compound tests its literals decide: `EVEN_M` False makes `EVEN_M and
+        EVEN_N` False (a mask set under `else:` of the pair holds when EVEN_M alone is False)."""
+        if not self.parts:
+            return path
+        added = set()
+        for atom, parts in self.parts.items():
+            deciding = atom not in self.conjunctions  # `or`: one True part decides; `and`: one False
+            if any(Literal(part, deciding) in path for part in parts):
+                added.add(Literal(atom, deciding))
+            elif all(Literal(part, not deciding) in path for part in parts):
+                added.add(Literal(atom, not deciding))
+        return path | added if added else path
+
+    def _compound(self, test: cst.BaseExpression, value: bool) -> Literal:
+        atom = _text(test)
+        if atom not in self.parts:
+            self.parts[atom] = tuple(_text(_bare(side)) for side in (test.left, test.right))  # type: ignore[attr-defined]
+            if _is_and(test):
+                self.conjunctions.add(atom)
+        return Literal(atom, value)
+
     def _alias(self, test: cst.BaseExpression, depth: int) -> cst.BaseExpression | None:
         if depth < 8 and isinstance(test, cst.Name):
             return self.aliases.get(test.value)
         return None
 
+
+
+def _text(test: cst.BaseExpression) -> str:
+    """An atom's text: `code_of`, but with the spaces `and`, `or` and `not` need to stay code
+    (a compound atom is printed in messages and in fixes: `None if EVEN_M and EVEN_N else m`)."""
+    inner = _bare(test)
+    if isinstance(inner, cst.BooleanOperation):
+        text = f"{_text(inner.left)} {'and' if isinstance(inner.operator, cst.And) else 'or'} {_text(inner.right)}"
+    elif isinstance(inner, cst.UnaryOperation) and isinstance(inner.operator, cst.Not):
+        text = f"not {_text(inner.expression)}"
+    else:
+        return code_of(test)
+    return f"({text})" if inner is not test else text
 
 
 def _constant(test: cst.BaseExpression) -> bool | None:
