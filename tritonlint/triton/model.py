@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -912,7 +912,21 @@ class KernelModel:
                     step = steps.elements[int(index)].value
                     if not (isinstance(step, cst.Integer) and step.value == "0"):
                         return d.loops[-1]
-        return None
+        # Advanced in the call itself: `tl.load(gK.advance([0, n_block * BLOCK_N]))` in the loop,
+        # or made in the loop at the tile's place: `tl.make_block_ptr(..., offsets=(start_n, 0))`.
+        placed = [(step, access.order, access.path, access.loops)
+                  for step in [_inline_advance_step(access.pointer, owner, int(index), self.qualify_tl)]
+                  if step is not None]
+        for d in self.reaching(owner, access.order, access.path, access.loops):
+            if d.kind == "assign" and isinstance(d.value, cst.Call) and d.loops and \
+                    self.qualify_tl(d.value.func) == "make_block_ptr":
+                offsets = _keyword(d.value, "offsets", 3)
+                if isinstance(offsets, (cst.Tuple, cst.List)) and int(index) < len(offsets.elements):
+                    placed.append((offsets.elements[int(index)].value, d.order, d.path, d.loops))
+        moving: set[str] = set()
+        for step, order, path, loops in placed:
+            moving |= self.dims(step, order, path, loops) & enclosing.keys()
+        return next((loop for loop in reversed(access.loops) if loop.key in moving), None)
 
     def _chain(self, pointer: cst.BaseExpression, access: Access) -> dict[str, list[Def]]:
         """Names a pointer is built from, transitively, with the definitions that reach it."""
@@ -1227,6 +1241,8 @@ class KernelModel:
             return True  # the partial tile is another loop's or a peeled access's, which masks it
         if loop is None and dim.startswith("arange(") and self._page_local(access):
             return True  # a program's own scratch page, exactly its block sizes
+        if dim.endswith("]") and self._block_spans_shape(access, dim):
+            return True  # `shape=(N, D), block_shape=(BLOCK_N, D)`: the block is the whole extent
         if dim in self._single_element_dims(access.path):
             return True  # `if BLOCK_M == 1:` a one-row tile is never partial
         if self._right_aligned(access, dim):
@@ -1234,6 +1250,25 @@ class KernelModel:
         # `tl.static_assert(K % BLOCK_K == 0)`, `if K % BLOCK_K == 0:`: the kernel promises full tiles
         return any(block in self.size_tokens(dim) and total not in self._arange_sizes
                    for total, block in self.divisible | _divisible_on(access.path))
+
+    def _block_spans_shape(self, access: Access, dim: str) -> bool:
+        """Whether every block pointer the access can use has this dimension's block size spelled
+        as its extent in the tensor (`shape=(k_len, HEAD_DIM)`, `block_shape=(BLOCK_N, HEAD_DIM)`)."""
+        owner, index = dim[:-1].rsplit("[", 1)
+        made = [d for d in self.reaching(owner, access.order, access.path, access.loops) if d.kind != "advance"]
+        if not made:
+            return False
+        for d in made:
+            if not (isinstance(d.value, cst.Call) and self.qualify_tl(d.value.func) == "make_block_ptr"):
+                return False
+            shape, block = _keyword(d.value, "shape", 1), _keyword(d.value, "block_shape", 4)
+            if not (isinstance(shape, (cst.Tuple, cst.List)) and isinstance(block, (cst.Tuple, cst.List))):
+                return False
+            i = int(index)
+            if i >= min(len(shape.elements), len(block.elements)) or \
+                    code_of(shape.elements[i].value) != code_of(block.elements[i].value):
+                return False
+        return True
 
     def _on_side(self, atom: str, value: bool, path: Path) -> bool:
         """Whether `path` lies on the `value` side of a flag, spelled directly or through the
@@ -1548,6 +1583,24 @@ _VARIANT_TEST = re.compile(r"""==\s*['"]|['"]\s*==|!=\s*['"]|\bis(not)?None\b|is
 _ONE_BLOCK = re.compile(r"ONE_TILE|ONE_BLOCK|SINGLE_(TILE|BLOCK)|NEED_LOOP|USE_LOOP|NO_LOOP|MULTI_(TILE|BLOCK)")
 _TILE_FITS = re.compile(r"\(?\w+[+-]\w+\)?(<|<=|>|>=)\w+|\w+(<|<=|>|>=)\(?\w+[+-]\w+\)?")
 _ROUND_DOWN = re.compile(r"prev_multiple|round_down|floor_to|align_down|rounddown", re.IGNORECASE)
+
+
+def _inline_advance_step(pointer: cst.BaseExpression, owner: str, index: int,
+                         qualify_tl: Callable[[cst.BaseExpression], str | None]) -> cst.BaseExpression | None:
+    """The offset `bp.advance([a, b])` or `tl.advance(bp, (a, b))` moves block pointer `owner`
+    by along `index`, when the pointer is written that way."""
+    if not isinstance(pointer, cst.Call):
+        return None
+    func, args = pointer.func, pointer.args
+    if isinstance(func, cst.Attribute) and func.attr.value == "advance" and code_of(func.value) == owner and args:
+        steps = args[0].value
+    elif qualify_tl(func) == "advance" and len(args) > 1 and code_of(args[0].value) == owner:
+        steps = args[1].value
+    else:
+        return None
+    if isinstance(steps, (cst.Tuple, cst.List)) and index < len(steps.elements):
+        return steps.elements[index].value
+    return None
 
 
 def _range_args(call: cst.Call) -> list[cst.BaseExpression]:
