@@ -500,9 +500,10 @@ class KernelModel:
             # Only the whole value is named after its variable; its parts are not that dimension.
             left = self.dims(node.left, order, path, loops)
             right = self.dims(node.right, order, path, loops)
-            if isinstance(node.operator, cst.Modulo) and not isinstance(node.right, cst.Integer):
-                # `offs % N` wraps into bounds: only the loop it may follow remains. A scalar index
-                # (`pid % GROUP`) is no offset: it keeps what it depends on.
+            if isinstance(node.operator, cst.Modulo):
+                # `offs % N` wraps into bounds (`channel = index % 3` too): only the loop it may
+                # follow remains. A scalar index (`pid % GROUP`) is no offset: it keeps what it
+                # depends on.
                 if all(key.startswith(LOOP_PREFIX) for key in left):
                     return left
                 return frozenset(key for key in left if key.startswith(LOOP_PREFIX) and key != PROGRAM)
