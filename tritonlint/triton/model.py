@@ -620,7 +620,10 @@ class KernelModel:
         if member in _NO_OFFSETS:
             return frozenset()
         if member in _CLAMPS:
-            return frozenset()
+            # Clamped into bounds: no offsets remain, but the loops it moves with do (the bound in
+            # `rows < tl.minimum(BLOCK_M, m_size - tile_start)` is the rows left at this tile).
+            return frozenset(key for arg in args for key in self.dims(arg, order, path, loops)
+                             if key.startswith(LOOP_PREFIX) and key != PROGRAM)
         if member == "where" and len(args) == 3:
             condition = self.dims(args[0], order, path, loops)
             values = self.dims(args[1], order, path, loops, owner) | self.dims(args[2], order, path, loops, owner)
