@@ -853,12 +853,46 @@ class KernelModel:
     def _loop_by_variable(self, dim: str, chain: dict[str, list[Def]], access: Access) -> Loop | None:
         """`tl.load(X + start + cols)` in `for start in range(0, N, BLOCK)`: the loop variable itself
         moves the tile, along the offset whose block size the loop steps by."""
+        computed: set[str] | None = None
         for loop in reversed(access.loops):
             if not loop.targets & chain.keys():
                 continue
-            if self.size_tokens(dim) & set(re.findall(r"\w+", loop.text)):
+            if computed is None:
+                computed = self._computed_from(access)
+            if loop.targets & computed and self.size_tokens(dim) & set(re.findall(r"\w+", loop.text)):
                 return loop
         return None
+
+    def _computed_from(self, access: Access) -> set[str]:
+        """Names the pointer is computed from, transitively, not looking into loads: an index read
+        from memory (`page = tl.load(block_table + i // PAGE)`) is data; the loop that picks the
+        page does not move the tile inside it."""
+        found: set[str] = set()
+        pending = [(access.pointer, access.order, access.path, access.loops)]
+        while pending and len(found) < 64:
+            node, order, path, loops = pending.pop()
+            for name in self._names_outside_loads(node):
+                if name in found:
+                    continue
+                found.add(name)
+                pending.extend((d.value, d.order, d.path, d.loops) for d in self.reaching(name, order, path, loops)
+                               if d.kind == "assign" and d.value is not None)
+        return found
+
+    def _names_outside_loads(self, node: cst.BaseExpression) -> list[str]:
+        names: list[str] = []
+        pending: list[cst.CSTNode] = [node]
+        while pending:
+            current = pending.pop()
+            if isinstance(current, cst.Call) and self.qualify_tl(current.func) == "load":
+                continue
+            if isinstance(current, cst.Name):
+                names.append(current.value)
+            elif isinstance(current, (cst.Attribute, cst.Arg)):
+                pending.append(current.value)
+            else:
+                pending.extend(child_nodes(current))
+        return names
 
     def size_tokens(self, dim: str) -> set[str]:
         """Names in a dimension's block size, with constexpr locals expanded once
