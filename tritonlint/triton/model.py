@@ -168,6 +168,8 @@ class KernelModel:
         self._reading_mask = False  # dims() of a mask looks through masked loads
         self._mask_memo: dict[tuple[Access, Path, bool], frozenset[str] | None] = {}
         self._tautologies_bound = False
+        self._any_side = False  # reading a mask as evidence: what it bounds on some path
+        self._evidence_memo: dict[Access, frozenset[str] | None] = {}
         self._walk_memo: dict[Access, list[Walk]] = {}
         self._flag_sides: dict[tuple[str, bool], Path] = {}
         self._ones_memo: dict[Path, frozenset[str]] = {}  # path -> block-size names it holds to be 1
@@ -660,6 +662,18 @@ class KernelModel:
                 self._tautologies_bound = False
         return self._mask_memo[key]
 
+    def evidence_dims(self, access: Access) -> frozenset[str] | None:
+        """Dimensions the access's mask bounds on some way it can be defined: as evidence that the
+        kernel expects partial tiles, `tile_mask = seq_offset < n` under `if TILE != PAGE:` counts
+        even though the other side's `tl.full(..., 1)` bounds nothing."""
+        if access not in self._evidence_memo:
+            self._any_side = True
+            try:
+                self._evidence_memo[access] = self._mask_dims(access, EMPTY)
+            finally:
+                self._any_side = False
+        return self._evidence_memo[access]
+
     def _mask_dims(self, access: Access, hypothesis: Path) -> frozenset[str] | None:
         path = self.reader.closure(access.path | hypothesis) if hypothesis else access.path
         if access.boundary_check is not None:
@@ -740,7 +754,7 @@ class KernelModel:
             # partial (the program exists only for a row inside the tensor).
             sides = [(self._bound(d.value, d.order, d.path | path, d.loops, depth + 1) if d.value is not None
                       else frozenset()) | self._single_element_dims(d.path) for d in reaching]
-            return self._common(sides)
+            return frozenset().union(*sides) if self._any_side else self._common(sides)
         if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation)):
             operator = node.operator
             if isinstance(operator, (cst.BitAnd, cst.And)):
@@ -754,7 +768,9 @@ class KernelModel:
         if isinstance(node, cst.IfExp):
             sides = [self._bound(side, order, path | literals, loops, depth + 1)
                      for side, literals in self.reader.sides(node) if compatible(literals, path)]
-            return frozenset.intersection(*sides) if sides else frozenset()
+            if not sides:
+                return frozenset()
+            return frozenset().union(*sides) if self._any_side else frozenset.intersection(*sides)
         if isinstance(node, cst.Comparison):
             return self._comparison_bound(node, order, path, loops)
         if isinstance(node, cst.Call):
@@ -1590,14 +1606,61 @@ class KernelModel:
                 continue
             if loop is not None and loop not in other.loops:
                 continue
-            bounded = self.mask_dims(other)
+            bounded = self.evidence_dims(other)
             if not bounded or not self.covers(bounded, keys, loop_alone=False):
+                continue
+            if self._placed_elsewhere(other, access, keys):
                 continue
             if any(not key.startswith(LOOP_PREFIX) and key in bounded for key in keys):
                 return other  # its mask names this very dimension (`seq_offset < max_len`)
             if any(_share_a_dimension(walk.keys, keys) for walk in self.walks(other)):
                 return other
         return None
+
+    def _placed_elsewhere(self, sibling: Access, access: Access, keys: frozenset[str]) -> bool:
+        """The sibling bounds `seq_start + offs < seq_end` or `ids * B + t < length`: a window
+        placed at a position read from memory (a ragged segment, a gathered block). Its bound
+        says where that segment ends, not where this access's tensor does, unless the access
+        is placed at the same position (its pointer is built from that loaded value too)."""
+        chain = self._chain(access.pointer, access).keys()
+        placements = []
+        for comparison in self._mask_comparisons(sibling):
+            operator = comparison.comparisons[0].operator
+            if isinstance(operator, (cst.LessThan, cst.LessThanEqual)):
+                small = comparison.left
+            elif isinstance(operator, (cst.GreaterThan, cst.GreaterThanEqual)):
+                small = comparison.comparisons[0].comparator
+            else:
+                continue
+            if not self.dims(small, sibling.order, sibling.path, sibling.loops) & keys:
+                continue
+            placements.append(self._loaded_names(small, sibling))
+        return bool(placements) and all(loaded - chain for loaded in placements)
+
+    def _loaded_names(self, node: cst.BaseExpression, access: Access) -> set[str]:
+        """Names an expression is computed from (through assignments) whose value is read from
+        memory: `seq_start = tl.load(cu_seqlens + b)`."""
+        found: set[str] = set()
+        seen: set[str] = set()
+        pending = [(node, access.order, access.path, access.loops)]
+        while pending and len(seen) < 64:
+            value, order, path, loops = pending.pop()
+            for name in names_in(value):
+                if name in seen:
+                    continue
+                seen.add(name)
+                for d in self.reaching(name, order, path, loops):
+                    if d.kind != "assign" or d.value is None:
+                        continue
+                    inner = d.value
+                    while isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and \
+                            self.qualify_tl(inner.func) is None:
+                        inner = inner.func.value  # `tl.load(p).to(tl.int64)`
+                    if isinstance(inner, cst.Call) and self.qualify_tl(inner.func) == "load":
+                        found.add(name)
+                    else:
+                        pending.append((d.value, d.order, d.path, d.loops))
+        return found
 
     def label(self, dim: str) -> str:
         """A dimension as the kernel names it: its offset variable, else its `tl.arange(...)`."""
