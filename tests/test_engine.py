@@ -176,6 +176,38 @@ def test_deeply_nested_code_is_an_error_not_a_crash() -> None:
     assert report.errors and not report.crashes
 
 
+
+FIXTURE_SOURCES = sorted(p for p in (Path(__file__).resolve().parent.parent / "fixtures").glob("*/*.py")
+                         if not p.name.endswith("_harness.py"))
+
+
+@pytest.mark.parametrize("path", FIXTURE_SOURCES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_kernels_parsed_without_node_validation_match_a_validated_parse(path: Path) -> None:
+    import libcst as cst
+
+    hook = cst.CSTNode.__post_init__
+    _, kernels = engine.parse_kernels(path.read_text())
+    assert cst.CSTNode.__post_init__ is hook  # validation is back on for every other node
+    for kernel, module in kernels:
+        source = engine._NESTED_PREFIX + kernel.text if kernel.indented else kernel.text
+        assert module.code == source
+        assert module.deep_equals(cst.parse_module(source))
+
+
+def test_node_validation_is_restored_when_a_kernel_does_not_parse(monkeypatch: pytest.MonkeyPatch) -> None:
+    import libcst as cst
+
+    def rejecting(source: str) -> cst.Module:
+        raise cst.ParserSyntaxError("rejected", lines=[source], raw_line=1, raw_column=0)
+
+    hook = cst.CSTNode.__post_init__
+    monkeypatch.setattr(cst, "parse_module", rejecting)
+    with pytest.raises(cst.ParserSyntaxError):
+        engine.parse_kernels(kernel())
+    assert cst.CSTNode.__post_init__ is hook
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("not a name")
+
 class _Boom(Exception):
     pass
 

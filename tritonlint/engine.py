@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import traceback
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 
 import libcst as cst
@@ -41,10 +42,34 @@ def parse_kernels(text: str) -> tuple[ImportMap, list[tuple[KernelSource, cst.Mo
         return ImportMap(), []
     found = outline(text)
     parsed = []
-    for kernel in found.kernels:
-        source = _NESTED_PREFIX + kernel.text if kernel.indented else kernel.text
-        parsed.append((kernel, cst.parse_module(source)))
+    with _unvalidated_nodes():
+        for kernel in found.kernels:
+            source = _NESTED_PREFIX + kernel.text if kernel.indented else kernel.text
+            parsed.append((kernel, cst.parse_module(source)))
     return found.imports, parsed
+
+
+@contextmanager
+def _unvalidated_nodes() -> Iterator[None]:
+    """Within it, libcst nodes are built without their `_validate` check (a tenth of parsing time).
+
+    The check guards hand-built trees; the native parser's output is valid by construction, so
+    re-checking every node it builds is redundant. Nodes built elsewhere (the model's, the fixer's)
+    are still checked. Should a libcst version move the hook, parsing simply stays validated.
+    """
+    original = cst.CSTNode.__dict__.get("__post_init__")
+    if original is None:
+        yield
+        return
+    cst.CSTNode.__post_init__ = _skip_validation  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        cst.CSTNode.__post_init__ = original  # type: ignore[method-assign]
+
+
+def _skip_validation(self: cst.CSTNode) -> None:
+    pass
 
 
 def build_model(kernel: KernelSource, module: cst.Module, imports: ImportMap, config: Config,
