@@ -19,6 +19,29 @@ _SKIPPED = {"whitespace", "whitespace_before", "whitespace_after", "lpar", "rpar
             "trailing_whitespace", "header", "footer", "operator", "colon"}
 
 
+class TypeTest(dict[type, bool]):
+    """`isinstance(node, bases)` spelled `TEST[type(node)]`: the answer is cached per type.
+
+    libcst's node classes derive from an ABC, so every isinstance check against one that fails
+    runs `ABCMeta.__instancecheck__` (a Python-level call); the walks make over a million.
+    """
+
+    def __init__(self, *bases: type) -> None:
+        super().__init__()
+        self.bases = bases
+
+    def __missing__(self, kind: type) -> bool:
+        self[kind] = answer = issubclass(kind, self.bases)
+        return answer
+
+
+IS_NODE = TypeTest(cst.CSTNode)
+IS_EXPRESSION = TypeTest(cst.BaseExpression)
+# Wrappers whose expressions count as their parent's: `f(x=a)`, `[a, b]`, `{k: v}`, `x[i:j]`, `a < b`.
+_IS_WRAPPER = TypeTest(cst.Arg, cst.Element, cst.DictElement, cst.Index, cst.Slice, cst.SubscriptElement,
+                       cst.ComparisonTarget, cst.StarredElement)
+
+
 def child_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """Children of a node, read straight from its dataclass fields.
 
@@ -34,21 +57,10 @@ def child_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         kind = type(value)
         if kind is list or kind is tuple:
             for item in value:
-                if _is_node(type(item)):
+                if IS_NODE[type(item)]:
                     yield item
-        elif _is_node(kind):
+        elif IS_NODE[kind]:
             yield value
-
-
-_NODE_TYPES: dict[type, bool] = {}
-
-
-def _is_node(kind: type) -> bool:
-    """`issubclass(kind, cst.CSTNode)`, cached: CSTNode is an ABC, whose checks are slow."""
-    known = _NODE_TYPES.get(kind)
-    if known is None:
-        known = _NODE_TYPES[kind] = issubclass(kind, cst.CSTNode)
-    return known
 
 
 def terms(node: cst.BaseExpression) -> list[cst.BaseExpression]:
@@ -78,10 +90,10 @@ def names_in(node: cst.CSTNode | None) -> list[str]:
 def expressions_in(node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
     """Direct sub-expressions of a node, looking through Arg / Element / Index wrappers."""
     for child in child_nodes(node):
-        if isinstance(child, cst.BaseExpression):
+        kind = type(child)
+        if IS_EXPRESSION[kind]:
             yield child
-        elif isinstance(child, (cst.Arg, cst.Element, cst.DictElement, cst.Index, cst.Slice,
-                                cst.SubscriptElement, cst.ComparisonTarget, cst.StarredElement)):
+        elif _IS_WRAPPER[kind]:
             yield from expressions_in(child)
 
 
