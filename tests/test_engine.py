@@ -208,6 +208,23 @@ def test_node_validation_is_restored_when_a_kernel_does_not_parse(monkeypatch: p
     with pytest.raises(cst.CSTValidationError):
         cst.Name("not a name")
 
+
+def test_checking_a_file_leaves_no_cycles_and_the_collector_as_it_was() -> None:
+    import gc
+
+    path = next(Path(__file__).resolve().parent.parent.glob("fixtures/*/jit_helper_mask_constexpr.py"))
+    text = path.read_text()  # kernels calling a jit helper: the models refer to each other
+    assert check_source("k.py", text, CONFIG, strict=True).diagnostics
+    assert gc.isenabled()
+    gc.collect()
+    gc.disable()  # else a collection may run between the check and the count
+    try:
+        check_source("k.py", text, CONFIG, strict=True)
+        assert not gc.isenabled()
+        assert gc.collect() == 0  # the syntax trees were freed by reference counting
+    finally:
+        gc.enable()
+
 class _Boom(Exception):
     pass
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import gc
 import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -92,6 +93,24 @@ def _function_in(module: cst.Module) -> cst.FunctionDef:
     return statement
 
 
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a file is checked (a tenth of the analysis time).
+
+    Checking allocates hundreds of thousands of tree nodes that all live until the file is done,
+    and leaves no cycles behind (see `helpers.clear()`): the collector's passes find nothing.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+@_collector_paused()
 def check_source(path: str, text: str, config: Config, *, strict: bool = False) -> FileReport:
     """Every enabled rule over every kernel of one file.
 
