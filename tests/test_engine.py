@@ -225,6 +225,22 @@ def test_checking_a_file_leaves_no_cycles_and_the_collector_as_it_was() -> None:
     finally:
         gc.enable()
 
+
+def test_node_classes_tested_by_exact_type_have_no_subclasses() -> None:
+    """Hot paths spell `isinstance(node, cst.Name)` as `type(node) is cst.Name` (see tree.TypeTest):
+    the same only while libcst's concrete node classes have no subclasses."""
+    import re
+
+    import libcst as cst
+
+    package = Path(engine.__file__).resolve().parent
+    source = "\n".join(path.read_text() for path in package.rglob("*.py"))
+    tested = set(re.findall(r"type\([\w.]+\) (?:is|is not|in) \(?(cst\.\w+(?:, cst\.\w+)*)", source))
+    names = {name.removeprefix("cst.") for group in tested for name in group.split(", ")}
+    assert {"Name", "Call", "IfExp"} <= names
+    for name in names:
+        assert not getattr(cst, name).__subclasses__(), name
+
 class _Boom(Exception):
     pass
 
