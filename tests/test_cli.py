@@ -200,6 +200,13 @@ def test_a_file_named_twice_is_reported_once(run: Run, tmp_path: Path) -> None:
     assert findings(out) == ["bad.py:9:5: TL102"]
 
 
+def test_a_folder_named_twice_through_a_symlink_is_reported_once(run: Run, tmp_path: Path) -> None:
+    write(tmp_path / "pkg" / "sub" / "bad.py", buggy())
+    (tmp_path / "link").symlink_to(tmp_path / "pkg", target_is_directory=True)
+    _code, out, _ = run("check", "pkg", "link", "link/sub")
+    assert findings(out) == ["pkg/sub/bad.py:9:5: TL102"]
+
+
 # --- bad input: one line naming the file, the run goes on ------------------------------------
 
 

@@ -176,6 +176,71 @@ def test_deeply_nested_code_is_an_error_not_a_crash() -> None:
     assert report.errors and not report.crashes
 
 
+
+FIXTURE_SOURCES = sorted(p for p in (Path(__file__).resolve().parent.parent / "fixtures").glob("*/*.py")
+                         if not p.name.endswith("_harness.py"))
+
+
+@pytest.mark.parametrize("path", FIXTURE_SOURCES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_kernels_parsed_without_node_validation_match_a_validated_parse(path: Path) -> None:
+    import libcst as cst
+
+    hook = cst.CSTNode.__post_init__
+    _, kernels = engine.parse_kernels(path.read_text())
+    assert cst.CSTNode.__post_init__ is hook  # validation is back on for every other node
+    for kernel, module in kernels:
+        source = engine._NESTED_PREFIX + kernel.text if kernel.indented else kernel.text
+        assert module.code == source
+        assert module.deep_equals(cst.parse_module(source))
+
+
+def test_node_validation_is_restored_when_a_kernel_does_not_parse(monkeypatch: pytest.MonkeyPatch) -> None:
+    import libcst as cst
+
+    def rejecting(source: str) -> cst.Module:
+        raise cst.ParserSyntaxError("rejected", lines=[source], raw_line=1, raw_column=0)
+
+    hook = cst.CSTNode.__post_init__
+    monkeypatch.setattr(cst, "parse_module", rejecting)
+    with pytest.raises(cst.ParserSyntaxError):
+        engine.parse_kernels(kernel())
+    assert cst.CSTNode.__post_init__ is hook
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("not a name")
+
+
+def test_checking_a_file_leaves_no_cycles_and_the_collector_as_it_was() -> None:
+    import gc
+
+    path = next(Path(__file__).resolve().parent.parent.glob("fixtures/*/jit_helper_mask_constexpr.py"))
+    text = path.read_text()  # kernels calling a jit helper: the models refer to each other
+    assert check_source("k.py", text, CONFIG, strict=True).diagnostics
+    assert gc.isenabled()
+    gc.collect()
+    gc.disable()  # else a collection may run between the check and the count
+    try:
+        check_source("k.py", text, CONFIG, strict=True)
+        assert not gc.isenabled()
+        assert gc.collect() == 0  # the syntax trees were freed by reference counting
+    finally:
+        gc.enable()
+
+
+def test_node_classes_tested_by_exact_type_have_no_subclasses() -> None:
+    """Hot paths spell `isinstance(node, cst.Name)` as `type(node) is cst.Name` (see tree.TypeTest):
+    the same only while libcst's concrete node classes have no subclasses."""
+    import re
+
+    import libcst as cst
+
+    package = Path(engine.__file__).resolve().parent
+    source = "\n".join(path.read_text() for path in package.rglob("*.py"))
+    tested = set(re.findall(r"type\([\w.]+\) (?:is|is not|in) \(?(cst\.\w+(?:, cst\.\w+)*)", source))
+    names = {name.removeprefix("cst.") for group in tested for name in group.split(", ")}
+    assert {"Name", "Call", "IfExp"} <= names
+    for name in names:
+        assert not getattr(cst, name).__subclasses__(), name
+
 class _Boom(Exception):
     pass
 

@@ -130,3 +130,10 @@ def test_findings_do_not_depend_on_hash_order() -> None:
     # The inner loop moves the row offsets only: the column offsets are not walked by it.
     assert output.count("walks `rows` (tiles of BLOCK_N), advanced by the loop at line 19") == 1
     assert "walks `offs_hw`" not in output
+
+
+@pytest.mark.parametrize("text", ["", "x", "x\n", "a\n\nb", "a\nb\n\n", "é\nü\n", "a\r\nb\rc\n", "a\x0cb\x1c\n"])
+def test_line_starts_are_the_offsets_after_each_line_break(text: str) -> None:
+    breaks = [i + 1 for i, char in enumerate(text)
+              if char == "\n" or (char == "\r" and text[i + 1:i + 2] != "\n")]
+    assert line_starts(text) == [0, *breaks]

@@ -44,8 +44,12 @@ def discover(paths: Sequence[str], config: Config) -> Iterator[SourceFile]:
         if not path.exists() and not path.is_symlink():
             raise UsageError(f"{given}: no such file or directory")
         if path.is_dir():
+            folders: dict[Path, Path] = {}  # resolved once per folder: `_walk` yields no symlinks
             for found in _walk(path, config):
-                key = found.resolve()
+                folder = folders.get(found.parent)
+                if folder is None:
+                    folder = folders[found.parent] = found.parent.resolve()
+                key = folder / found.name
                 if key not in seen:
                     seen.add(key)
                     yield SourceFile(os.path.join(given, os.path.relpath(found, path)), found)

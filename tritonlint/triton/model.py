@@ -24,7 +24,14 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from tritonlint.triton.locations import Locator, Span
 from tritonlint.triton.names import ImportMap, code_of, dotted, language_member
 from tritonlint.triton.paths import EMPTY, ConditionReader, Literal, Path, compatible
-from tritonlint.triton.tree import child_nodes, expressions_in, names_in, terms
+from tritonlint.triton.tree import (
+    IS_EXPRESSION,
+    TypeTest,
+    child_nodes,
+    expressions_in,
+    names_in,
+    terms,
+)
 
 LOOP_PREFIX = "loop:"
 # The program id is a tile index like a loop's: offsets built from it are tiled. Spelled as a
@@ -42,6 +49,9 @@ _NO_OFFSETS = {"load", "num_programs", "full", "zeros", "ones", "zeros_like", "f
 _CLAMPS = {"minimum", "maximum", "clamp"}
 _RANGE_CALLS = {"range", "static_range"}
 _EVEN_NAME = re.compile(r"^(IS_)?(EVEN|DIVISIBLE|ALIGNED|NO_MASK|NO_TAIL)(_[A-Z0-9_]+)?$|_(DIVISIBLE|EVEN)$")
+# Nodes that hold statements (the walk for constexpr aliases looks inside them, not into expressions).
+_IS_STATEMENT_PART = TypeTest(cst.BaseSuite, cst.BaseCompoundStatement, cst.SimpleStatementLine, cst.Else,
+                              cst.ExceptHandler, cst.Finally)
 
 
 @dataclass(eq=False)
@@ -228,17 +238,15 @@ class KernelModel:
         pending: list[cst.CSTNode] = [self.function.body]
         while pending:
             node = pending.pop()
-            if isinstance(node, cst.Assign):
+            if type(node) is cst.Assign:  # exact types (no ABC check): see tree.TypeTest
                 for target in node.targets:
                     if isinstance(target.target, cst.Name):
                         found.setdefault(target.target.value, []).append(node.value)
-            elif isinstance(node, cst.AnnAssign):
+            elif type(node) is cst.AnnAssign:
                 if isinstance(node.target, cst.Name) and node.value is not None:
                     found.setdefault(node.target.value, []).append(node.value)
-            elif isinstance(node, (cst.BaseSuite, cst.BaseCompoundStatement, cst.SimpleStatementLine,
-                                   cst.Else, cst.ExceptHandler, cst.Finally)) and not isinstance(node, cst.FunctionDef):
-                pending.extend(child for child in child_nodes(node)
-                               if not isinstance(child, cst.BaseExpression))
+            elif _IS_STATEMENT_PART[type(node)] and type(node) is not cst.FunctionDef:
+                pending.extend(child for child in child_nodes(node) if not IS_EXPRESSION[type(child)])
         return {name: values[0] for name, values in found.items() if len(values) == 1 and _is_boolean_shape(values[0])}
 
     def _walk_block(self, body: cst.BaseSuite | Iterable[cst.BaseStatement], block: _Block) -> bool:
@@ -438,16 +446,16 @@ class KernelModel:
 
     def _scan(self, expression: cst.BaseExpression, block: _Block) -> None:
         """Find tl.load / tl.store calls in an expression, with the path of any `a if c else b` around them."""
-        if isinstance(expression, cst.IfExp):
+        if type(expression) is cst.IfExp:  # exact types (no ABC check): see tree.TypeTest
             self._scan(expression.test, block)
             for side, literals in self.reader.sides(expression):
                 self._scan(side, _Block(block.path | literals, block.loops))
             return
-        if isinstance(expression, cst.Call):
+        if type(expression) is cst.Call:
             member = self.qualify_tl(expression.func)
             if member in ("load", "store"):
                 self._record_access(member, expression, block)
-            elif member is None and isinstance(expression.func, cst.Name):
+            elif member is None and type(expression.func) is cst.Name:
                 self.calls.append(HelperCall(expression.func.value, expression, self._next(), block.path, block.loops))
         for child in expressions_in(expression):
             self._scan(child, block)
@@ -491,33 +499,33 @@ class KernelModel:
     def dims(self, node: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...],
              owner: str | None = None) -> frozenset[str]:
         """Keys of the tiled dimensions an expression's value varies along (offset names, loop keys)."""
-        if isinstance(node, cst.Name):
+        if type(node) is cst.Name:  # exact types (no ABC check): see tree.TypeTest
             found: set[str] = set()
             for d in self.reaching(node.value, order, path, loops):
                 found |= self._def_dims(d, path)
             return frozenset(found)
-        if isinstance(node, cst.Call):
+        if type(node) is cst.Call:
             return self._call_dims(node, order, path, loops, owner)
-        if isinstance(node, cst.BinaryOperation):
+        if type(node) is cst.BinaryOperation:
             # Only the whole value is named after its variable; its parts are not that dimension.
             left = self.dims(node.left, order, path, loops)
             right = self.dims(node.right, order, path, loops)
-            if isinstance(node.operator, cst.Modulo):
+            if type(node.operator) is cst.Modulo:
                 # `offs % N` wraps into bounds (`channel = index % 3` too): only the loop it may
                 # follow remains. A scalar index (`pid % GROUP`) is no offset: it keeps what it
                 # depends on.
                 if all(key.startswith(LOOP_PREFIX) for key in left):
                     return left
                 return frozenset(key for key in left if key.startswith(LOOP_PREFIX) and key != PROGRAM)
-            if owner and isinstance(node.operator, (cst.Add, cst.Subtract)) and not self._pointer_sum(node, 0):
+            if owner and type(node.operator) in (cst.Add, cst.Subtract) and not self._pointer_sum(node, 0):
                 tiled = self._tile_offset(owner, left, right, node) or self._tile_offset(owner, right, left, node)
                 if tiled is not None:
                     return tiled
             return left | right
-        if isinstance(node, cst.IfExp):
+        if type(node) is cst.IfExp:
             return frozenset().union(*(self.dims(side, order, path | literals, loops, owner)
                                        for side, literals in self.reader.sides(node)))
-        if isinstance(node, (cst.Subscript, cst.Attribute)):
+        if type(node) is cst.Subscript or type(node) is cst.Attribute:
             return self.dims(node.value, order, path, loops, owner)
         found = set()
         for child in expressions_in(node):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import ClassVar
 
 import libcst as cst
@@ -16,6 +17,13 @@ def code_of(node: cst.CSTNode) -> str:
     kind = type(node)
     if (kind is cst.Name or kind is cst.Integer) and not node.lpar:  # type: ignore[attr-defined]
         return node.value  # type: ignore[attr-defined,no-any-return]  # most calls: no printing needed
+    return _printed(node)
+
+
+@lru_cache(maxsize=1 << 12)
+def _printed(node: cst.CSTNode) -> str:
+    """`code_of` by printing, cached: a third of the calls print a node printed before (nodes are
+    immutable and hash by identity)."""
     return _SPACE.sub("", _EMPTY_MODULE.code_for_node(node))
 
 

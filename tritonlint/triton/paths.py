@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import libcst as cst
 
@@ -27,9 +28,14 @@ Path = frozenset[Literal]
 EMPTY: Path = frozenset()
 
 
+@lru_cache(maxsize=1 << 16)
 def compatible(path: Path, other: Path) -> bool:
-    """True when no literal of one path contradicts the other."""
-    return not any(lit.negated() in other for lit in path)
+    """True when no literal of one path contradicts the other.
+
+    Cached: the model asks it of the same few paths over and over (paths hash once, frozensets
+    keep their hash), and building each negated literal costs more than the lookup.
+    """
+    return not path or not other or not any(lit.negated() in other for lit in path)
 
 
 class ConditionReader:

@@ -19,6 +19,30 @@ _SKIPPED = {"whitespace", "whitespace_before", "whitespace_after", "lpar", "rpar
             "trailing_whitespace", "header", "footer", "operator", "colon"}
 
 
+class TypeTest(dict[type, bool]):
+    """`isinstance(node, bases)` spelled `TEST[type(node)]`: the answer is cached per type.
+
+    libcst's node classes derive from an ABC, so every isinstance check against one that fails
+    runs `ABCMeta.__instancecheck__` (a Python-level call); the walks make over a million.
+    A concrete node class has no subclasses, so hot paths test it as `type(node) is cst.Name`.
+    """
+
+    def __init__(self, *bases: type) -> None:
+        super().__init__()
+        self.bases = bases
+
+    def __missing__(self, kind: type) -> bool:
+        self[kind] = answer = issubclass(kind, self.bases)
+        return answer
+
+
+IS_NODE = TypeTest(cst.CSTNode)
+IS_EXPRESSION = TypeTest(cst.BaseExpression)
+# Wrappers whose expressions count as their parent's: `f(x=a)`, `[a, b]`, `{k: v}`, `x[i:j]`, `a < b`.
+_IS_WRAPPER = TypeTest(cst.Arg, cst.Element, cst.DictElement, cst.Index, cst.Slice, cst.SubscriptElement,
+                       cst.ComparisonTarget, cst.StarredElement)
+
+
 def child_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """Children of a node, read straight from its dataclass fields.
 
@@ -34,21 +58,10 @@ def child_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         kind = type(value)
         if kind is list or kind is tuple:
             for item in value:
-                if _is_node(type(item)):
+                if IS_NODE[type(item)]:
                     yield item
-        elif _is_node(kind):
+        elif IS_NODE[kind]:
             yield value
-
-
-_NODE_TYPES: dict[type, bool] = {}
-
-
-def _is_node(kind: type) -> bool:
-    """`issubclass(kind, cst.CSTNode)`, cached: CSTNode is an ABC, whose checks are slow."""
-    known = _NODE_TYPES.get(kind)
-    if known is None:
-        known = _NODE_TYPES[kind] = issubclass(kind, cst.CSTNode)
-    return known
 
 
 def terms(node: cst.BaseExpression) -> list[cst.BaseExpression]:
@@ -66,9 +79,9 @@ def names_in(node: cst.CSTNode | None) -> list[str]:
     pending = [node]
     while pending:
         current = pending.pop()
-        if isinstance(current, cst.Name):
+        if type(current) is cst.Name:  # exact types: see `TypeTest`
             names.append(current.value)
-        elif isinstance(current, (cst.Attribute, cst.Arg)):
+        elif type(current) is cst.Attribute or type(current) is cst.Arg:
             pending.append(current.value)
         else:
             pending.extend(child_nodes(current))
@@ -78,10 +91,10 @@ def names_in(node: cst.CSTNode | None) -> list[str]:
 def expressions_in(node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
     """Direct sub-expressions of a node, looking through Arg / Element / Index wrappers."""
     for child in child_nodes(node):
-        if isinstance(child, cst.BaseExpression):
-            yield child
-        elif isinstance(child, (cst.Arg, cst.Element, cst.DictElement, cst.Index, cst.Slice,
-                                cst.SubscriptElement, cst.ComparisonTarget, cst.StarredElement)):
+        kind = type(child)
+        if IS_EXPRESSION[kind]:
+            yield child  # type: ignore[misc]  # an expression: IS_EXPRESSION said so
+        elif _IS_WRAPPER[kind]:
             yield from expressions_in(child)
 
 
@@ -95,9 +108,9 @@ def nodes_under(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
     while pending:
         node = pending.pop()
         yield node
-        if isinstance(node, cst.FunctionDef):
-            children = [*node.decorators, *(c for c in child_nodes(node) if not isinstance(c, cst.Decorator))]
-        elif isinstance(node, cst.IfExp):
+        if type(node) is cst.FunctionDef:
+            children = [*node.decorators, *(c for c in child_nodes(node) if type(c) is not cst.Decorator)]
+        elif type(node) is cst.IfExp:
             children = [node.body, node.test, node.orelse]
         else:
             children = list(child_nodes(node))
