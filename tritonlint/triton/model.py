@@ -183,6 +183,7 @@ class KernelModel:
         self._walk_memo: dict[Access, list[Walk]] = {}
         self._flag_sides: dict[tuple[str, bool], Path] = {}
         self._ones_memo: dict[Path, frozenset[str]] = {}  # path -> block-size names it holds to be 1
+        self._reaching_memo = None  # (while the definitions are being collected)
         self._chain_memo: dict[tuple[int, int, Path, tuple[Loop, ...]],
                                tuple[cst.BaseExpression, dict[str, list[Def]]]] = {}
         self.reader = ConditionReader(self._constexpr_aliases())
@@ -195,6 +196,8 @@ class KernelModel:
             self._define(param.name.value, None, _Block(EMPTY, ()), "param",
                          constexpr=param.annotation is not None and "constexpr" in code_of(param.annotation.annotation))
         self._walk_block(function.body, _Block(EMPTY, ()))
+        # Definitions are complete from here on: what reaches a use can be remembered.
+        self._reaching_memo: dict[tuple[str, int, Path, tuple[Loop, ...]], list[Def]] | None = {}
 
     # ------------------------------------------------------------------ positions
 
@@ -484,7 +487,18 @@ class KernelModel:
     # ------------------------------------------------------------------ dimensions
 
     def reaching(self, name: str, order: int, path: Path, loops: tuple[Loop, ...]) -> list[Def]:
-        """Definitions of `name` that can reach a use at `order` on `path` (structured code)."""
+        """Definitions of `name` that can reach a use at `order` on `path` (structured code).
+        The list returned may be shared: callers must not change it."""
+        memo = self._reaching_memo
+        if memo is not None:
+            key = (name, order, path, loops)
+            found = memo.get(key)
+            if found is None:
+                found = memo[key] = self._reaching(name, order, path, loops)
+            return found
+        return self._reaching(name, order, path, loops)
+
+    def _reaching(self, name: str, order: int, path: Path, loops: tuple[Loop, ...]) -> list[Def]:
         result: list[Def] = []
         candidates = [d for d in self.defs.get(name, ()) if compatible(d.path, path)]
         for d in reversed(candidates):
