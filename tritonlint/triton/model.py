@@ -183,7 +183,8 @@ class KernelModel:
         self._walk_memo: dict[Access, list[Walk]] = {}
         self._flag_sides: dict[tuple[str, bool], Path] = {}
         self._ones_memo: dict[Path, frozenset[str]] = {}  # path -> block-size names it holds to be 1
-        self._reaching_memo = None  # (while the definitions are being collected)
+        # What reaches a use, remembered once the definitions are complete (None while collecting).
+        self._reaching_memo: dict[tuple[str, int, Path, tuple[Loop, ...]], list[Def]] | None = None
         self._chain_memo: dict[tuple[int, int, Path, tuple[Loop, ...]],
                                tuple[cst.BaseExpression, dict[str, list[Def]]]] = {}
         self.reader = ConditionReader(self._constexpr_aliases())
@@ -196,8 +197,7 @@ class KernelModel:
             self._define(param.name.value, None, _Block(EMPTY, ()), "param",
                          constexpr=param.annotation is not None and "constexpr" in code_of(param.annotation.annotation))
         self._walk_block(function.body, _Block(EMPTY, ()))
-        # Definitions are complete from here on: what reaches a use can be remembered.
-        self._reaching_memo: dict[tuple[str, int, Path, tuple[Loop, ...]], list[Def]] | None = {}
+        self._reaching_memo = {}  # the definitions are complete
 
     # ------------------------------------------------------------------ positions
 
@@ -1093,10 +1093,10 @@ class KernelModel:
         """
         parts = self.reader.parts.get(atom)
         if parts is not None:
-            named = [self._named_dims(part, dims, even) for part in parts]
+            vouched = [self._named_dims(part, dims, even) for part in parts]
             if (atom in self.reader.conjunctions) == even:
-                return frozenset().union(*named)
-            return frozenset.intersection(*named)
+                return frozenset().union(*vouched)
+            return frozenset.intersection(*vouched)
         suffix = set(atom.split("_")[1:]) - {"EVEN", "DIVISIBLE", "ALIGNED", "MASK", "TAIL", "IS", "NO", "HAS"}
         if not suffix or not re.fullmatch(r"[A-Z0-9_]+", atom):
             return dims

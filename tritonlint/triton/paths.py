@@ -58,8 +58,8 @@ class ConditionReader:
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             return self.when_false(test.expression, depth)
         if _is_and(test):
-            return self.when_true(test.left, depth) | self.when_true(test.right, depth) | \
-                {self._compound(test, True)}  # type: ignore[attr-defined]
+            sides = self.when_true(test.left, depth) | self.when_true(test.right, depth)  # type: ignore[attr-defined]
+            return sides | {self._compound(test, True)}
         if _is_or(test):  # `a or b` alone fixes neither side, only itself
             return frozenset({self._compound(test, True)})
         alias = self._alias(test, depth)
@@ -72,8 +72,8 @@ class ConditionReader:
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             return self.when_true(test.expression, depth)
         if _is_or(test):
-            return self.when_false(test.left, depth) | self.when_false(test.right, depth) | \
-                {self._compound(test, False)}  # type: ignore[attr-defined]
+            sides = self.when_false(test.left, depth) | self.when_false(test.right, depth)  # type: ignore[attr-defined]
+            return sides | {self._compound(test, False)}
         if _is_and(test):  # `not (a and b)` fixes neither side, only itself
             return frozenset({self._compound(test, False)})
         alias = self._alias(test, depth)
