@@ -918,19 +918,7 @@ class KernelModel:
         return found
 
     def _names_outside_loads(self, node: cst.BaseExpression) -> list[str]:
-        names: list[str] = []
-        pending: list[cst.CSTNode] = [node]
-        while pending:
-            current = pending.pop()
-            if isinstance(current, cst.Call) and self.qualify_tl(current.func) == "load":
-                continue
-            if isinstance(current, cst.Name):
-                names.append(current.value)
-            elif isinstance(current, (cst.Attribute, cst.Arg)):
-                pending.append(current.value)
-            else:
-                pending.extend(child_nodes(current))
-        return names
+        return names_in(node, skip=lambda n: type(n) is cst.Call and self.qualify_tl(n.func) == "load")
 
     def size_tokens(self, dim: str) -> set[str]:
         """Names in a dimension's block size, with constexpr locals expanded once

@@ -7,7 +7,7 @@ expressions many times. Shared by the kernel model, the fixer and the position i
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import fields
 
 import libcst as cst
@@ -71,14 +71,17 @@ def terms(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     return [node]
 
 
-def names_in(node: cst.CSTNode | None) -> list[str]:
-    """Variable names an expression reads (`x.to` reads x; keyword names are not variables)."""
+def names_in(node: cst.CSTNode | None, skip: Callable[[cst.CSTNode], bool] | None = None) -> list[str]:
+    """Variable names an expression reads (`x.to` reads x; keyword names are not variables),
+    not looking inside the sub-expressions `skip` picks."""
     if node is None:
         return []
     names: list[str] = []
     pending = [node]
     while pending:
         current = pending.pop()
+        if skip is not None and skip(current):
+            continue
         if type(current) is cst.Name:  # exact types: see `TypeTest`
             names.append(current.value)
         elif type(current) is cst.Attribute or type(current) is cst.Arg:
