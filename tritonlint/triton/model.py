@@ -187,11 +187,15 @@ class KernelModel:
         self._reaching_memo: dict[tuple[str, int, Path, tuple[Loop, ...]], list[Def]] | None = None
         self._chain_memo: dict[tuple[int, int, Path, tuple[Loop, ...]],
                                tuple[cst.BaseExpression, dict[str, list[Def]]]] = {}
-        self.reader = ConditionReader(self._constexpr_aliases())
-        self._pointer_names: dict[str, bool] = {}  # local -> built from a pointer parameter
-        # Block sizes the kernel spans with `tl.arange(0, BLOCK)`, read from its source text
-        # (printing the tree again would cost as much as parsing it).
+        # Facts read from the kernel's source text (printing the tree again would cost as much as
+        # parsing it): the integers each name is compared with, the block sizes it spans with
+        # `tl.arange(0, BLOCK)`.
         text = source if source is not None else module.code
+        constants: dict[str, set[str]] = {}
+        for name, value in re.findall(r"(?<![\w.])([A-Za-z_]\w*)\s*==\s*(\d+)(?![\w.])", text):
+            constants.setdefault(name, set()).add(value)
+        self.reader = ConditionReader(self._constexpr_aliases(), constants)
+        self._pointer_names: dict[str, bool] = {}  # local -> built from a pointer parameter
         self._arange_sizes = set(re.findall(r"arange\(\s*0\s*,\s*([A-Za-z_]\w*)", text))
         for param in [*function.params.params, *function.params.kwonly_params]:
             self._define(param.name.value, None, _Block(EMPTY, ()), "param",
@@ -1254,9 +1258,35 @@ class KernelModel:
         own = self.mask_dims(access, own=True)
         for walk in walks:
             hazard = self._walk_hazard(access, walk, own, moved_by)
+            when = self._only_when(access, walk.dim) if hazard is not None and walk.dim is not None else EMPTY
+            if when:  # again, with the mask as it reads where this dimension is in the pointer at all
+                hazard = self._walk_hazard(access, walk, self.mask_dims(access, when, own=True), moved_by)
             # The full-tile exclusions are asked last: most walks are bounded by a mask already.
             if hazard is not None and not self._full_tiles(access, walk):
                 yield hazard
+
+    def _only_when(self, access: Access, dim: str) -> Path:
+        """What holds wherever `dim` enters the pointer, when that is one side of a conditional
+        expression (`p + (rows[:, None] * s if X_DIM == 2 else 0)`: X_DIM == 2); else nothing."""
+        chain = self._chain(access.pointer, access)
+        sources = [(access.pointer, access.order, access.path, access.loops)] + [
+            (d.value, d.order, d.path, d.loops) for defs in chain.values() for d in defs
+            if d.kind == "assign" and d.value is not None]
+        found: list[Path] = []
+        for value, order, path, loops in sources:
+            for term in terms(value):
+                if type(term) is cst.Name and term.value in chain:
+                    continue  # its definitions are sources of their own
+                if dim not in self.dims(term, order, path, loops):
+                    continue
+                if type(term) is not cst.IfExp:
+                    return EMPTY  # the dimension is in the pointer unconditionally
+                sides = [literals for side, literals in self.reader.sides(term)
+                         if dim in self.dims(side, order, path | literals, loops)]
+                if len(sides) != 1:
+                    return EMPTY
+                found.append(sides[0])
+        return found[0] if len(found) == 1 else EMPTY
 
     def _walk_hazard(self, access: Access, walk: Walk, own: frozenset[str] | None,
                      moved_by: frozenset[str]) -> TailHazard | None:

@@ -45,8 +45,12 @@ class ConditionReader:
     their defining expression, so a flag spelled through a local is still the flag.
     """
 
-    def __init__(self, aliases: dict[str, cst.BaseExpression]) -> None:
+    def __init__(self, aliases: dict[str, cst.BaseExpression],
+                 constants: dict[str, set[str]] | None = None) -> None:
         self.aliases = aliases
+        # name -> the integers the kernel compares it with (`X_DIM == 1`, `X_DIM == 2`): a name
+        # equal to one of them is unequal to the others.
+        self.constants = constants or {}
         # A compound test (`start + BLOCK > N or D != D_PADDED`) is also an atom of its own, so
         # that the side it fixes nothing about still carries a literal; its parts' atoms, and
         # whether they are joined by `and` (else `or`):
@@ -65,7 +69,15 @@ class ConditionReader:
         alias = self._alias(test, depth)
         if alias is not None:
             return self.when_true(alias, depth + 1) | {Literal(code_of(test), True)}
-        return frozenset({Literal(code_of(test), True)})
+        return frozenset({Literal(code_of(test), True), *self._unequal(test)})
+
+    def _unequal(self, test: cst.BaseExpression) -> list[Literal]:
+        """`X == 2` holding makes `X == 1` false, for the other constants X is compared with."""
+        if not (type(test) is cst.Comparison and len(test.comparisons) == 1 and type(test.left) is cst.Name
+                and type(test.comparisons[0].operator) is cst.Equal and type(test.comparisons[0].comparator) is cst.Integer):
+            return []
+        name, value = test.left.value, test.comparisons[0].comparator.value
+        return [Literal(f"{name}=={other}", False) for other in sorted(self.constants.get(name, ())) if other != value]
 
     def when_false(self, test: cst.BaseExpression, depth: int = 0) -> Path:
         test = _bare(test)
