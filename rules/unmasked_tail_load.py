@@ -92,8 +92,8 @@ class UnmaskedTailLoad(Rule):
     a helper the kernel calls are not followed, and host-side padding that makes an overread
     harmless is not visible: suppress such findings with a reason. False alarms measured on the
     corpus (`docs/precision.md`) come from: whole-extent aranges whose buffer the host sizes
-    exactly; a pointer term and a mask chosen by two different constexpr tests (`if X_DIM == 2`
-    and `if X_DIM == 1`); masks that compare an in-group offset with an unrelated bound.
+    exactly; masks that compare an in-group offset with an unrelated bound; loads on a constexpr
+    path no launcher takes.
     """
 
     code = "TL101"
