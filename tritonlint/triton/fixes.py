@@ -25,6 +25,7 @@ from tritonlint.triton.model import (
     KernelModel,
     TailHazard,
     _range_args,
+    strip_casts,
 )
 from tritonlint.triton.names import code_of
 from tritonlint.triton.paths import Literal, compatible
@@ -290,7 +291,7 @@ def _offset_of(model: KernelModel, access: Access, dim: str) -> tuple[str, str, 
             inner_dims = model.dims(inner, order, access.path, access.loops)
             offsets = {d for d in inner_dims if not d.startswith(LOOP_PREFIX)}
             if offsets == {dim}:
-                inner = _strip_casts(model, inner)
+                inner = strip_casts(inner)
                 return _code(model, inner), _code(model, node)[len(_code(model, node.value)):], inner
     for root, order in roots:
         for node in nodes_under(root):
@@ -321,13 +322,6 @@ def _pure(node: cst.BaseExpression, model: KernelModel | None = None, access: Ac
 
 def _is_pointer_name(model: KernelModel, name: str, access: Access) -> bool:
     return name in names_in(access.pointer) and any(d.kind == "advance" for d in model.defs.get(name, ()))
-
-
-def _strip_casts(model: KernelModel, node: cst.BaseExpression) -> cst.BaseExpression:
-    """`offs_k.to(index_type)` -> `offs_k`: a comparison needs no index-width cast."""
-    while (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "to"):
-        node = node.func.value
-    return node
 
 
 def _relative(model: KernelModel, node: cst.BaseExpression, access: Access) -> bool:

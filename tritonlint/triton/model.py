@@ -747,15 +747,11 @@ class KernelModel:
         `offs == i` select lanes; they never cut a tile short."""
         if len(node.comparisons) != 1:
             return self.dims(node, order, path, loops)
-        target = node.comparisons[0]
-        operator = target.operator
-        if isinstance(operator, (cst.LessThan, cst.LessThanEqual)):
-            small, large = node.left, target.comparator
-        elif isinstance(operator, (cst.GreaterThan, cst.GreaterThanEqual)):
-            small, large = target.comparator, node.left
-        else:
+        ordered = _ordered(node)
+        if ordered is None:
             # `src == -1` on data loaded under a mask bounds what that mask bounds (through loads).
             return self.dims(node, order, path, loops)
+        small, large = ordered
         small_dims = self.dims(small, order, path, loops)
         large_dims = self.dims(large, order, path, loops)
         if small_dims and not [d for d in small_dims if not d.startswith(LOOP_PREFIX)] and \
@@ -909,20 +905,10 @@ class KernelModel:
         """Names the pointer is computed from, transitively, not looking into loads: an index read
         from memory (`page = tl.load(block_table + i // PAGE)`) is data; the loop that picks the
         page does not move the tile inside it."""
-        found: set[str] = set()
-        pending = [(access.pointer, access.order, access.path, access.loops)]
-        while pending and len(found) < 64:
-            node, order, path, loops = pending.pop()
-            for name in self._names_outside_loads(node):
-                if name in found:
-                    continue
-                found.add(name)
-                pending.extend((d.value, d.order, d.path, d.loops) for d in self.reaching(name, order, path, loops)
-                               if d.kind == "assign" and d.value is not None)
-        return found
+        return set(self._build_chain(access.pointer, access.order, access.path, access.loops, self._is_load))
 
-    def _names_outside_loads(self, node: cst.BaseExpression) -> list[str]:
-        return names_in(node, skip=lambda n: type(n) is cst.Call and self.qualify_tl(n.func) == "load")
+    def _is_load(self, node: cst.CSTNode) -> bool:
+        return type(node) is cst.Call and self.qualify_tl(node.func) == "load"
 
     def size_tokens(self, dim: str) -> set[str]:
         """Names in a dimension's block size, with constexpr locals expanded once
@@ -974,17 +960,15 @@ class KernelModel:
         for d in self.defs.get(owner, ()):
             if d.kind != "advance" or not d.loops or d.loops[-1].key not in enclosing:
                 continue
-            if isinstance(d.value, cst.Call) and self.qualify_tl(d.value.func) == "advance" and len(d.value.args) > 1:
-                steps = d.value.args[1].value
-                if isinstance(steps, (cst.Tuple, cst.List)) and int(index) < len(steps.elements):
-                    step = steps.elements[int(index)].value
-                    if not (isinstance(step, cst.Integer) and step.value == "0"):
-                        return d.loops[-1]
+            step = _advance_step(d.value, owner, int(index), self.qualify_tl)  # `bp = tl.advance(bp, (0, BK))`
+            if step is not None and not (type(step) is cst.Integer and step.value == "0"):
+                return d.loops[-1]
         # Advanced in the call itself: `tl.load(gK.advance([0, n_block * BLOCK_N]))` in the loop,
         # or made in the loop at the tile's place: `tl.make_block_ptr(..., offsets=(start_n, 0))`.
-        placed = [(step, access.order, access.path, access.loops)
-                  for step in [_inline_advance_step(access.pointer, owner, int(index), self.qualify_tl)]
-                  if step is not None]
+        placed: list[tuple[cst.BaseExpression, int, Path, tuple[Loop, ...]]] = []
+        step = _advance_step(access.pointer, owner, int(index), self.qualify_tl)
+        if step is not None:
+            placed.append((step, access.order, access.path, access.loops))
         for d in self.reaching(owner, access.order, access.path, access.loops):
             if d.kind == "assign" and isinstance(d.value, cst.Call) and d.loops and \
                     self.qualify_tl(d.value.func) == "make_block_ptr":
@@ -1002,13 +986,16 @@ class KernelModel:
         memo = self._chain_memo.get(key)
         if memo is not None and memo[0] is pointer:  # the same node, not a new one at a reused id
             return memo[1]
-        chain = self._build_chain(pointer, access)
+        chain = self._build_chain(pointer, access.order, access.path, access.loops)
         self._chain_memo[key] = (pointer, chain)
         return chain
 
-    def _build_chain(self, pointer: cst.BaseExpression, access: Access) -> dict[str, list[Def]]:
+    def _build_chain(self, node: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...],
+                     skip: Callable[[cst.CSTNode], bool] | None = None) -> dict[str, list[Def]]:
+        """Names `node` is computed from at that place, transitively through their assignments,
+        with the definitions that reach each; not looking inside what `skip` picks."""
         chain: dict[str, list[Def]] = {}
-        pending = [(name, access.order, access.path, access.loops) for name in names_in(pointer)]
+        pending = [(name, order, path, loops) for name in names_in(node, skip)]
         while pending and len(chain) < 64:
             name, order, path, loops = pending.pop()
             if name in chain:
@@ -1016,7 +1003,7 @@ class KernelModel:
             chain[name] = self.reaching(name, order, path, loops)
             for d in chain[name]:
                 if d.kind == "assign" and d.value is not None:
-                    pending.extend((inner, d.order, d.path, d.loops) for inner in names_in(d.value))
+                    pending.extend((inner, d.order, d.path, d.loops) for inner in names_in(d.value, skip))
         return chain
 
     def _advances(self, pointer: cst.BaseExpression, access: Access) -> list[Def]:
@@ -1295,7 +1282,7 @@ class KernelModel:
         covering = [flag for flag in self.flags if flag.dims & keys]
         if any(self._on_side(flag.atom, flag.even, access.path) for flag in covering):
             return None  # the even side: full tiles guaranteed
-        evidence_flags = [flag for flag in covering if flag.source != "name" and self._flag_applies(flag, access)]
+        evidence_flags = [flag for flag in covering if flag.source != "name" and self._atom_applies(flag.atom, access)]
         for flag in evidence_flags:
             tail = Literal(flag.atom, not flag.even)
             if not compatible(access.path, self._flag_side(flag.atom, not flag.even)):
@@ -1435,9 +1422,6 @@ class KernelModel:
                 any(self._can_be_flag(part) for part in parts)
         return _can_be_flag(atom)
 
-    def _flag_applies(self, flag: Flag, access: Access) -> bool:
-        return self._atom_applies(flag.atom, access)
-
     def _atom_applies(self, atom: str, access: Access) -> bool:
         """A tile-fits test (`start + BLOCK > N`) speaks of the tile of the loop that moves `start`;
         outside that loop it says nothing."""
@@ -1463,17 +1447,8 @@ class KernelModel:
 
     def _lower_bounded(self, access: Access, dims: frozenset[str]) -> bool:
         """Whether the access's mask compares one of `dims` from below (`offs >= start`)."""
-        for comparison in self._mask_comparisons(access):
-            operator = comparison.comparisons[0].operator
-            if isinstance(operator, (cst.GreaterThan, cst.GreaterThanEqual)):
-                offsets = comparison.left
-            elif isinstance(operator, (cst.LessThan, cst.LessThanEqual)):
-                offsets = comparison.comparisons[0].comparator
-            else:
-                continue
-            if self.dims(offsets, access.order, access.path, access.loops) & dims:
-                return True
-        return False
+        return any(self.dims(ordered[1], access.order, access.path, access.loops) & dims
+                   for ordered in map(_ordered, self._mask_comparisons(access)) if ordered is not None)
 
     def _mask_comparisons(self, access: Access) -> Iterator[cst.Comparison]:
         """The single comparisons (`a < b`) an access's mask is built from, through the
@@ -1617,10 +1592,10 @@ class KernelModel:
         """Whether the access's mask compares `dim`, shifted by the same loops and program id as
         the pointer in question (`moved_by`), with a value only known at run time. `offs < n`
         bounds `X + offs`; `i_t + offs < T` bounds a tile of a loop, not `X + offs`."""
-        for comparison in self._mask_comparisons(access):
-            small, large = comparison.left, comparison.comparisons[0].comparator
-            if isinstance(comparison.comparisons[0].operator, (cst.GreaterThan, cst.GreaterThanEqual)):
-                small, large = large, small
+        for ordered in map(_ordered, self._mask_comparisons(access)):
+            if ordered is None:
+                continue  # `offs == i` selects lanes: no bound
+            small, large = ordered
             small_dims = self.dims(small, access.order, access.path, access.loops)
             if dim in small_dims and frozenset(k for k in small_dims if k.startswith(LOOP_PREFIX)) <= moved_by \
                     and self._runtime(large, 0):
@@ -1664,14 +1639,10 @@ class KernelModel:
         is placed at the same position (its pointer is built from that loaded value too)."""
         chain = self._chain(access.pointer, access).keys()
         placements = []
-        for comparison in self._mask_comparisons(sibling):
-            operator = comparison.comparisons[0].operator
-            if isinstance(operator, (cst.LessThan, cst.LessThanEqual)):
-                small = comparison.left
-            elif isinstance(operator, (cst.GreaterThan, cst.GreaterThanEqual)):
-                small = comparison.comparisons[0].comparator
-            else:
+        for ordered in map(_ordered, self._mask_comparisons(sibling)):
+            if ordered is None:
                 continue
+            small = ordered[0]
             if not self.dims(small, sibling.order, sibling.path, sibling.loops) & keys:
                 continue
             placements.append(self._loaded_names(small, sibling))
@@ -1680,27 +1651,9 @@ class KernelModel:
     def _loaded_names(self, node: cst.BaseExpression, access: Access) -> set[str]:
         """Names an expression is computed from (through assignments) whose value is read from
         memory: `seq_start = tl.load(cu_seqlens + b)`."""
-        found: set[str] = set()
-        seen: set[str] = set()
-        pending = [(node, access.order, access.path, access.loops)]
-        while pending and len(seen) < 64:
-            value, order, path, loops = pending.pop()
-            for name in names_in(value):
-                if name in seen:
-                    continue
-                seen.add(name)
-                for d in self.reaching(name, order, path, loops):
-                    if d.kind != "assign" or d.value is None:
-                        continue
-                    inner = d.value
-                    while isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and \
-                            self.qualify_tl(inner.func) is None:
-                        inner = inner.func.value  # `tl.load(p).to(tl.int64)`
-                    if isinstance(inner, cst.Call) and self.qualify_tl(inner.func) == "load":
-                        found.add(name)
-                    else:
-                        pending.append((d.value, d.order, d.path, d.loops))
-        return found
+        chain = self._build_chain(node, access.order, access.path, access.loops, self._is_load)
+        return {name for name, defs in chain.items()
+                if any(d.kind == "assign" and d.value is not None and self._is_load(strip_casts(d.value)) for d in defs)}
 
     def label(self, dim: str) -> str:
         """A dimension as the kernel names it: its offset variable, else its `tl.arange(...)`."""
@@ -1726,10 +1679,29 @@ _TILE_FITS = re.compile(r"\(?\w+[+-]\w+\)?(<|<=|>|>=)\w+|\w+(<|<=|>|>=)\(?\w+[+-
 _ROUND_DOWN = re.compile(r"prev_multiple|round_down|floor_to|align_down|rounddown", re.IGNORECASE)
 
 
-def _inline_advance_step(pointer: cst.BaseExpression, owner: str, index: int,
-                         qualify_tl: Callable[[cst.BaseExpression], str | None]) -> cst.BaseExpression | None:
+def strip_casts(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`offs_k.to(index_type)` -> `offs_k`, `tl.load(p).to(tl.int64)` -> the load."""
+    while type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "to":
+        node = node.func.value
+    return node
+
+
+def _ordered(comparison: cst.Comparison) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """A single comparison `a < b` (or `b > a`, `<=`, `>=`) as (a, b), the smaller side first;
+    None for `==`, `!=`, `in` and the like, which select lanes rather than bound them."""
+    target = comparison.comparisons[0]
+    kind = type(target.operator)
+    if kind is cst.LessThan or kind is cst.LessThanEqual:
+        return comparison.left, target.comparator
+    if kind is cst.GreaterThan or kind is cst.GreaterThanEqual:
+        return target.comparator, comparison.left
+    return None
+
+
+def _advance_step(pointer: cst.BaseExpression | None, owner: str, index: int,
+                  qualify_tl: Callable[[cst.BaseExpression], str | None]) -> cst.BaseExpression | None:
     """The offset `bp.advance([a, b])` or `tl.advance(bp, (a, b))` moves block pointer `owner`
-    by along `index`, when the pointer is written that way."""
+    by along `index`, when `pointer` is written that way."""
     if not isinstance(pointer, cst.Call):
         return None
     func, args = pointer.func, pointer.args
