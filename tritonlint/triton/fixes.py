@@ -19,14 +19,9 @@ from dataclasses import dataclass
 import libcst as cst
 
 from tritonlint.diagnostics import Applicability
-from tritonlint.triton.model import (
-    LOOP_PREFIX,
-    Access,
-    KernelModel,
-    TailHazard,
-    _range_args,
-    strip_casts,
-)
+from tritonlint.triton.ir import LOOP_PREFIX, Access, TailHazard
+from tritonlint.triton.model import KernelModel
+from tritonlint.triton.syntax import range_args, strip_casts
 from tritonlint.triton.names import code_of
 from tritonlint.triton.paths import Literal, compatible
 from tritonlint.triton.tree import expressions_in, names_in, nodes_under
@@ -222,7 +217,7 @@ def _loop_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicabili
     loop = walk.loop.node
     if mine is None or not isinstance(loop.iter, cst.Call) or not isinstance(loop.target, cst.Name):
         return None
-    args = _range_args(loop.iter)
+    args = range_args(loop.iter)
     variable = loop.target.value
     relative = _relative(model, mine[2], access)
     size = model.dim_size.get(walk.dim, "")
@@ -281,7 +276,7 @@ def _offset_of(model: KernelModel, access: Access, dim: str) -> tuple[str, str, 
     whose value varies along `dim` only, under a `[None, :]`-style subscript when there is one.
     """
     roots: list[tuple[cst.BaseExpression, int]] = [(access.pointer, access.order)]
-    for defs in model._chain(access.pointer, access).values():
+    for defs in model.chain(access.pointer, access).values():
         roots.extend((d.value, d.order) for d in defs if d.value is not None and d.kind != "advance")
     for root, order in roots:
         for node in nodes_under(root):

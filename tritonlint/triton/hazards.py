@@ -1,0 +1,250 @@
+"""Hazards: an access whose walk can meet a partial tile, with evidence, and nothing that bounds it.
+
+Evidence that a tile can be partial: the tail side of an evenness flag, a sibling access that masks
+the same dimension, or a loop whose last tile can be partial. What bounds a walk: the mask (read by
+the evaluator, on the tail side of the flag), the even side of a flag, or a construction fact
+(`facts/`). Every verdict keeps its reason (`Judgement`), for the messages and for `--explain`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import weakref
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from tritonlint.triton.facts import full_tiles
+from tritonlint.triton.ir import (
+    LOOP_PREFIX,
+    Access,
+    HelperCall,
+    Judgement,
+    Loop,
+    TailHazard,
+    Walk,
+    share_a_dimension,
+)
+from tritonlint.triton.names import code_of
+from tritonlint.triton.paths import EMPTY, Literal, compatible
+from tritonlint.triton.syntax import ordered
+from tritonlint.triton.tree import names_in
+
+if TYPE_CHECKING:
+    from tritonlint.triton.model import KernelModel
+
+
+class HazardFinder:
+    """The tail hazards of one kernel, its jit helpers' accesses judged at each call site."""
+
+    def __init__(self, kernel: KernelModel) -> None:
+        # A back-reference to the model that owns this finder: weak, so that a checked file's
+        # trees are freed by reference counting, with no cycle for the collector to find.
+        self.kernel: KernelModel = weakref.proxy(kernel)
+        self.ir, self.flow, self.ev = kernel.ir, kernel.flow, kernel.ev
+        self.walker, self.flags = kernel.walker, kernel.flags
+
+    def tail_hazards(self, kind: str) -> Iterator[TailHazard]:
+        """Each `kind` access ("load" or "store") that can touch a partial tail tile unbounded; one per access.
+
+        Accesses inside the jit helpers this kernel calls (`helpers`, set by the engine) are
+        judged at each call site with the caller's offsets and flags.
+        """
+        for access in self.ir.accesses:
+            if access.kind != kind:
+                continue
+            hazard = self.hazard_of(access)
+            if hazard is not None:
+                yield hazard
+        for site in self.ir.calls:
+            helper = self.kernel.helpers.get(site.name)
+            if helper is None or helper.hazards is self:
+                continue
+            for inner, view in self.inline(site, helper):
+                if inner.kind != kind or helper.hazards.hazard_of(inner) is not None:
+                    continue  # reported in the helper itself already
+                if any(helper.flags.on_side(flag.atom, flag.even, inner.path) for flag in helper.flags.flags):
+                    continue  # the even side of the helper's own flag (`if EVEN: tl.load(ptrs)`)
+                hazard = self.hazard_of(view)
+                if hazard is not None:
+                    yield dataclasses.replace(hazard, access=inner, helper=helper, walked=self.kernel.describe_walk(hazard.walk),
+                                              via=f"called from kernel {self.ir.function.name.value} at line {self.kernel.line_of(site.call)}")
+
+    def hazards_of(self, access: Access) -> list[TailHazard]:
+        """One hazard per dimension the access leaves unbounded (a fix must bound them all)."""
+        return [j.hazard for j in self.judgements(access) if j.hazard is not None]
+
+    def inline(self, site: HelperCall, helper: KernelModel) -> Iterator[tuple[Access, Access]]:
+        """The helper's accesses as this caller sees them at `site`: (helper access, caller view).
+
+        Parameters are replaced by the arguments, flags renamed (`EVEN=EVEN_K`) or decided
+        (`EVEN=True`). Only accesses built from parameters alone are inlined: a helper local
+        would be resolved against the caller's variables of the same name.
+        """
+        params = [p.name.value for p in helper.ir.function.params.params]
+        bound: dict[str, cst.BaseExpression] = {}
+        positional = [arg for arg in site.call.args if arg.keyword is None and not arg.star]
+        for name, arg in zip(params, positional):
+            bound[name] = arg.value
+        for arg in site.call.args:
+            if arg.keyword is not None and arg.keyword.value in params:
+                bound[arg.keyword.value] = arg.value
+        for access in helper.ir.accesses:
+            names = set(names_in(access.pointer)) | set(names_in(access.mask))
+            if not names <= set(bound) | {"tl", "triton"}:
+                continue
+            path = site.path
+            contradicted = False
+            for literal in access.path:
+                value = bound.get(literal.atom)
+                if value is None:
+                    continue
+                text = code_of(value)
+                if text in ("True", "False"):
+                    contradicted |= (text == "True") != literal.value
+                else:
+                    path = path | {Literal(text, literal.value)}
+            if contradicted or not compatible(path, site.path):
+                continue
+            replace = _Substitute(bound)
+            pointer = access.pointer.visit(replace)
+            mask = access.mask.visit(replace) if access.mask is not None else None
+            assert isinstance(pointer, cst.BaseExpression)
+            view = Access(access.kind, access.call, pointer, mask if isinstance(mask, cst.BaseExpression) else None,
+                          access.boundary_check, site.order, frozenset(path), site.loops)
+            yield access, view
+
+    def hazard_of(self, access: Access) -> TailHazard | None:
+        """The first tail hazard of one access (also a helper's access seen from a caller), if any."""
+        return next((j.hazard for j in self.judgements(access) if j.hazard is not None), None)
+
+    def judgements(self, access: Access) -> Iterator[Judgement]:
+        """The verdict on each walk of the access, with its reason. Lazy: asking for the first
+        hazard judges no more walks than it needs."""
+        walks = self.walker.walks(access)
+        if not walks:
+            return
+        moved_by = self.walker.pointer_loops(access)
+        own = self.ev.mask_dims(access, own=True)
+        for walk in walks:
+            judged = self._judge_walk(access, walk, own, moved_by)
+            when = self.walker.only_when(access, walk.dim) if judged.hazard is not None and walk.dim is not None else EMPTY
+            if when:  # again, with the mask as it reads where this dimension is in the pointer at all
+                judged = self._judge_walk(access, walk, self.ev.mask_dims(access, when, own=True), moved_by)
+            if judged.hazard is not None:
+                # The construction facts are asked last: most walks are bounded by a mask already.
+                fact = full_tiles(self.kernel, access, walk)
+                if fact is not None:
+                    judged = Judgement(walk, None, f"{judged.hazard.evidence}, but {fact.reason}", fact)
+            yield judged
+
+    def _judge_walk(self, access: Access, walk: Walk, own: frozenset[str] | None,
+                    moved_by: frozenset[str]) -> Judgement:
+        """Whether this walk can meet a partial tile the access does not bound, and why."""
+        keys = walk.keys
+        covering = [flag for flag in self.flags.flags if flag.dims & keys]
+        even_side = next((flag for flag in covering if self.flags.on_side(flag.atom, flag.even, access.path)), None)
+        if even_side is not None:
+            return Judgement(walk, None, f"runs only when {Literal(even_side.atom, even_side.even).describe()}: "
+                             "full tiles there")
+        evidence_flags = [flag for flag in covering if flag.source != "name" and self.flags.atom_applies(flag.atom, access)]
+        for flag in evidence_flags:
+            tail = Literal(flag.atom, not flag.even)
+            if not compatible(access.path, self.flags.flag_side(flag.atom, not flag.even)):
+                continue  # `FULL_K: tl.constexpr = EVEN_K`: its tail side contradicts `EVEN_K is False`
+            # The mask as it reads on the tail side (a mask name may be defined on one side only).
+            bounded = self.ev.mask_dims(access, frozenset({tail}), own=True)
+            if bounded is not None and not self.ev.covers(bounded, keys, moved_by):
+                how = {"usage": "by how the kernel uses it", "heuristics": "by its @triton.heuristics",
+                       "config": "by the configuration"}[flag.source]
+                return Judgement(walk, TailHazard(
+                    access, walk, f"reachable when {tail.describe()}",
+                    f"{flag.atom} is an evenness flag for this dimension ({how})", tail, tail.negated()),
+                    f"{flag.atom} is an evenness flag for this dimension ({how}) and the mask does not bound "
+                    f"it when {tail.describe()}")
+        if evidence_flags:
+            names = ", ".join(sorted({flag.atom for flag in evidence_flags}))
+            return Judgement(walk, None, f"the mask bounds it on the tail side of {names}")
+        if own is None:
+            return Judgement(walk, None, "the mask comes from a parameter or a helper and cannot be read: trusted")
+        if self.ev.covers(own, keys, moved_by):
+            return Judgement(walk, None, "the mask bounds it")
+        sibling = self._masked_sibling(access, keys, walk.loop)
+        if sibling is not None and walk.loop is None and walk.dim is not None and walk.dim.startswith("arange(") \
+                and not self._runtime_bound(sibling, walk.dim, moved_by):
+            # `cols = tl.arange(0, D)` spans a whole constexpr extent; a sibling's `cols < 2 * HALF`
+            # selects part of it. Only a bound known at run time (`cols < head_dim`) says the
+            # block is padded past the data.
+            sibling = None
+        if sibling is not None:
+            evidence = f"the tl.{sibling.kind} at line {self.kernel.line_of(sibling.call)} masks the same dimension"
+            return Judgement(walk, TailHazard(access, walk, "reachable on every tile, the partial last one included",
+                                              evidence), evidence)
+        if walk.loop is not None and walk.loop.tiles == "partial":
+            evidence = f"the last tile of `for ... in {walk.loop.text}` can be partial"
+            return Judgement(walk, TailHazard(access, walk, "reachable on the loop's last iteration", evidence),
+                             evidence)
+        return Judgement(walk, None, "no evidence that a tile can be partial (no evenness flag, masked sibling "
+                         "or partial loop speaks of it)")
+
+    def _runtime_bound(self, access: Access, dim: str, moved_by: frozenset[str]) -> bool:
+        """Whether the access's mask compares `dim`, shifted by the same loops and program id as
+        the pointer in question (`moved_by`), with a value only known at run time. `offs < n`
+        bounds `X + offs`; `i_t + offs < T` bounds a tile of a loop, not `X + offs`."""
+        for sides in map(ordered, self.flow.mask_comparisons(access)):
+            if sides is None:
+                continue  # `offs == i` selects lanes: no bound
+            small, large = sides
+            small_dims = self.ev.dims(small, access.order, access.path, access.loops)
+            if dim in small_dims and frozenset(k for k in small_dims if k.startswith(LOOP_PREFIX)) <= moved_by \
+                    and self.ev.runtime(large, 0):
+                return True
+        return False
+
+    def _masked_sibling(self, access: Access, keys: frozenset[str], loop: Loop | None) -> Access | None:
+        """A masked access of the same dimension (in the same loop, for a dimension the loop walks)."""
+        for other in self.ir.accesses:
+            if other is access or not compatible(other.path, access.path):
+                continue
+            if loop is not None and loop not in other.loops:
+                continue
+            bounded = self.ev.evidence_dims(other)
+            if not bounded or not self.ev.covers(bounded, keys, loop_alone=False):
+                continue
+            if self._placed_elsewhere(other, access, keys):
+                continue
+            if any(not key.startswith(LOOP_PREFIX) and key in bounded for key in keys):
+                return other  # its mask names this very dimension (`seq_offset < max_len`)
+            if any(share_a_dimension(walk.keys, keys) for walk in self.walker.walks(other)):
+                return other
+        return None
+
+    def _placed_elsewhere(self, sibling: Access, access: Access, keys: frozenset[str]) -> bool:
+        """The sibling bounds `seq_start + offs < seq_end` or `ids * B + t < length`: a window
+        placed at a position read from memory (a ragged segment, a gathered block). Its bound
+        says where that segment ends, not where this access's tensor does, unless the access
+        is placed at the same position (its pointer is built from that loaded value too)."""
+        chain = self.flow.chain(access.pointer, access).keys()
+        placements = []
+        for sides in map(ordered, self.flow.mask_comparisons(sibling)):
+            if sides is None:
+                continue
+            small = sides[0]
+            if not self.ev.dims(small, sibling.order, sibling.path, sibling.loops) & keys:
+                continue
+            placements.append(self.flow.loaded_names(small, sibling))
+        return bool(placements) and all(loaded - chain for loaded in placements)
+
+
+class _Substitute(cst.CSTTransformer):
+    """Replace parameter names by the caller's argument expressions."""
+
+    def __init__(self, bound: dict[str, cst.BaseExpression]) -> None:
+        super().__init__()
+        self.bound = bound
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        value = self.bound.get(original.value)
+        return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) \
+            if value is not None and not isinstance(value, cst.Name) else (value or updated)

@@ -1,0 +1,166 @@
+"""The records the analysis stages hand forward: loops, definitions, accesses, walks, flags, facts.
+
+Each stage reads the records of the stages before it and adds its own; none of them changes a
+record once made. A dimension is a string key: an offset's `arange(0,BLOCK_K)` or the variable that
+names a tile (`offs_k`), a block pointer's `bp[1]`, or a loop's `loop:N` (the program id is the
+loop `loop:program_id`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from tritonlint.triton.names import ImportMap
+from tritonlint.triton.paths import ConditionReader, Literal, Path
+
+if TYPE_CHECKING:
+    from tritonlint.triton.model import KernelModel
+
+LOOP_PREFIX = "loop:"
+# The program id is a tile index like a loop's: offsets built from it are tiled. Spelled as a
+# loop key so everything that separates offsets from loops treats it as a loop.
+PROGRAM = LOOP_PREFIX + "program_id"
+
+
+@dataclass(eq=False)
+class Loop:
+    node: cst.For | cst.While = field(repr=False)
+    key: str
+    targets: frozenset[str]
+    tiles: str  # "partial" (the last tile can be partial), "full" (`K // BLOCK_K` bound) or "unknown"
+    text: str  # the range expression, for messages
+
+
+@dataclass(eq=False)
+class Def:
+    """One assignment to a local name (a parameter counts as the first)."""
+
+    name: str
+    value: cst.BaseExpression | None = field(repr=False)
+    order: int
+    path: Path
+    loops: tuple[Loop, ...]
+    kind: str  # "param", "assign", "advance" (x += ... or x = f(x, ...) in a loop), "for"
+    constexpr: bool = False
+
+
+@dataclass(eq=False)
+class Access:
+    """A `tl.load` or `tl.store` call."""
+
+    kind: str  # "load" or "store"
+    call: cst.Call = field(repr=False)
+    pointer: cst.BaseExpression = field(repr=False)
+    mask: cst.BaseExpression | None = field(repr=False)
+    boundary_check: cst.BaseExpression | None = field(repr=False)
+    order: int
+    path: Path
+    loops: tuple[Loop, ...]
+
+
+@dataclass(eq=False)
+class HelperCall:
+    """A call `helper(...)` in the kernel; the engine matches it to the helper's model."""
+
+    name: str
+    call: cst.Call = field(repr=False)
+    order: int
+    path: Path
+    loops: tuple[Loop, ...]
+
+
+@dataclass(frozen=True)
+class Walk:
+    """A tiled dimension an access's pointer walks: an offset variable, the loop advancing it, or both."""
+
+    dim: str | None
+    loop: Loop | None
+
+    @property
+    def keys(self) -> frozenset[str]:
+        keys = {self.dim} if self.dim else set()
+        if self.loop is not None:
+            keys.add(self.loop.key)
+        return frozenset(keys)
+
+
+@dataclass(frozen=True)
+class Flag:
+    """`atom` being `even` guarantees full tiles along `dims`."""
+
+    atom: str
+    even: bool
+    dims: frozenset[str]
+    source: str  # "usage", "heuristics" or "name"
+
+
+@dataclass(frozen=True)
+class TailHazard:
+    """An access that can run on a partial tile of `walk` without a mask bounding it."""
+
+    access: Access
+    walk: Walk
+    condition: str  # "reachable when EVEN_K is False", or what makes the tail possible
+    evidence: str  # why the kernel expects partial tiles there
+    tail: Literal | None = None  # the flag literal of the tail side (EVEN_K is False), when a flag says so
+    even: Literal | None = None  # its opposite: the side the fix must leave unmasked
+    helper: KernelModel | None = field(default=None, compare=False)  # the jit helper holding the access
+    via: str = ""  # how a caller reaches it: "called from kernel K at line N"
+    walked: str = ""  # the walk described by the caller (its loops are not the helper's)
+
+
+@dataclass(frozen=True)
+class Fact:
+    """Something the kernel's own construction guarantees about one walk of an access: its tiles
+    are all full there, or the access stays inside the tensor. Made by one provider in `facts/`."""
+
+    idiom: str  # the provider's name: "full-tile-loop", "peeled-tail", ...
+    reason: str  # said to the user: "the loop `range(K // BLOCK_K)` visits full tiles only"
+    node: cst.CSTNode | None = field(default=None, compare=False, repr=False)  # where it is written
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The verdict on one walk of one access, with its reasons (what `--explain` prints)."""
+
+    walk: Walk
+    hazard: TailHazard | None  # None: no partial tile reaches this access unbounded
+    reason: str  # why: the hazard's evidence, or what bounds the walk / why no tile is partial
+    fact: Fact | None = None  # the construction fact that cleared a hazard, if one did
+
+
+@dataclass(frozen=True)
+class KernelIR:
+    """What the binder read in one walk over a jit function; complete before any stage asks."""
+
+    module: cst.Module
+    function: cst.FunctionDef
+    imports: ImportMap
+    qualify_tl: Callable[[cst.BaseExpression], str | None]
+    defs: dict[str, list[Def]]
+    accesses: list[Access]
+    calls: list[HelperCall]
+    loops: list[Loop]
+    # (K, BLOCK_K) from a `tl.static_assert(K % BLOCK_K == 0)` that holds everywhere (top level)
+    divisible: set[tuple[str, str]]
+    reader: ConditionReader
+    arange_sizes: set[str]  # block sizes the kernel spans with `tl.arange(0, BLOCK)`
+    extra_flags: frozenset[str]  # names the configuration declares to be evenness flags
+
+
+def share_a_dimension(theirs: frozenset[str], keys: frozenset[str]) -> bool:
+    """Two sets of dimension keys have a tile dimension in common, or both walk a loop alone
+    (`ptrs += BLOCK_K` with no offsets): a common loop alone is not a common dimension."""
+    common = theirs & keys
+    if any(not key.startswith(LOOP_PREFIX) for key in common):
+        return True
+    return bool(common) and all(key.startswith(LOOP_PREFIX) for key in keys)
+
+
+def offset_count(keys: frozenset[str]) -> int:
+    """How many tile offsets (not loops) a set of dimension keys holds."""
+    return sum(not key.startswith(LOOP_PREFIX) for key in keys)
