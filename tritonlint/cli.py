@@ -52,6 +52,8 @@ def build_parser(verify_arguments: bool = True) -> argparse.ArgumentParser:
     check.add_argument("--fix", action="store_true", help="apply safe fixes, then report what remains")
     check.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes marked unsafe")
     check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
+    check.add_argument("--explain", metavar="PATH:LINE",
+                       help="print the analysis's reasons for every access on that line, reported or not")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
     check.add_argument("--statistics", action="store_true", help="print the number of findings per rule")
     check.add_argument("--quiet", "-q", action="store_true", help="print findings only, no summary")
@@ -161,6 +163,8 @@ def _check(args: argparse.Namespace) -> int:
     except (ConfigError, UsageError) as error:
         print(f"tritonlint: {error}", file=sys.stderr)
         return EXIT_ERROR
+    if args.explain:
+        return _explain(args.explain, config)
     # A cold run over folders: start the workers now, so they import the analysis (libcst) while
     # this process walks the folders and reads the files.
     pool = _early_pool(args, config) if not (args.fix or args.diff or args.add_suppressions) else None
@@ -169,6 +173,23 @@ def _check(args: argparse.Namespace) -> int:
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
+
+
+def _explain(where: str, config: Config) -> int:
+    """`--explain PATH:LINE`: exit 0 when nothing is reported on that line, 1 when something is."""
+    from tritonlint.explain import ExplainError, explain
+
+    path, _, line = where.rpartition(":")
+    if not path or not line.isdigit():
+        print(f"tritonlint: --explain takes PATH:LINE, not {where!r}", file=sys.stderr)
+        return EXIT_ERROR
+    try:
+        lines, reported = explain(path, int(line), config)
+    except ExplainError as error:
+        print(f"tritonlint: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    print("\n".join(lines))
+    return EXIT_FINDINGS if reported else EXIT_CLEAN
 
 
 def _check_with(args: argparse.Namespace, config: Config, pool: ProcessPoolExecutor | None) -> int:
