@@ -221,7 +221,8 @@ class _Binder:
     def _for(self, node: cst.For, block: _Block) -> None:
         self._scan(node.iter, block)
         targets = frozenset(names_in(node.target))
-        loop = Loop(node, f"{LOOP_PREFIX}{len(self.loops)}", targets, self._range_tiles(node.iter), code_of(node.iter))
+        tiles, why = self._range_tiles(node.iter)
+        loop = Loop(node, f"{LOOP_PREFIX}{len(self.loops)}", targets, tiles, code_of(node.iter), why)
         self.loops.append(loop)
         inner = _Block(block.path, block.loops + (loop,))
         for name in targets:
@@ -236,41 +237,46 @@ class _Binder:
         self.loops.append(loop)
         self._walk_block(node.body, _Block(block.path, block.loops + (loop,)))
 
-    def _range_tiles(self, iterable: cst.BaseExpression) -> str:
+    def _range_tiles(self, iterable: cst.BaseExpression) -> tuple[str, str]:
         """Whether a tile loop's last iteration can cover less than a full tile.
 
         `range(0, K, BLOCK_K)` and `range(tl.cdiv(K, BLOCK_K))` can ("partial"); `range(K // BLOCK_K)`
         visits full tiles only ("full"); `range(num_tiles)` visits what the caller counted ("unknown").
+        The second answer says why, for the messages and `--explain`.
         """
         if not isinstance(iterable, cst.Call):
-            return "unknown"
+            return "unknown", ""
         name = self.qualify_tl(iterable.func) or dotted(iterable.func)
         if name not in _RANGE_CALLS:
-            return "unknown"
+            return "unknown", ""
         args = range_args(iterable)
         if not args:
-            return "unknown"
+            return "unknown", ""
         bounds = args[:2] if len(args) >= 2 else args
         texts = [self._expanded_text(bound) for bound in bounds]
         if any("//" in text or re.search(r"(\w+)-\1%", text) or _ROUND_DOWN.search(text) for text in texts):
-            return "full"  # `K // BLOCK_K`, `K - K % BLOCK_K`, `prev_multiple_of(K, BLOCK_K)`
+            # `K // BLOCK_K`, `K - K % BLOCK_K`, `prev_multiple_of(K, BLOCK_K)`
+            return "full", "its bound is rounded down to whole tiles"
         names = {token for text in [code_of(iterable)] + texts for token in re.findall(r"\w+", text)}
-        if any(total in names and block in names for total, block in self.divisible):
-            return "full"  # after `tl.static_assert(K % BLOCK_K == 0)`
+        for total, block in sorted(self.divisible):
+            if total in names and block in names:  # after `tl.static_assert(K % BLOCK_K == 0)`
+                return "full", f"the kernel asserts {total} % {block} == 0"
         if len(args) >= 3:
             step = code_of(args[2])
             if step in ("1", "-1", "+1"):
-                return "unknown"
+                return "unknown", ""
             if self._before_own_tile(args[0], args[1], step):
-                return "full"
+                return "full", "it visits the tiles before the program's own, which starts inside the tensor"
             # A tile loop steps by a block size (one the kernel spans with `tl.arange(0, BLOCK)`);
             # `range(pid, n, num_programs)` or `range(start_pid, num_tiles, NUM_SMS)` strides over
             # rows or tiles, and its index is no element offset.
             block_step = isinstance(args[2], cst.Integer) or bool(set(names_in(args[2])) & self.arange_sizes)
-            return "partial" if block_step and "num_programs" not in step else "unknown"
+            if block_step and "num_programs" not in step:
+                return "partial", "it steps by a block size to a bound that need not be a multiple of it"
+            return "unknown", ""
         if any("cdiv(" in text or re.search(r"-1\)?//", text) for text in texts):
-            return "partial"
-        return "unknown"
+            return "partial", "it counts tiles rounded up"
+        return "unknown", ""
 
     def _before_own_tile(self, start: cst.BaseExpression, stop: cst.BaseExpression, step: str) -> bool:
         """`range(0, pid * BLOCK, BLOCK)`: the tiles before this program's own, which starts inside

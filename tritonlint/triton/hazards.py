@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from tritonlint.triton.facts import full_tiles
+from tritonlint.triton.facts import full_tile_loop, full_tiles
 from tritonlint.triton.ir import (
     LOOP_PREFIX,
     Access,
@@ -185,6 +185,10 @@ class HazardFinder:
             evidence = f"the last tile of `for ... in {walk.loop.text}` can be partial"
             return Judgement(walk, TailHazard(access, walk, "reachable on the loop's last iteration", evidence),
                              evidence)
+        if walk.loop is not None and walk.loop.tiles == "full":
+            fact = full_tile_loop.fact(self.kernel, access, walk)
+            if fact is not None:
+                return Judgement(walk, None, fact.reason, fact)
         return Judgement(walk, None, "no evidence that a tile can be partial (no evenness flag, masked sibling "
                          "or partial loop speaks of it)")
 

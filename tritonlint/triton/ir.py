@@ -33,6 +33,7 @@ class Loop:
     targets: frozenset[str]
     tiles: str  # "partial" (the last tile can be partial), "full" (`K // BLOCK_K` bound) or "unknown"
     text: str  # the range expression, for messages
+    why: str = ""  # why its tiles are "full" or "partial", for messages and --explain
 
 
 @dataclass(eq=False)
