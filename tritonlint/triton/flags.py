@@ -14,6 +14,7 @@ from functools import cached_property
 
 import libcst as cst
 
+from tritonlint.triton.binder import DIVISIBLE
 from tritonlint.triton.evaluator import PASS_FIRST, Evaluator
 from tritonlint.triton.ir import LOOP_PREFIX, Access, Flag, KernelIR
 from tritonlint.triton.names import code_of
@@ -79,8 +80,15 @@ class FlagRecognizer:
         flags = []
         for (atom, even), dims in found.items():
             named = self._named_dims(atom, frozenset(dims), even)
-            if named and not (EVEN_NAME.search(atom) and even != (not atom.startswith("NO_"))):
-                flags.append(Flag(atom, even, named, "usage"))  # a name saying the opposite is a bug, not a flag
+            # A name, or a divisibility test, that says the opposite of what the masks do is a bug,
+            # not a flag: `K % BLOCK_K == 0` is True on the even side, whatever the masks there.
+            says: bool | None = None
+            if EVEN_NAME.search(atom):
+                says = not atom.startswith("NO_")
+            elif DIVISIBLE.fullmatch(atom):
+                says = True
+            if named and says in (None, even):
+                flags.append(Flag(atom, even, named, "usage"))
         return flags
 
     def _named_dims(self, atom: str, dims: frozenset[str], even: bool = True) -> frozenset[str]:
@@ -234,6 +242,8 @@ def _can_be_flag(atom: str) -> bool:
     `BLOCK >= N` ("fits in one block"): on its False side the first tiles are still full."""
     if atom in ("True", "False", "None") or atom.lstrip("-").isdigit():
         return False  # a constant decides nothing at run time (`None if False else m`)
+    if DIVISIBLE.fullmatch(atom):
+        return True  # `N % BLOCK == 0` compares with 0, but it is the evenness test itself, no variant
     if _VARIANT_TEST.search(atom):
         return False
     if _ONE_BLOCK.search(atom):
