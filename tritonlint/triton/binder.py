@@ -12,7 +12,7 @@ import libcst as cst
 from tritonlint.triton.ir import LOOP_PREFIX, Access, Def, HelperCall, KernelIR, Loop
 from tritonlint.triton.names import ImportMap, code_of, dotted, language_member
 from tritonlint.triton.paths import EMPTY, ConditionReader, Path
-from tritonlint.triton.syntax import is_boolean_shape, range_args
+from tritonlint.triton.syntax import is_boolean_shape, keyword, range_args
 from tritonlint.triton.tree import IS_EXPRESSION, TypeTest, child_nodes, expressions_in, names_in
 
 _RANGE_CALLS = {"range", "static_range"}
@@ -57,7 +57,10 @@ class _Binder:
         for name, value in re.findall(r"(?<![\w.])([A-Za-z_]\w*)\s*==\s*(\d+)(?![\w.])", text):
             constants.setdefault(name, set()).add(value)
         self.reader = ConditionReader(self._constexpr_aliases(), constants)
-        self.arange_sizes = set(re.findall(r"arange\(\s*0\s*,\s*([A-Za-z_]\w*)", text))
+        # Block sizes: spanned by `tl.arange(0, BLOCK)`, or a block pointer's `block_shape=(BM, BK)`.
+        self.block_sizes = set(re.findall(r"arange\(\s*0\s*,\s*([A-Za-z_]\w*)", text))
+        for shape in re.findall(r"block_shape\s*=\s*[(\[]([^)\]]*)", text):
+            self.block_sizes.update(re.findall(r"[A-Za-z_]\w*", shape))
         for param in [*function.params.params, *function.params.kwonly_params]:
             self._define(param.name.value, None, _Block(EMPTY, ()), "param",
                          constexpr=param.annotation is not None and "constexpr" in code_of(param.annotation.annotation))
@@ -65,7 +68,7 @@ class _Binder:
 
     def finish(self, extra_flags: frozenset[str]) -> KernelIR:
         return KernelIR(self.module, self.function, self.imports, self.qualify_tl, self.defs, self.accesses,
-                        self.calls, self.loops, self.divisible, self.reader, self.arange_sizes, extra_flags)
+                        self.calls, self.loops, self.divisible, self.reader, self.block_sizes, extra_flags)
 
     def qualify_tl(self, node: cst.BaseExpression) -> str | None:
         """`load` for `tl.load`, `triton.language.load`, a `from triton.language import load` name..."""
@@ -270,7 +273,7 @@ class _Binder:
             # A tile loop steps by a block size (one the kernel spans with `tl.arange(0, BLOCK)`);
             # `range(pid, n, num_programs)` or `range(start_pid, num_tiles, NUM_SMS)` strides over
             # rows or tiles, and its index is no element offset.
-            block_step = isinstance(args[2], cst.Integer) or bool(set(names_in(args[2])) & self.arange_sizes)
+            block_step = isinstance(args[2], cst.Integer) or bool(set(names_in(args[2])) & self.block_sizes)
             if block_step and "num_programs" not in step:
                 return "partial", "it steps by a block size to a bound that need not be a multiple of it"
             return "unknown", ""
@@ -309,6 +312,8 @@ class _Binder:
             member = self.qualify_tl(expression.func)
             if member in ("load", "store"):
                 self._record_access(member, expression, block)
+            elif member == "make_block_ptr":  # `block_shape` given by position (the text scan reads keywords)
+                self.block_sizes.update(names_in(keyword(expression, "block_shape", 4)))
             elif member is None and type(expression.func) is cst.Name:
                 self.calls.append(HelperCall(expression.func.value, expression, self._next(), block.path, block.loops))
         for child in expressions_in(expression):

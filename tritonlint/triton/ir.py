@@ -149,7 +149,7 @@ class KernelIR:
     # (K, BLOCK_K) from a `tl.static_assert(K % BLOCK_K == 0)` that holds everywhere (top level)
     divisible: set[tuple[str, str]]
     reader: ConditionReader
-    arange_sizes: set[str]  # block sizes the kernel spans with `tl.arange(0, BLOCK)`
+    block_sizes: set[str]  # names spanned by `tl.arange(0, BLOCK)` or a block pointer's `block_shape`
     extra_flags: frozenset[str]  # names the configuration declares to be evenness flags
 
 

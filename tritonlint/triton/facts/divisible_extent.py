@@ -22,7 +22,7 @@ def fact(kernel: KernelModel, access: Access, walk: Walk) -> Fact | None:
     held = sorted(_divisible_on(access.path) - kernel.ir.divisible)
     for (total, block), where in [(pair, "a tl.static_assert") for pair in asserted] + \
             [(pair, "the path condition") for pair in held]:
-        if block in tokens and total not in kernel.ir.arange_sizes:
+        if block in tokens and total not in kernel.ir.block_sizes:
             return Fact("divisible-extent", f"{where} holds {total} % {block} == 0: every tile is full")
     return None
 
