@@ -101,7 +101,7 @@ def _combined_mask(model: KernelModel, access: Access, mask: str, even: Literal 
         return f"{sides[0]} if {_code(model, old.test)} else {sides[1]}"
     old_text = _code(model, old) if old is not None else None
     tail = _and(old_text, mask) if old_text else mask
-    if old_text and _may_be_none(model, access, old):
+    if old_text and _may_be_none(model, access, old, even):
         # `mask = None` on some path to the call: `None & x` fails to compile there. `is None` on a
         # constexpr None is decided at compile time, so each specialization keeps one side.
         tail = f"{mask} if {old_text} is None else {tail}"
@@ -110,12 +110,14 @@ def _combined_mask(model: KernelModel, access: Access, mask: str, even: Literal 
     return f"{old_text or 'None'} if {_condition(even)} else {tail}"
 
 
-def _may_be_none(model: KernelModel, access: Access, old: cst.BaseExpression | None) -> bool:
-    """Whether a mask variable is `None` on some path to the access (`if EVEN: mask = None`)."""
+def _may_be_none(model: KernelModel, access: Access, old: cst.BaseExpression | None, even: Literal | None) -> bool:
+    """Whether a mask variable can be `None` where the new bound applies: on the tail side of the
+    flag when there is one (`if EVEN: mask = None` is the even side's business), else anywhere."""
     if not isinstance(old, cst.Name):
         return False
+    path = access.path | {even.negated()} if even is not None else access.path
     return any(isinstance(d.value, cst.Name) and d.value.value == "None"
-               for d in model.reaching(old.value, access.order, access.path, access.loops))
+               for d in model.reaching(old.value, access.order, path, access.loops))
 
 
 def _and(old: str, new: str) -> str:
