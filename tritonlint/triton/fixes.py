@@ -52,8 +52,7 @@ def tail_fix(model: KernelModel, hazard: TailHazard) -> CallFix:
     for each in hazards:
         derived = _derive(model, each)
         if derived is None:
-            return CallFix("no mask can be derived: the kernel never compares this dimension with a bound",
-                           Applicability.DISPLAY_ONLY, None)
+            return CallFix(_underivable(model, each), Applicability.DISPLAY_ONLY, None)
         if derived[0] in masks:
             continue  # one sibling mask bounding both dimensions: say it once
         masks.append(derived[0])
@@ -73,6 +72,18 @@ def tail_fix(model: KernelModel, hazard: TailHazard) -> CallFix:
     new_call = _with_arguments(model, access, arguments)
     where = f" on the side where {even.negated().describe()}" if even else ""
     return CallFix(f"Mask the {access.kind}{where} with `{mask}` ({'; '.join(sources)})", applicability, new_call)
+
+
+def _underivable(model: KernelModel, hazard: TailHazard) -> str:
+    """Why no mask can be derived: the kernel compares this dimension nowhere, or only where the
+    comparison means something else (another tile of a loop, another shape, a name defined later)."""
+    if hazard.walk.dim is not None:
+        hypothesis = frozenset({hazard.tail}) if hazard.tail else frozenset()
+        for comparison, where, other in _comparisons(model, hazard.access, hypothesis, same_loop=False):
+            if hazard.walk.dim in model.dims(comparison.left, other.order, other.path, other.loops):
+                return (f"no mask can be derived: the comparison at line {where} bounds this dimension "
+                        "elsewhere (another tile, shape or place), not at this access")
+    return "no mask can be derived: the kernel never compares this dimension with a bound"
 
 
 def _derive(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicability, str] | None:
@@ -144,6 +155,8 @@ def _sibling_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicab
         theirs = _offset_of(model, other, hazard.walk.dim) if hazard.walk.dim else None
         if (layout is None) != (theirs is None) or (layout and theirs and layout[1] != theirs[1]):
             continue  # the same dimension broadcast another way: its mask has another shape
+        if layout and layout[1] and other.mask is not None and not _carries(model, other, other.mask, layout[1]):
+            continue  # a 1-D mask beside a `[:, None]` pointer broadcasts to a square: not this shape
         # A mask that is itself a `None if FLAG else m` switch is not reused verbatim.
         if not isinstance(other.mask, cst.IfExp) and _available(model, other.mask, access):
             # Within one tile the sibling's mask is the kernel's own bound for this shape; across a
@@ -154,11 +167,28 @@ def _sibling_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicab
     return None
 
 
+def _carries(model: KernelModel, access: Access, mask: cst.BaseExpression, broadcast: str) -> bool:
+    """Whether a mask spells the pointer's broadcast (`[:, None]`) itself, or through the names it reads."""
+    want = re.sub(r"\s", "", broadcast)
+    pending, seen = [mask], 0
+    while pending and seen < 16:
+        node = pending.pop()
+        seen += 1
+        if want in re.sub(r"\s", "", _code(model, node)):
+            return True
+        for name in names_in(node):
+            pending.extend(d.value for d in model.reaching(name, access.order, access.path, access.loops)
+                           if d.kind == "assign" and d.value is not None)
+    return False
+
+
 def _available(model: KernelModel, node: cst.CSTNode, access: Access) -> bool:
-    """Every local the expression reads is defined before the access (on a compatible path)."""
+    """Every local the expression reads is defined before the access (on a compatible path). A loop's
+    variable counts only inside its loop: after it, `k` holds the last tile's start, not this one's."""
     for name in set(names_in(node)):
         defs = model.defs.get(name)
-        if defs and not any(d.order < access.order and compatible(d.path, access.path) for d in defs):
+        if defs and not any(d.order < access.order and compatible(d.path, access.path)
+                            and (d.kind != "for" or d.loops[-1] in access.loops) for d in defs):
             return False
     return True
 

@@ -195,14 +195,17 @@ class HazardFinder:
     def _runtime_bound(self, access: Access, dim: str, moved_by: frozenset[str]) -> bool:
         """Whether the access's mask compares `dim`, shifted by the same loops and program id as
         the pointer in question (`moved_by`), with a value only known at run time. `offs < n`
-        bounds `X + offs`; `i_t + offs < T` bounds a tile of a loop, not `X + offs`."""
+        bounds `X + offs`; `i_t + offs < T` bounds a tile of a loop, not `X + offs`, and so does
+        `offs < T - i_t` (the shift on the other side)."""
         for sides in map(ordered, self.flow.mask_comparisons(access)):
             if sides is None:
                 continue  # `offs == i` selects lanes: no bound
             small, large = sides
             small_dims = self.ev.dims(small, access.order, access.path, access.loops)
-            if dim in small_dims and frozenset(k for k in small_dims if k.startswith(LOOP_PREFIX)) <= moved_by \
-                    and self.ev.runtime(large, 0):
+            if dim not in small_dims or not self.ev.runtime(large, 0):
+                continue
+            large_dims = self.ev.dims(large, access.order, access.path, access.loops)
+            if frozenset(k for k in small_dims | large_dims if k.startswith(LOOP_PREFIX)) <= moved_by:
                 return True
         return False
 
