@@ -15,6 +15,7 @@ from functools import cached_property
 import libcst as cst
 
 from tritonlint.triton.binder import DIVISIBLE
+from tritonlint.triton.dataflow import Dataflow
 from tritonlint.triton.evaluator import PASS_FIRST, Evaluator
 from tritonlint.triton.ir import LOOP_PREFIX, Access, Flag, KernelIR
 from tritonlint.triton.names import code_of
@@ -31,8 +32,9 @@ _TILE_FITS = re.compile(r"\(?\w+[+-]\w+\)?(<|<=|>|>=)\w+|\w+(<|<=|>|>=)\(?\w+[+-
 class FlagRecognizer:
     """The evenness flags of one kernel, and which side of each a path lies on."""
 
-    def __init__(self, ir: KernelIR, ev: Evaluator) -> None:
+    def __init__(self, ir: KernelIR, flow: Dataflow, ev: Evaluator) -> None:
         self.ir = ir
+        self.flow = flow
         self.ev = ev
         self._flag_sides: dict[tuple[str, bool], Path] = {}
 
@@ -43,11 +45,16 @@ class FlagRecognizer:
     def _usage_flags(self) -> list[Flag]:
         """Conditions that switch a mask off, or pick an unmasked twin of a masked access."""
         groups: dict[str, list[tuple[Path, frozenset[str]]]] = {}
+        users: dict[str, list[Access]] = {}  # the accesses each group's members speak for
         mask_names: set[str] = set()
         for access in self.ir.accesses:
             group = groups.setdefault("ptr:" + code_of(access.pointer), [])
+            users.setdefault("ptr:" + code_of(access.pointer), []).append(access)
             if access.mask is not None:
-                mask_names.update(self._mask_roots(access.mask))
+                roots = self._mask_roots(access.mask)
+                mask_names.update(roots)
+                for name in roots:
+                    users.setdefault("mask:" + name, []).append(access)
             if isinstance(access.mask, cst.IfExp):
                 # `mask=None if EVEN_K else offs < k`: the switch is written inline, one member a side.
                 for side, literals in self.ir.reader.sides(access.mask):
@@ -64,11 +71,13 @@ class FlagRecognizer:
                 bounded = frozenset() if d.value is None else self.ev.bound(d.value, d.order, d.path, d.loops)
                 groups.setdefault("mask:" + name, []).append((d.path, bounded))
         found: dict[tuple[str, bool], set[str]] = {}
-        for members in groups.values():
+        for key, members in groups.items():
             if len(members) < 2:
                 continue
             atoms = sorted({lit.atom for path, _ in members for lit in path if self.can_be_flag(lit.atom)})
             for atom in atoms:
+                if self._switches_layout(atom, users.get(key, [])):
+                    continue  # the two sides address different tensors or layouts, not one tile twice
                 for even in (True, False):
                     even_side = [dims for path, dims in members if Literal(atom, even) in path]
                     tail_side = [dims for path, dims in members if Literal(atom, not even) in path]
@@ -90,6 +99,19 @@ class FlagRecognizer:
             if named and says in (None, even):
                 flags.append(Flag(atom, even, named, "usage"))
         return flags
+
+    def _switches_layout(self, atom: str, accesses: list[Access]) -> bool:
+        """Whether a condition also picks where the accesses point: a name their pointer is built
+        from is assigned on both of its sides (`if PER_HEAD: p = B + h * n + offs` / `else: p = B +
+        offs`). Its masked and unmasked sides then read different layouts, and its unmasked side
+        promises nothing about full tiles."""
+        for access in accesses:
+            for name in self.flow.chain(access.pointer, access):
+                sides = {lit.value for d in self.ir.defs.get(name, ()) if d.kind == "assign"
+                         for lit in d.path if lit.atom == atom}
+                if len(sides) == 2:
+                    return True
+        return False
 
     def _named_dims(self, atom: str, dims: frozenset[str], even: bool = True) -> frozenset[str]:
         """Narrow a flag's dimensions by its name when the name says which (`EVEN_M` -> the BLOCK_M ones).

@@ -58,7 +58,7 @@ class KernelModel:
         self.flow = Dataflow(self.ir)
         self.ev = Evaluator(self.ir, self.flow)
         self.walker = Walker(self.ir, self.flow, self.ev)
-        self.flags = FlagRecognizer(self.ir, self.ev)
+        self.flags = FlagRecognizer(self.ir, self.flow, self.ev)
         self.hazards = HazardFinder(self)
         # What the rules and the fixer ask most, under short names.
         self.module, self.function, self.defs, self.accesses = module, function, self.ir.defs, self.ir.accesses
