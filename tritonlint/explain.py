@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import libcst as cst
 
@@ -69,8 +69,8 @@ def _judged(model: KernelModel, access: Access, judgements: Iterator[Judgement],
         else:
             lines.append(f"{indent}  bounded: {judged.reason}")
             if judged.fact is not None:
-                lines.append(f"{indent}  fact: {judged.fact.idiom}"
-                             + (f" (line {model.line_of(judged.fact.node)})" if _placed(model, judged) else ""))
+                where = _line(model, judged.fact.node)
+                lines.append(f"{indent}  fact: {judged.fact.idiom}" + (f" (line {where})" if where else ""))
     return lines
 
 
@@ -79,17 +79,18 @@ def _source(model: KernelModel, node: cst.CSTNode) -> str:
     return " ".join(model.module.code_for_node(node).split())
 
 
-def _placed(model: KernelModel, judged: Judgement) -> bool:
-    if judged.fact is None or judged.fact.node is None:
-        return False
+def _line(model: KernelModel, node: cst.CSTNode | None) -> int | None:
+    """The line of a fact's node, when it has one in this kernel."""
+    if node is None:
+        return None
     try:
-        model.line_of(judged.fact.node)
-    except KeyError:
-        return False
-    return True
+        return model.line_of(node)
+    except KeyError:  # a node of another kernel's tree (a helper's, say)
+        return None
 
 
-def _seen_from_callers(models: list[tuple[object, KernelModel]], helper: KernelModel, access: Access) -> list[str]:
+def _seen_from_callers(models: Sequence[tuple[object, KernelModel]], helper: KernelModel,
+                       access: Access) -> list[str]:
     """A jit helper's access judged at each call site, with the caller's offsets and flags."""
     lines: list[str] = []
     for _, caller in models:

@@ -15,7 +15,15 @@ from collections.abc import Iterator
 import libcst as cst
 
 from tritonlint.triton.dataflow import Dataflow
-from tritonlint.triton.ir import LOOP_PREFIX, PROGRAM, Access, Def, KernelIR, Loop, share_a_dimension
+from tritonlint.triton.ir import (
+    LOOP_PREFIX,
+    PROGRAM,
+    Access,
+    Def,
+    KernelIR,
+    Loop,
+    share_a_dimension,
+)
 from tritonlint.triton.names import code_of
 from tritonlint.triton.paths import EMPTY, Path, compatible
 from tritonlint.triton.syntax import keyword, ordered, pure_offset

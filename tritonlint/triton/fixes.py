@@ -21,9 +21,9 @@ import libcst as cst
 from tritonlint.diagnostics import Applicability
 from tritonlint.triton.ir import LOOP_PREFIX, Access, TailHazard
 from tritonlint.triton.model import KernelModel
-from tritonlint.triton.syntax import range_args, strip_casts
 from tritonlint.triton.names import code_of
 from tritonlint.triton.paths import Literal, compatible
+from tritonlint.triton.syntax import range_args, strip_casts
 from tritonlint.triton.tree import expressions_in, names_in, nodes_under
 
 # `other=` for a masked load: 0 makes masked lanes contribute nothing to a dot or a sum. For E8M0
