@@ -172,6 +172,23 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False) 
                       suppressions_used=tuple(sorted(set(used))))
 
 
+def evenness_flags(text: str, config: Config) -> dict[str, dict[str, bool]]:
+    """Per kernel of a file, its evenness flags that are plain names, with the value that promises
+    full tiles (`{"matmul": {"EVEN_K": True}}`): the recogniser `check` uses, shared with `verify`,
+    which needs to know which specializations can have partial tiles. A file that does not parse
+    has none."""
+    try:
+        imports, kernels = parse_kernels(text)
+    except (SyntaxError, cst.ParserSyntaxError, RecursionError):
+        return {}
+    found: dict[str, dict[str, bool]] = {}
+    starts = line_starts(text)
+    for kernel, module in kernels:
+        model = build_model(kernel, module, imports, config, text, starts)
+        found[kernel.name] = {flag.atom: flag.even for flag in model.flags.flags if flag.atom.isidentifier()}
+    return found
+
+
 def _crash_line(path: str, kernel: KernelSource, what: str, error: Exception) -> str:
     where = traceback.extract_tb(error.__traceback__)[-1]
     detail = str(error).splitlines()[0][:160] if str(error) else ""
