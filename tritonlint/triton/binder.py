@@ -61,13 +61,13 @@ class _Binder:
         # `tl.arange(0, BLOCK)`.
         text = source if source is not None else module.code
         constants: dict[str, set[str]] = {}
-        for name, value in re.findall(r"(?<![\w.])([A-Za-z_]\w*)\s*==\s*(\d+)(?![\w.])", text):
+        for name, value in re.findall(r"(?<![\w.])([^\W\d]\w*)\s*==\s*(\d+)(?![\w.])", text):
             constants.setdefault(name, set()).add(value)
         self.reader = ConditionReader(self._constexpr_aliases(), constants)
         # Block sizes: spanned by `tl.arange(0, BLOCK)`, or a block pointer's `block_shape=(BM, BK)`.
-        self.block_sizes = set(re.findall(r"arange\(\s*0\s*,\s*([A-Za-z_]\w*)", text))
+        self.block_sizes = set(re.findall(r"arange\(\s*0\s*,\s*([^\W\d]\w*)", text))
         for shape in re.findall(r"block_shape\s*=\s*[(\[]([^)\]]*)", text):
-            self.block_sizes.update(re.findall(r"[A-Za-z_]\w*", shape))
+            self.block_sizes.update(re.findall(r"[^\W\d]\w*", shape))
         for param in [*function.params.params, *function.params.kwonly_params]:
             self._define(param.name.value, None, _Block(EMPTY, ()), "param",
                          constexpr=param.annotation is not None and _constexpr_annotation(param.annotation.annotation))
