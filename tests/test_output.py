@@ -409,6 +409,6 @@ def test_statistics_like_ruff() -> None:
 
 
 def test_formats_and_unknown_format() -> None:
-    assert FORMATS == ("text", "json", "sarif", "github")
+    assert FORMATS == ("text", "concise", "full", "json", "sarif", "github")
     with pytest.raises(ValueError, match="unknown output format 'xml'"):
         render("xml", DIAGNOSTICS, SOURCES)

@@ -181,4 +181,5 @@ def _decode(entry: dict[str, Any], path: str) -> FileReport:
         path, tuple(diagnostics), errors=tuple(path + str(suffix) for suffix in entry["errors"]),
         suppressed=int(entry["suppressed"]),
         suppressions_used=tuple((int(line), str(code)) for line, code in entry["used"]),
+        unchecked=bool(entry["errors"]),  # only a file that could not be checked is stored with errors
     )

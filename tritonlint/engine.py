@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import gc
 import traceback
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -16,7 +17,7 @@ from tritonlint.config import Config
 from tritonlint.diagnostics import Applicability, Diagnostic, Edit, Fix
 from tritonlint.report import FileReport
 from tritonlint.rule import Rule, all_rules
-from tritonlint.suppressions import suppressions_in_line
+from tritonlint.suppressions import file_suppressions, suppressions_in_line
 from tritonlint.triton.locations import Locator, Span
 from tritonlint.triton.model import KernelModel, TailHazard
 from tritonlint.triton.names import ImportMap
@@ -126,11 +127,12 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False) 
     try:
         imports, kernels = parse_kernels(text)
     except SyntaxError as error:
-        return FileReport(path, errors=(f"{path}:{error.lineno or 0}: syntax error: {error.msg}",))
+        return FileReport(path, errors=(f"{path}:{error.lineno or 0}: syntax error: {error.msg}",), unchecked=True)
     except cst.ParserSyntaxError as error:
-        return FileReport(path, errors=(f"{path}:{error.raw_line}: syntax error: {error.message}",))
+        return FileReport(path, errors=(f"{path}:{error.raw_line}: syntax error: {error.message}",),
+                          unchecked=True)
     except RecursionError:
-        return FileReport(path, errors=(f"{path}: nested too deeply to parse",))
+        return FileReport(path, errors=(f"{path}: nested too deeply to parse",), unchecked=True)
     models: list[tuple[KernelSource, KernelModel]] = []
     for kernel, module in kernels:
         try:
@@ -167,6 +169,11 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False) 
     # Each model refers to the others through `helpers`: a cycle that would leave every syntax tree
     # of the file to the cyclic garbage collector. Broken here, they are freed on return.
     helpers.clear()
+    hidden = file_suppressions(text)
+    if hidden is not None:
+        kept = [d for d in diagnostics if not hidden.covers(d.code)]
+        suppressed += len(diagnostics) - len(kept)
+        diagnostics = kept
     diagnostics.sort(key=Diagnostic.sort_key)
     return FileReport(path, tuple(diagnostics), crashes=tuple(crashes), suppressed=suppressed, text=text,
                       suppressions_used=tuple(sorted(set(used))))
@@ -307,7 +314,7 @@ def fix_source(path: str, text: str, config: Config, *, unsafe: bool = False, st
     """
     allowed = {Applicability.SAFE, Applicability.UNSAFE} if unsafe else {Applicability.SAFE}
     current = text
-    report = check_source(path, current, config, strict=strict)
+    report = first = check_source(path, current, config, strict=strict)
     written: set[str] = set()  # text our fixes produced: a finding on it again means the fix failed
     for _ in range(MAX_FIX_ROUNDS):
         edits = [d.fix.edits[0] for d in report.diagnostics
@@ -333,7 +340,9 @@ def fix_source(path: str, text: str, config: Config, *, unsafe: bool = False, st
     else:
         return FileReport(path, report.diagnostics, text=report.text, errors=(
             f"{path}: fix not applied: fixes did not settle after {MAX_FIX_ROUNDS} rounds",))
-    return replace(report, text=text, fixed_text=current if current != text else None)
+    removed = Counter(d.code for d in first.diagnostics) - Counter(d.code for d in report.diagnostics)
+    return replace(report, text=text, fixed_text=current if current != text else None,
+                   fixed=tuple(sorted(removed.elements())) if current != text else ())
 
 
 def apply_edits(text: str, edits: Sequence[Edit]) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from tritonlint.diagnostics import Applicability, Diagnostic
 from tritonlint.output._common import ordered
@@ -15,12 +15,21 @@ _CYAN_BOLD = "\033[1;36m"
 _RESET = "\033[0m"
 
 
-def render(diagnostics: Iterable[Diagnostic], *, color: bool = False, summary: bool = True) -> str:
-    """Every diagnostic with its notes and fix title, then (with `summary`) a count line."""
+def render(diagnostics: Iterable[Diagnostic], *, color: bool = False, summary: bool = True, style: str = "text",
+           sources: Mapping[str, str] | None = None) -> str:
+    """Every diagnostic with its notes and fix title, then (with `summary`) a count line.
+
+    `style` "concise" gives the first line of each only; "full" adds the source line under it with a
+    caret under the flagged call (ruff's `full`), from `sources` (path -> text).
+    """
     found = ordered(diagnostics)
     lines: list[str] = []
     for d in found:
         lines.append(_headline(d, color))
+        if style == "concise":
+            continue
+        if style == "full" and sources is not None and d.path in sources:
+            lines.extend(_snippet(d, sources[d.path], color))
         lines.extend(f"    {_style('note', _CYAN_BOLD, color)}: {note}" for note in d.notes)
         if d.fix is not None:
             label = _style("help", _CYAN_BOLD, color)
@@ -53,6 +62,20 @@ def _headline(d: Diagnostic, color: bool) -> str:
     path = _style(d.path, _BOLD, color)
     code = _style(d.code, _RED_BOLD, color)
     return f"{path}{colon}{d.line}{colon}{d.column}{colon} {code} {d.message}"
+
+
+def _snippet(d: Diagnostic, text: str, color: bool) -> list[str]:
+    """The finding's first source line, numbered, with `^` under the flagged part of it."""
+    source_lines = text.splitlines()
+    if not 1 <= d.line <= len(source_lines):
+        return []
+    line = source_lines[d.line - 1].rstrip("\r")
+    end = d.end_column if d.end_line == d.line else len(line) + 1
+    width = len(str(d.line))
+    gutter = _style(f"{' ' * width} |", _CYAN_BOLD, color)
+    carets = _style("^" * max(end - d.column, 1), _RED_BOLD, color)
+    return [gutter, f"{_style(f'{d.line} |', _CYAN_BOLD, color)} {line}",
+            f"{gutter} {' ' * (d.column - 1)}{carets}", gutter]
 
 
 def _style(text: str, style: str, color: bool) -> str:

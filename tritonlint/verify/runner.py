@@ -568,6 +568,13 @@ class Options:
     forkserver: bool = os.environ.get("TRITONLINT_VERIFY_FORKSERVER", "1") != "0"
 
 
+def _progress(message: str) -> None:
+    # One write per line: harness runs report from several threads, and print() writes the text and
+    # its newline separately, so two lines could run together.
+    sys.stderr.write(f"[verify] {message}\n")
+    sys.stderr.flush()
+
+
 class Verifier:
     def __init__(self, path: str | Path, harness: str | Path, root: str | Path | None = None,
                  options: Options | None = None, fixer: Fixer | None = None,
@@ -577,7 +584,7 @@ class Verifier:
         self.root = Path(root).resolve() if root else (self.path if self.path.is_dir() else self.path.parent)
         self.opts = options or Options()
         self.fixer = fixer or cli_fixer
-        self.progress = progress or (lambda msg: print(f"[verify] {msg}", file=sys.stderr, flush=True))
+        self.progress = progress or _progress
         self.tmp: Path | None = None
 
     def _validate(self) -> None:
