@@ -60,7 +60,14 @@ def test_unchanged_kernels_are_not_analysed_again() -> None:
     assert after.line == before.line + 1
     assert any("advanced by the loop at line 60" in note for note in after.notes)
     assert any("advanced by the loop at line 59" in note for note in before.notes)
+    checker.check(text)
+    between = text.index("@triton.jit\ndef gemm_twin_buggy")
+    spaced = text[:between] + "\n\n" + text[between:]  # blank lines between the kernels: nothing again
+    assert exactly(checker.check(spaced).diagnostics) == exactly(check_source(str(path), spaced, Config()).diagnostics)
+    assert checker.analysed == ()
     checker.check("import os\n" + text)  # the imports changed: everything again
+    assert checker.analysed == ("gemm_twin_ok", "gemm_twin_buggy")
+    checker.check("import os\n" + text + "GRID = 4\n")  # and so did the host code
     assert checker.analysed == ("gemm_twin_ok", "gemm_twin_buggy")
 
 

@@ -263,7 +263,7 @@ async def test_only_the_newest_version_is_published(client: RecordingClient, tmp
     uri = open_document(client, tmp_path / "many.py", text)
     assert len(await published(client, uri, 1)) == 60
 
-    # Two changes inside the debounce window: the first is never checked.
+    # Two changes at once: the first is dropped (still waiting, or being checked), the second published.
     change(client, uri, 2, "import os\n" + text)
     change(client, uri, 3, text.replace("w = tl.load(W + k + offs)\n", "w = tl.load(W + k + offs, mask=k + offs < K)\n"))
     assert await published(client, uri, 3) == []

@@ -16,6 +16,7 @@ _NOT_NEWLINE = re.compile(r"[^\r\n]")
 # How findings name a line of the file ("advanced by the loop at line 9"): moved with the kernel.
 _LINE_REFERENCE = re.compile(r"\bline (\d+)\b")
 _WORD = re.compile(r"[^\W\d]\w*")
+_BLANK_LINE = re.compile(r"^[ \t\f]*(?:\r\n|\r|\n)", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,8 @@ def _standalone(kernels: list[KernelSource]) -> set[str]:
 
 
 def _host_text(text: str, kernels: list[KernelSource]) -> str:
-    """The text outside every kernel (where the kernels are is left out: it moves with edits)."""
+    """The text outside every kernel, blank lines left out: a blank line added between two kernels
+    changes where they are (which is not part of a kernel's key), not what the host code says."""
     pieces = []
     previous = 0
     for kernel in sorted(kernels, key=lambda k: k.start_offset):
@@ -112,7 +114,7 @@ def _host_text(text: str, kernels: list[KernelSource]) -> str:
         pieces.append(text[previous:kernel.start_offset])
         previous = kernel.start_offset + len(kernel.text)
     pieces.append(text[previous:])
-    return "\0".join(pieces)
+    return _BLANK_LINE.sub("", "\0".join(pieces))
 
 
 def _blank(text: str, kernels: list[KernelSource]) -> str:

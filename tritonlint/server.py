@@ -6,6 +6,7 @@ import ast
 import asyncio
 import logging
 import sys
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -24,7 +25,8 @@ from tritonlint.suppressions import add_suppressions
 from tritonlint.triton.outline import line_starts
 
 SOURCE = "tritonlint"
-# Quiet time after an edit before the buffer is checked: a burst of keystrokes is checked once.
+# Debouncing: an edit made after this long without one is checked at once; an edit made sooner
+# (typing) waits until the buffer has been left alone this long, so a burst costs one check more.
 DEBOUNCE_S = 0.1
 # A code action cannot ask for text: the comment it adds says what to write in its place.
 SUPPRESSION_REASON = "TODO: why this access is safe"
@@ -56,6 +58,7 @@ class Document:
     result: Result | None = None  # of the version published last
     checker: IncrementalChecker | None = None  # used on the analysis thread only
     pending: asyncio.Task[None] | None = None
+    last_change: float = field(default_factory=time.monotonic)
     problems_shown: set[str] = field(default_factory=set)
 
 
@@ -165,7 +168,10 @@ def did_change(ls: TritonlintServer, params: types.DidChangeTextDocumentParams) 
     if document is None:
         return
     document.version = params.text_document.version
-    ls.schedule(document, DEBOUNCE_S)
+    now = time.monotonic()
+    idle = now - document.last_change >= DEBOUNCE_S and (document.pending is None or document.pending.done())
+    document.last_change = now
+    ls.schedule(document, 0 if idle else DEBOUNCE_S)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
