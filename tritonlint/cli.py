@@ -98,6 +98,8 @@ def build_parser(verify_arguments: bool = True) -> argparse.ArgumentParser:
     rule = commands.add_parser("rule", help="print a rule's documentation")
     rule.add_argument("code", metavar="CODE")
     commands.add_parser("rules", help="list every rule")
+    server = commands.add_parser("server", help="run the language server on stdin/stdout (needs tritonlint[lsp])")
+    server.add_argument("--stdio", action="store_true", help="accepted for editors that pass it: stdio is the default")
     return parser
 
 
@@ -152,6 +154,15 @@ def _main(argv: Sequence[str] | None) -> int:
         return EXIT_CLEAN
     if args.command == "rule":
         return _print_rule(args.code)
+    if args.command == "server":
+        try:  # pygls is the `lsp` extra: `check` never needs it
+            from tritonlint.server import serve
+        except ModuleNotFoundError as error:
+            if (error.name or "").split(".")[0] not in ("pygls", "lsprotocol"):
+                raise
+            print("tritonlint: `tritonlint server` needs pygls: install tritonlint[lsp]", file=sys.stderr)
+            return EXIT_ERROR
+        return serve()
     if args.command == "verify":
         missing = [name for name in ("triton", "torch") if importlib.util.find_spec(name) is None]
         if missing:  # before anything runs: without them every harness run would only fail
