@@ -1254,6 +1254,23 @@ def format_text(report: Report, keep: bool = False) -> str:
                      + (f"  {written} allocation(s) written past" if r.allocator else "")
                      + (f"  memcheck errors: {r.sanitizer_errors}" if r.sanitizer_errors is not None else "")
                      + (f"  log {r.log}" if keep else ""))
+    c = report.checks
+    if c:
+        zero = next((k for k in c if k.startswith("fixed_vs_original_at_")), None)
+        same = None if zero is None or c[zero] is None else not c[zero]
+        rel = c.get("fixed_vs_reference_relative_error") or {}
+        lines.append("  outputs: NaN original " + _counts(c.get("original_nan")) + ", fixed "
+                     + _counts(c.get("fixed_nan")) + "; depend on the fill: original "
+                     + (", ".join(c.get("original_fill_dependent") or []) or "no") + ", fixed "
+                     + (", ".join(c.get("fixed_fill_dependent") or []) or "no")
+                     + (f"; fixed == original at {zero[len('fixed_vs_original_at_'):]}: "
+                        f"{'yes' if same else 'no'}" if same is not None and zero else "")
+                     + ("; fixed vs reference: " + ", ".join(f"{k} {v:.4%} of max|ref|" for k, v in rel.items())
+                        if rel else ""))
     for reason in report.reasons:
         lines.append(f"  reason: {reason}")
     return "\n".join(lines)
+
+
+def _counts(d: dict[str, int] | None) -> str:
+    return "{" + ", ".join(f"{k}: {v}" for k, v in (d or {}).items()) + "}"
