@@ -92,7 +92,8 @@ def test_padded_allocator_sees_a_store_past_the_end(small: tuple[Path, Path]) ->
     root, harness = small
     (root / "kern.py").write_text(KERNEL.replace(
         "tl.store(out_ptr, tl.sum(acc, axis=0))",
-        "tl.store(out_ptr + tl.arange(0, 2), tl.zeros((2,), dtype=tl.float32) + tl.sum(acc, axis=0))"))
+        # 1.0 + the sum: never the fill's bytes, so the pad visibly changes.
+        "tl.store(out_ptr + tl.arange(0, 2), tl.zeros((2,), dtype=tl.float32) + 1.0 + tl.sum(acc, axis=0))"))
     rep = verify(root / "kern.py", harness, fixer=hand_fixer, device="cuda", fills=[0x00],
                  compile=False, progress=lambda m: None)
     written = [a for r in rep.runs for a in r.allocator["written_past"]]

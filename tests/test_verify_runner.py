@@ -253,7 +253,7 @@ def test_parse_sanitizer_output():
     assert sites == [
         {"kind": "load", "size": 4, "kernel": "_matmul_ogs_NNT_bf16xbf16xmxfp4_64x256x128x1",
          "pc": "0x4150", "path": "/t/_matmul_ogs.py", "line": 327, "allocation": "0x7fc390a00000",
-         "allocation_size": 16957440, "direction": "after", "count": 2, "max_bytes": 61},
+         "allocation_size": 16957440, "direction": "after", "count": 2, "max_bytes": 64},
         {"kind": "store", "size": 2, "kernel": "store_tail", "pc": "0x90", "path": None, "line": None,
          "allocation": "0x7f0000001000", "allocation_size": 512, "direction": "before", "count": 1,
          "max_bytes": 2},

@@ -34,9 +34,9 @@ for step in "$@"; do
       fi
       TRITONLINT_K=3072 verify vllm_k3072 "$tk" --harness harnesses/vllm_matmul_ogs/harness.py --device cuda --sanitizer --jobs 3 ;;
     fixtures)
-      # Four verifications at a time, each with its runs one after the other (16 cores, one GPU).
-      ls fixtures/*/*_harness.py | xargs -P 4 -I{} sh -c 'h={}; c=${h%_harness.py}; n=$(basename "$c");
-        python3 -m tritonlint verify "$c.py" --harness "$h" --device cuda --sanitizer > "$0/fx_$n.txt" 2> "$0/fx_$n.err";
+      # Six verifications at a time, two runs each at a time (16 cores, one GPU).
+      ls fixtures/*/*_harness.py | xargs -P 6 -I{} sh -c 'h={}; c=${h%_harness.py}; n=$(basename "$c");
+        python3 -m tritonlint verify "$c.py" --harness "$h" --device cuda --sanitizer --jobs 2 > "$0/fx_$n.txt" 2> "$0/fx_$n.err";
         echo "== $n rc=$? $(head -1 "$0/fx_$n.txt" | cut -c1-40)"' "$out"
       tar czf "$out/fixtures.tgz" -C "$out" $(cd "$out" && ls fx_*.txt fx_*.err) && rm -f "$out"/fx_* ;;
     *) echo "unknown step $step" >&2; exit 2 ;;

@@ -103,8 +103,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         if recorder is not None:
             recorder.uninstall()
             rec = recorder.to_dict()
-            report["launches"] = [{"path": d["path"], "kernel": d["kernel"], "count": d["count"],
-                                   "compiled": d["compiled"]} for d in rec["launches"]]
+            report["launches"] = rec["launches"]
             report["tensors"] = rec["tensors"]
         if allocator is not None:
             try:

@@ -202,27 +202,38 @@ class LaunchRecorder:
 
     def _record(self, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], kernel: Any) -> None:
         name = fn.fn.__name__
-        path = os.path.abspath(fn.fn.__code__.co_filename)
+        code = fn.fn.__code__
+        path = os.path.abspath(code.co_filename)
         compiled = str(getattr(kernel, "name", "") or getattr(getattr(kernel, "metadata", None), "name", ""))
         key = (path, name, compiled)
         item = self.launches.setdefault(key, {"kernel": name, "path": path, "compiled": compiled, "count": 0})
+        if code.co_name != name and isinstance(getattr(fn, "src", None), str):
+            # A kernel made from a source string (triton_kernels' specialize): its line numbers
+            # count from `start` in `path`, not in the file that holds its text. Kept so that a
+            # memcheck line can be found again in that file.
+            item["generated"] = {"start": int(getattr(fn, "starting_line_number", 1) or 1), "src": fn.src}
         item["count"] += 1
         values = dict(zip(fn.arg_names, args))
         values.update({k: v for k, v in kwargs.items() if k in fn.arg_names})
         for param, value in values.items():
-            if not hasattr(value, "data_ptr") or not hasattr(value, "untyped_storage"):
+            # Tensors, and wrappers Triton accepts as pointers (anything with data_ptr()).
+            if not callable(getattr(value, "data_ptr", None)):
                 continue
-            storage = value.untyped_storage()
-            base, nbytes = storage.data_ptr(), storage.nbytes()
-            self.tensors.setdefault((base, name, param), {
-                "kernel": name, "path": path, "compiled": compiled, "param": param,
-                "storage": base, "nbytes": nbytes, "dtype": str(value.dtype),
-                "shape": list(value.shape)})
+            ptr = int(value.data_ptr())
+            base, nbytes = ptr, None
+            if callable(getattr(value, "untyped_storage", None)):
+                storage = value.untyped_storage()
+                base, nbytes = storage.data_ptr(), storage.nbytes()
+            self.tensors.setdefault((ptr, name, param), {
+                "kernel": name, "path": path, "compiled": compiled, "param": param, "ptr": ptr,
+                "storage": base, "nbytes": nbytes, "dtype": str(getattr(value, "dtype", "?")),
+                "shape": [int(d) for d in getattr(value, "shape", ())]})
             if self.allocator is not None:
-                rec = self.allocator.owner(value.data_ptr())
+                rec = self.allocator.owner(ptr)
                 if rec is not None and f"{name}.{param}" not in rec.args:
                     rec.args.append(f"{name}.{param}")
 
     def to_dict(self) -> dict[str, Any]:
         return {"launches": list(self.launches.values()), "errors": self.errors[:20],
-                "tensors": [{**t, "storage": hex(t["storage"])} for t in self.tensors.values()]}
+                "tensors": [{**t, "storage": hex(t["storage"]), "ptr": hex(t["ptr"])}
+                            for t in self.tensors.values()]}

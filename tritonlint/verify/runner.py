@@ -305,7 +305,8 @@ def parse_sanitizer(text: str) -> tuple[int | None, list[dict[str, Any]]]:
 
     A site is one access (kind, compiled kernel, file:line when the kernel carries line info)
     and one allocation it ran past: {kind, size, kernel, pc, path, line, allocation, allocation_size,
-    direction, max_bytes, count}. `max_bytes` is the furthest distance from the allocation's edge.
+    direction, max_bytes, count}. `max_bytes`: how far past the end (or before the start) the
+    furthest access reached, in bytes (1: the first byte outside).
     """
     count = None
     m = re.search(r"ERROR SUMMARY: (\d+) error", text)
@@ -342,7 +343,9 @@ def parse_sanitizer(text: str) -> tuple[int | None, list[dict[str, Any]]]:
             continue
         near = _SAN_NEAR.search(line)
         if near:
-            cur["bytes"] = int(near.group(1).replace(",", ""))
+            # "is 1 bytes after" is the first byte past the end; the access covers `size` bytes.
+            dist = int(near.group(1).replace(",", ""))
+            cur["bytes"] = dist + cur["size"] - 1 if near.group(2) == "after" else dist
             cur["direction"] = near.group(2)
             cur["allocation"] = near.group(3).lower()
             cur["allocation_size"] = int(near.group(4).replace(",", ""))
@@ -421,6 +424,33 @@ def _call_span(path: Path, line: int, cache: dict[Path, Any]) -> tuple[int, int]
                 if any(t.rstrip("(") in name for t in _ACCESS_TOKENS):
                     best = (line, max(best[1], node.end_lineno))
     return best
+
+
+def _defining_file(tree: Path, kernel: str) -> str | None:
+    """The one file in the tree that defines `def kernel(` (a generated kernel's source text)."""
+    pattern = re.compile(rf"^\s*def {re.escape(kernel)}\(", re.M)
+    found = [str(p) for p in sorted(tree.rglob("*.py"))
+             if pattern.search(p.read_text(errors="replace"))]
+    return found[0] if len(found) == 1 else None
+
+
+def _find_line(path: Path, src: list[str], i: int) -> int | None:
+    """Line of `path` holding src[i], told apart from other copies of it by the lines around it."""
+    try:
+        lines = path.read_text(errors="replace").splitlines()
+    except OSError:
+        return None
+    want = src[i].strip()
+    hits = [n for n, text in enumerate(lines) if text.strip() == want]
+    for ctx in range(6):
+        near = [n for n in hits if all(
+            0 <= n - d < len(lines) and 0 <= i - d < len(src) and lines[n - d].strip() == src[i - d].strip()
+            for d in range(1, ctx + 1))]
+        if len(near) == 1:
+            return near[0] + 1
+        if not near:
+            return None
+    return None
 
 
 def _only_fix_in_kernel(fixes: list[Fix], path: Path, rel: str, kernel: str, kind: str,
@@ -809,7 +839,10 @@ class Verifier:
             res.error = rep.get("error")
             res.elapsed = rep.get("elapsed", 0.0)
         if rep is not None:
-            res.launches = [self._rel(tree, d, "path") for d in rep.get("launches", [])]
+            for d in rep.get("launches", []):
+                if d.get("generated"):
+                    d["generated"]["file"] = _defining_file(tree, d["kernel"])
+            res.launches = [self._launch_summary(tree, d) for d in rep.get("launches", [])]
             res.specs = rep.get("specs", [])
             res.violations = []
             for v in rep.get("violations", []):
@@ -832,11 +865,26 @@ class Verifier:
             res.sanitizer_errors = count
             tensors = (rep or {}).get("tensors", [])
             launches = (rep or {}).get("launches", [])
+            after = {(s["kind"], s["kernel"], s["path"], s["line"]) for s in sites if s["direction"] == "after"}
             for s in sites:
+                # memcheck names the allocation nearest to each bad address: the far end of an
+                # overread past one tensor can be nearer the start of the next. One access site
+                # running past the end of one and "before" another is the one overread.
+                if s["direction"] == "before" and (s["kind"], s["kernel"], s["path"], s["line"]) in after:
+                    continue
                 res.violations.append(self._sanitizer_site(tree, s, tensors, launches))
         extra = f", {len(res.violations)} out-of-bounds site(s)" if res.violations else ""
         self.progress(f"  {label}: {res.status} ({res.elapsed:.1f}s{extra})")
         return res
+
+    def _launch_summary(self, tree: Path, d: dict[str, Any]) -> dict[str, Any]:
+        """A launch for the report: paths relative to the tree, a generated kernel at its text's file."""
+        out = {k: v for k, v in d.items() if k != "generated"}
+        gen = d.get("generated")
+        if gen and gen.get("file"):
+            out["generated_in"] = self._relp(tree, d["path"])
+            out["path"] = gen["file"]
+        return self._rel(tree, out, "path")
 
     def _relp_site(self, tree: Path, site: str) -> str:
         """"/tmp/.../original/pkg/f.py:12 in fn" with the path relative to the tree."""
@@ -850,18 +898,32 @@ class Verifier:
         size = s.get("allocation_size")
         # The tensor whose storage is that allocation (exact allocations: the same base); a
         # parameter of the kernel that made the access when several kernels shared it.
-        owners = [t for t in tensors if alloc is not None and int(t["storage"], 16) == alloc]
+        # Wrappers Triton takes as pointers (no storage known): the allocation holding the pointer.
+        owners = [t for t in tensors if alloc is not None and (
+            int(t["storage"], 16) == alloc or alloc <= int(t.get("ptr", t["storage"]), 16) < alloc + (size or 1))]
         compiled = s.get("kernel") or ""
         own = [t for t in owners if t.get("compiled") and compiled.startswith(t["compiled"])] or owners
         launch = next((x for x in launches if x.get("compiled") and compiled.startswith(x["compiled"])), None)
         if launch is None and own:
             launch = {"kernel": own[0]["kernel"], "path": own[0]["path"]}
-        kernel_path = self._relp(tree, launch["path"]) if launch else None
+        gen = (launch or {}).get("generated")
+        line = s.get("line")
         path = self._relp(tree, s["path"]) if s.get("path") else None
+        if gen and path and Path(path).name == Path(launch["path"]).name:  # type: ignore[index]
+            # The line counts in the generated source: find that text in the file it came from.
+            path, line = None, None
+            src = gen["src"].splitlines()
+            i = (s.get("line") or 0) - gen["start"]
+            if gen.get("file") and 0 <= i < len(src):
+                path = gen["file"]
+                line = _find_line(Path(path), src, i)
+        kernel_path = (gen.get("file") if gen else None) or (launch["path"] if launch else None)
+        kernel_path = self._relp(tree, kernel_path) if kernel_path else None
+        path = self._relp(tree, path) if path else (kernel_path if gen else None)
         if path and not (tree / path).is_file() and kernel_path and Path(kernel_path).name == Path(path).name:
             path = kernel_path  # memcheck printed the file's base name only
         elem = own[0]["dtype"] if own else None
-        return {"kind": s["kind"], "path": path, "line": s.get("line"),
+        return {"kind": s["kind"], "path": path, "line": line,
                 "tensor": "/".join(sorted({t["param"] for t in own})) if own else "?",
                 "kernel": launch["kernel"] if launch else compiled or "?",
                 "kernel_path": kernel_path, "compiled_kernel": compiled,
