@@ -113,6 +113,7 @@ def test_memcheck_names_the_tensor_and_line(small: tuple[Path, Path]) -> None:
     assert (site["tensor"], site["kind"], site["direction"], site["allocation_size"]) == (
         "x_ptr", "load", "after", 400), text
     assert site["line"] == KERNEL.splitlines().index(BUGGY) + 1, text
+    assert site["max_bytes"] == 28 * 4, text  # the whole tail tile past x, 28 floats
     assert rep.verdict == "verified", text
 
 

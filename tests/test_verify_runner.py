@@ -18,6 +18,7 @@ from tritonlint.verify import cli, runner  # noqa: E402
 from tritonlint.verify.runner import (  # noqa: E402
     _map_fixed_line,
     diff_trees,
+    merge_overreads,
     outputs_identical,
     parse_sanitizer,
     verify,
@@ -253,12 +254,30 @@ def test_parse_sanitizer_output():
     assert sites == [
         {"kind": "load", "size": 4, "kernel": "_matmul_ogs_NNT_bf16xbf16xmxfp4_64x256x128x1",
          "pc": "0x4150", "path": "/t/_matmul_ogs.py", "line": 327, "allocation": "0x7fc390a00000",
-         "allocation_size": 16957440, "direction": "after", "count": 2, "max_bytes": 64},
+         "allocation_size": 16957440, "direction": "after", "count": 2, "max_bytes": 64, "min_bytes": 4},
         {"kind": "store", "size": 2, "kernel": "store_tail", "pc": "0x90", "path": None, "line": None,
          "allocation": "0x7f0000001000", "allocation_size": 512, "direction": "before", "count": 1,
-         "max_bytes": 2},
+         "max_bytes": 2, "min_bytes": 2},
     ]
     assert parse_sanitizer("========= ERROR SUMMARY: 0 errors\n") == (0, [])
+    assert parse_sanitizer("no report") == (None, [])
+
+
+def test_an_overread_reported_before_the_next_tensor_is_one_overread():
+    # x: 400 bytes at 0x1000, y allocated at 0x1200. A 4-byte load reading x[100..127] (bytes
+    # 400..511 past x's start) is reported partly "after x", partly "before y".
+    report = []
+    for addr in range(0x1000 + 400, 0x1000 + 512, 4):
+        near_x = addr - (0x1000 + 400) + 1 <= 0x1200 - addr
+        where = (f"is {addr - (0x1000 + 400) + 1} bytes after the nearest allocation at 0x1000 of size 400 bytes"
+                 if near_x else f"is {0x1200 - addr} bytes before the nearest allocation at 0x1200 of size 4 bytes")
+        report += ["========= Invalid __global__ read of size 4 bytes",
+                   "=========     at row_sum+0x50 in kern.py:10", f"=========     Access to {addr:#x} is out of bounds",
+                   f"=========     and {where}"]
+    count, sites = parse_sanitizer("\n".join(report + ["========= ERROR SUMMARY: 28 errors"]))
+    assert count == 28 and {s["direction"] for s in sites} == {"after", "before"}
+    (site,) = merge_overreads(sites)
+    assert (site["direction"], site["allocation"], site["count"], site["max_bytes"]) == ("after", "0x1000", 28, 112)
     assert parse_sanitizer("no report") == (None, [])
 
 
@@ -390,3 +409,31 @@ def test_crash_on_one_tree_only_is_a_verdict(project, tmp_path, monkeypatch, cap
                           "--fills", "0x00", "--no-compile"]))
     out = capsys.readouterr().out
     assert code == 1 and "FAILED" in out and "the fix broke it" in out
+
+
+def test_memcheck_line_of_a_generated_kernel_is_found_in_its_source(tmp_path):
+    # triton_kernels' specialize() rebuilds a kernel from its source text with a new header: its
+    # code (and so memcheck's line) belongs to specialize.py, counted from that function's line.
+    from tritonlint.verify.runner import Verifier, _defining_file
+
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    original = ["import triton", "", "@triton.jit", "def kern(A, B, N,", "         K: tl.constexpr):",
+                "    x = tl.load(A)", "    y = tl.load(B)  # the bad one", "    x = tl.load(A)", ""]
+    (pkg / "k.py").write_text("\n".join(original))
+    (pkg / "specialize.py").write_text("def _empty_fn():\n    pass\n")
+    generated = "def kern(A, B, N):\n    K: tl.constexpr = 4\n" + "\n".join(original[5:])
+    start = 37
+    site = {"kind": "load", "size": 4, "kernel": "kern_0d1d", "pc": "0x10", "path": "specialize.py",
+            "line": start + 3, "allocation": "0x2000", "allocation_size": 64, "direction": "after",
+            "count": 3, "max_bytes": 12, "min_bytes": 4}
+    launch = {"kernel": "kern", "path": str(pkg / "specialize.py"), "compiled": "kern_0d1d",
+              "generated": {"start": start, "src": generated, "file": _defining_file(tmp_path, "kern")}}
+    tensors = [{"kernel": "kern", "path": launch["path"], "compiled": "kern_0d1d", "param": "B",
+                "ptr": "0x2000", "storage": "0x2000", "nbytes": 64, "dtype": "torch.float32", "shape": [16]}]
+    v = Verifier.__new__(Verifier)
+    out = v._sanitizer_site(tmp_path, site, tensors, [launch])
+    assert (out["path"], out["line"], out["tensor"], out["kernel"]) == ("pkg/k.py", 7, "B", "kern")
+    # A line whose text is not unique is placed by the lines before it.
+    site["line"] = start + 4  # the second `x = tl.load(A)`
+    assert v._sanitizer_site(tmp_path, site, tensors, [launch])["line"] == 8
