@@ -18,6 +18,7 @@ from tritonlint.verify import cli, runner  # noqa: E402
 from tritonlint.verify.runner import (  # noqa: E402
     _map_fixed_line,
     diff_trees,
+    merge_overreads,
     outputs_identical,
     parse_sanitizer,
     verify,
@@ -226,16 +227,58 @@ def test_outputs_identical_is_bitwise_and_nan_aware():
 
 
 def test_parse_sanitizer_output():
+    # The shape of compute-sanitizer 2025.3's memcheck report, as the H200 printed it for the
+    # seed bug (docs/verify-h200.md), with and without line information.
     text = textwrap.dedent('''\
+        ========= COMPUTE-SANITIZER
         ========= Invalid __global__ read of size 4 bytes
-        =========     at _matmul_ogs+0x1a20 in /t/_matmul_ogs.py:327
+        =========     at _matmul_ogs_NNT_bf16xbf16xmxfp4_64x256x128x1+0x4150 in /t/_matmul_ogs.py:327
+        =========     by thread (96,0,0) in block (10,0,0)
+        =========     Access to 0x7fc391a2c000 is out of bounds
+        =========     and is 1 bytes after the nearest allocation at 0x7fc390a00000 of size 16,957,440 bytes
+        =========     Saved host backtrace up to driver entry point at kernel launch time
+        =========         Host Frame: [0x2f3c1] in libcuda.so.1
         ========= Invalid __global__ read of size 4 bytes
-        =========     at _matmul_ogs+0x1a20 in /t/_matmul_ogs.py:327
-        ========= ERROR SUMMARY: 2 errors
+        =========     at _matmul_ogs_NNT_bf16xbf16xmxfp4_64x256x128x1+0x4150 in /t/_matmul_ogs.py:327
+        =========     by thread (97,0,0) in block (10,0,0)
+        =========     Access to 0x7fc391a2c03c is out of bounds
+        =========     and is 61 bytes after the nearest allocation at 0x7fc390a00000 of size 16,957,440 bytes
+        ========= Invalid __global__ write of size 2 bytes
+        =========     at store_tail+0x90
+        =========     Access to 0x7f0000000ffe is out of bounds
+        =========     and is 2 bytes before the nearest allocation at 0x7f0000001000 of size 512 bytes
+        ========= ERROR SUMMARY: 3 errors
     ''')
     count, sites = parse_sanitizer(text)
-    assert count == 2
-    assert sites == [{"kind": "load", "size": 4, "path": "/t/_matmul_ogs.py", "line": 327, "count": 2}]
+    assert count == 3
+    assert sites == [
+        {"kind": "load", "size": 4, "kernel": "_matmul_ogs_NNT_bf16xbf16xmxfp4_64x256x128x1",
+         "pc": "0x4150", "path": "/t/_matmul_ogs.py", "line": 327, "allocation": "0x7fc390a00000",
+         "allocation_size": 16957440, "direction": "after", "count": 2, "max_bytes": 64, "min_bytes": 4},
+        {"kind": "store", "size": 2, "kernel": "store_tail", "pc": "0x90", "path": None, "line": None,
+         "allocation": "0x7f0000001000", "allocation_size": 512, "direction": "before", "count": 1,
+         "max_bytes": 2, "min_bytes": 2},
+    ]
+    assert parse_sanitizer("========= ERROR SUMMARY: 0 errors\n") == (0, [])
+    assert parse_sanitizer("no report") == (None, [])
+
+
+def test_an_overread_reported_before_the_next_tensor_is_one_overread():
+    # x: 400 bytes at 0x1000, y allocated at 0x1200. A 4-byte load reading x[100..127] (bytes
+    # 400..511 past x's start) is reported partly "after x", partly "before y".
+    report = []
+    for addr in range(0x1000 + 400, 0x1000 + 512, 4):
+        near_x = addr - (0x1000 + 400) + 1 <= 0x1200 - addr
+        where = (f"is {addr - (0x1000 + 400) + 1} bytes after the nearest allocation at 0x1000 of size 400 bytes"
+                 if near_x else f"is {0x1200 - addr} bytes before the nearest allocation at 0x1200 of size 4 bytes")
+        report += ["========= Invalid __global__ read of size 4 bytes",
+                   "=========     at row_sum+0x50 in kern.py:10", f"=========     Access to {addr:#x} is out of bounds",
+                   f"=========     and {where}"]
+    count, sites = parse_sanitizer("\n".join(report + ["========= ERROR SUMMARY: 28 errors"]))
+    assert count == 28 and {s["direction"] for s in sites} == {"after", "before"}
+    (site,) = merge_overreads(sites)
+    assert (site["direction"], site["allocation"], site["count"], site["max_bytes"]) == ("after", "0x1000", 28, 112)
+    assert parse_sanitizer("no report") == (None, [])
 
 
 @pytest.mark.gpu
@@ -278,3 +321,119 @@ def test_fix_conditions_and_flag_evaluation(tmp_path: Path) -> None:
     assert _eval_flags("EVEN_M and not EVEN_N", {"EVEN_M": True, "EVEN_N": False}) is True
     assert _eval_flags("(EVEN_M or EVEN_K)", {"EVEN_M": False, "EVEN_K": False}) is False
     assert _eval_flags("EVEN_X", {}) is None
+
+
+PKG_HARNESS = textwrap.dedent('''\
+    import torch
+    import pkg
+    from pkg.kern import row_sum
+
+    def run(device):
+        # The copy is imported by the package's own name, not the user's folder.
+        assert "tritonlint-verify-" in pkg.__file__, pkg.__file__
+        x = torch.linspace(-1, 1, 100, device=device)
+        out = torch.zeros(1, device=device)
+        row_sum[(1,)](x, out, 100, BLOCK=32, EVEN_N=False)
+        return {"out": out}
+''')
+
+
+@pytest.mark.parametrize("target", ["pkg", "pkg/kern.py"])
+def test_package_folder_keeps_its_name(project, tmp_path, target):
+    root, scratch = project
+    pkg = root / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "kern.py").write_text(KERNEL)
+    harness = write_harness(tmp_path, 0, body=PKG_HARNESS)
+    seen = []
+
+    def fixer(copy_root: Path, path: Path) -> None:
+        seen.append(path.relative_to(copy_root))
+        hand_fixer(copy_root, path / "kern.py" if path.is_dir() else path)
+
+    rep = verify(root / target, harness, fixer=fixer, fills=[0x00, 0xFF], compile=False, timeout=120,
+                 progress=lambda m: None)
+    assert seen == [Path(target)]  # the fixer is handed the package under its own name
+    assert all(r.status == "ok" for r in rep.runs), [r.error for r in rep.runs]
+    assert rep.verdict == "verified", runner.format_text(rep)
+    (fix,) = rep.fixes
+    assert fix.path == "pkg/kern.py" and fix.orig_lines[0] == BUG_LINE
+    assert fix.sites[0]["path"] == "pkg/kern.py" and fix.sites[0]["tensor"] == "x_ptr"
+    assert (pkg / "kern.py").read_text() == KERNEL
+    assert leftovers(scratch) == []
+
+
+CRASHING = textwrap.dedent('''\
+    def helper():
+        import no_such_module_for_tritonlint  # noqa: F401
+
+    def run(device):
+        helper()
+''')
+
+
+def test_harness_crashing_on_both_trees_is_exit_2(project, tmp_path, monkeypatch, capsys):
+    root, scratch = project
+    monkeypatch.setattr(runner, "cli_fixer", hand_fixer)
+    harness = write_harness(tmp_path, 0, body=CRASHING)
+    code = cli.run(parse([str(root / "kern.py"), "--harness", str(harness), "--fills", "0x00,0xff",
+                          "--no-compile", "--keep"]))
+    captured = capsys.readouterr()
+    assert code == 2, captured
+    assert captured.out == ""  # no verdict printed: FAILED / NOT-EXERCISED would be a lie
+    err = captured.err
+    assert "the harness failed on both trees (4 runs, crashed)" in err
+    # The last traceback lines: the harness's own frame and the error itself.
+    assert "in helper" in err and "No module named 'no_such_module_for_tritonlint'" in err
+    # --keep keeps every run's log, and says where.
+    (kept,) = leftovers(scratch)
+    logs = sorted(kept.glob("runs/*/log.txt"))
+    assert len(logs) == 4 and f"{kept}/runs/*/log.txt" in err
+    report = json.loads((kept / "runs" / "original-255" / "report.json").read_text())
+    assert "No module named 'no_such_module_for_tritonlint'" in report["error"]
+
+
+def test_crash_on_one_tree_only_is_a_verdict(project, tmp_path, monkeypatch, capsys):
+    root, _ = project
+    monkeypatch.setattr(runner, "cli_fixer", hand_fixer)
+    body = textwrap.dedent('''\
+        import kern
+
+        def run(device):
+            if "fixed" in kern.__file__:
+                raise RuntimeError("the fix broke it")
+            return {"out": kern.__file__.count("/")}
+    ''')
+    code = cli.run(parse([str(root / "kern.py"), "--harness", str(write_harness(tmp_path, 0, body=body)),
+                          "--fills", "0x00", "--no-compile"]))
+    out = capsys.readouterr().out
+    assert code == 1 and "FAILED" in out and "the fix broke it" in out
+
+
+def test_memcheck_line_of_a_generated_kernel_is_found_in_its_source(tmp_path):
+    # triton_kernels' specialize() rebuilds a kernel from its source text with a new header: its
+    # code (and so memcheck's line) belongs to specialize.py, counted from that function's line.
+    from tritonlint.verify.runner import Verifier, _defining_file
+
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    original = ["import triton", "", "@triton.jit", "def kern(A, B, N,", "         K: tl.constexpr):",
+                "    x = tl.load(A)", "    y = tl.load(B)  # the bad one", "    x = tl.load(A)", ""]
+    (pkg / "k.py").write_text("\n".join(original))
+    (pkg / "specialize.py").write_text("def _empty_fn():\n    pass\n")
+    generated = "def kern(A, B, N):\n    K: tl.constexpr = 4\n" + "\n".join(original[5:])
+    start = 37
+    site = {"kind": "load", "size": 4, "kernel": "kern_0d1d", "pc": "0x10", "path": "specialize.py",
+            "line": start + 3, "allocation": "0x2000", "allocation_size": 64, "direction": "after",
+            "count": 3, "max_bytes": 12, "min_bytes": 4}
+    launch = {"kernel": "kern", "path": str(pkg / "specialize.py"), "compiled": "kern_0d1d",
+              "generated": {"start": start, "src": generated, "file": _defining_file(tmp_path, "kern")}}
+    tensors = [{"kernel": "kern", "path": launch["path"], "compiled": "kern_0d1d", "param": "B",
+                "ptr": "0x2000", "storage": "0x2000", "nbytes": 64, "dtype": "torch.float32", "shape": [16]}]
+    v = Verifier.__new__(Verifier)
+    out = v._sanitizer_site(tmp_path, site, tensors, [launch])
+    assert (out["path"], out["line"], out["tensor"], out["kernel"]) == ("pkg/k.py", 7, "B", "kern")
+    # A line whose text is not unique is placed by the lines before it.
+    site["line"] = start + 4  # the second `x = tl.load(A)`
+    assert v._sanitizer_site(tmp_path, site, tensors, [launch])["line"] == 8
