@@ -437,3 +437,17 @@ def test_memcheck_line_of_a_generated_kernel_is_found_in_its_source(tmp_path):
     # A line whose text is not unique is placed by the lines before it.
     site["line"] = start + 4  # the second `x = tl.load(A)`
     assert v._sanitizer_site(tmp_path, site, tensors, [launch])["line"] == 8
+
+
+def test_a_specialization_is_all_even_by_checks_own_flag_recogniser(tmp_path: Path) -> None:
+    """`verify` asks the recogniser `check` uses which constexprs are evenness flags and which value
+    promises full tiles: `DIVISIBLE_K=True` and `MASK_N=False` are even, whatever the names say."""
+    from tritonlint.verify.runner import _all_even
+
+    kernel = tmp_path / "k.py"
+    kernel.write_text((Path(__file__).resolve().parents[1] / "fixtures/unmasked-tail-load/flag_named_oddly.py").read_text())
+    assert _all_even(kernel, "bmm_divisible_kernel", {"DIVISIBLE_K": True, "DIVISIBLE_M": True, "DIVISIBLE_N": True})
+    assert not _all_even(kernel, "bmm_divisible_kernel", {"DIVISIBLE_K": False, "DIVISIBLE_M": True})
+    assert _all_even(kernel, "weighted_row_sum_kernel", {"MASK_K": False})
+    assert not _all_even(kernel, "weighted_row_sum_kernel", {"MASK_K": True})
+    assert not _all_even(kernel, "weighted_row_sum_kernel", {"BLOCK_K": 32})  # sets no flag

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import concurrent.futures
 import difflib
+import functools
 import json
 import os
 import re
@@ -524,6 +525,26 @@ def _fix_conditions(path: Path, lines: set[int]) -> dict[int, list[str]]:
     return out
 
 
+@functools.lru_cache(maxsize=64)
+def _evenness_flags(path: Path) -> dict[str, dict[str, bool]]:
+    """Per kernel of a file, its evenness flags and the value that promises full tiles."""
+    from tritonlint.config import Config
+    from tritonlint.engine import evenness_flags
+
+    try:
+        return evenness_flags(path.read_text(encoding="utf-8"), Config())
+    except (OSError, UnicodeDecodeError):
+        return {}
+
+
+def _all_even(path: Path, kernel: str, consts: dict[str, Any]) -> bool:
+    """Whether a specialization sets every evenness flag of the kernel that it sets to the value
+    that promises full tiles (and sets at least one)."""
+    even = _evenness_flags(path).get(kernel, {})
+    flags = [consts[name] == value for name, value in even.items() if isinstance(consts.get(name), bool)]
+    return bool(flags) and all(flags)
+
+
 def _eval_flags(expr: str, consts: dict[str, Any]) -> bool | None:
     """Evaluate a flag condition (names, and/or/not, ==, parentheses) under constexprs; None if unknown."""
     try:
@@ -1032,10 +1053,11 @@ class Verifier:
                 keys_a = [(a["op"], a["masked"], a["type"]) for a in acc_after]
                 keys_b = [(a["op"], a["masked"], a["type"]) for a in acc_before]
                 consts = var.get("constexprs") or spec.get("constexprs", {})
-                # Every EVEN_* flag true: no tile is partial. With EVEN_M true and EVEN_N false,
-                # N tiles are still partial and the fix rightly masks there.
-                flags = [v for k, v in consts.items() if k.upper().startswith("EVEN") and isinstance(v, bool)]
-                all_even = bool(flags) and all(flags)
+                # Every evenness flag on its full-tile side: no tile is partial. With EVEN_M true and
+                # EVEN_N false, N tiles are still partial and the fix rightly masks there. Which
+                # constexprs are flags, and which value promises full tiles, `check`'s own
+                # recogniser says (`MASK_K=False` and `DIVISIBLE_N=True` are such flags too).
+                all_even = _all_even(trees["original"] / spec["rel"], spec["kernel"], consts)
                 fast_lines = {ln for ln, cs in conds.items() if cs and all(_eval_flags(c, consts) for c in cs)}
                 # Unmasked on purpose: the fix's own condition holds, or (for an unconditional
                 # fix) no tile is partial in this specialization.
