@@ -64,6 +64,10 @@ def tail_fix(model: KernelModel, hazard: TailHazard) -> CallFix:
     even = evens.pop() if len(evens) == 1 else None  # flags disagree: mask every specialization
     if even is not None and even.negated() in access.path:
         even = None  # already inside `else:` of the flag: no switch needed
+    if even is not None and _decided_at_run_time(model, even.atom):
+        # `None if j == last else m`: a run-time condition cannot pick None on one side and a
+        # tensor on the other in Triton; mask every tile (the even ones lose nothing but speed).
+        even = None
     arguments = {"mask": _combined_mask(model, access, mask, even)}
     if access.kind == "load" and _argument(access.call, "other", 2) is None:
         # On the even side the call keeps no `other` (the mask there may be None, and Triton
@@ -432,6 +436,15 @@ def _wrapped(text: str) -> bool:
         if depth == 0 and index < len(text) - 1:
             return False
     return True
+
+
+def _decided_at_run_time(model: KernelModel, atom: str) -> bool:
+    """Whether a condition reads a value known only at run time (a loop index, a tensor's length)."""
+    try:
+        node = cst.parse_expression(atom)
+    except cst.ParserSyntaxError:
+        return False
+    return model.ev.runtime(node, 0)
 
 
 def _condition(literal: Literal) -> str:
