@@ -404,6 +404,21 @@ def _comparisons(model: KernelModel, access: Access, hypothesis: frozenset[Liter
                         pending.append((d.value, depth + 1))
                 continue
             pending.extend((child, depth) for child in expressions_in(node))
+    # A bound kept in a local but never given to an access here (`tile_mask = seq_offset < n`,
+    # passed to a helper instead): the kernel's own comparison all the same.
+    given = {name for other in model.accesses if other.mask is not None for name in names_in(other.mask)}
+    for name, defs in model.defs.items():
+        if name in given:
+            continue  # read through the accesses that use it, on their paths
+        for d in defs:
+            value = d.value
+            if (d.kind != "assign" or type(value) is not cst.Comparison or id(value) in seen
+                    or d.order > access.order or not compatible(d.path, path)
+                    or (same_loop and d.loops[:len(access.loops)] != access.loops)):
+                continue
+            if len(value.comparisons) == 1 and isinstance(value.comparisons[0].operator, (cst.LessThan, cst.LessThanEqual)):
+                seen.add(id(value))
+                yield value, model.line_of(value) if _in_module(model, value) else model.line_of(access.call), d
 
 
 def _in_module(model: KernelModel, node: cst.CSTNode) -> bool:
