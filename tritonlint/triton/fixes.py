@@ -59,7 +59,7 @@ def tail_fix(model: KernelModel, hazard: TailHazard) -> CallFix:
         sources.append(derived[2])
         if derived[1] is Applicability.UNSAFE:
             applicability = Applicability.UNSAFE
-    mask = masks[0] if len(masks) == 1 else " & ".join(f"({m})" for m in masks)
+    mask = masks[0] if len(masks) == 1 else _per_side(hazards, masks) or " & ".join(f"({m})" for m in masks)
     evens = {h.even for h in hazards}
     even = evens.pop() if len(evens) == 1 else None  # flags disagree: mask every specialization
     if even is not None and even.negated() in access.path:
@@ -76,6 +76,18 @@ def tail_fix(model: KernelModel, hazard: TailHazard) -> CallFix:
     new_call = _with_arguments(model, access, arguments)
     where = f" on the side where {even.negated().describe()}" if even else ""
     return CallFix(f"Mask the {access.kind}{where} with `{mask}` ({'; '.join(sources)})", applicability, new_call)
+
+
+def _per_side(hazards: list[TailHazard], masks: list[str]) -> str | None:
+    """`m_k if NORMK else m_v` when each of two dimensions enters the pointer on one side of the same
+    condition (`if NORMK: p = z + o_k` / `else: p = z + o_v`): ANDing them would mask a `[BK]` pointer
+    with a `[BV]` mask too."""
+    if len(hazards) != 2 or len(masks) != 2:
+        return None
+    first, second = (next(iter(h.when)) if len(h.when) == 1 else None for h in hazards)
+    if first is None or second is None or first.negated() != second:
+        return None
+    return f"{masks[0]} if {_condition(first)} else {masks[1]}"
 
 
 def _underivable(model: KernelModel, hazard: TailHazard) -> str:

@@ -112,6 +112,7 @@ class TailHazard:
     helper: KernelModel | None = field(default=None, compare=False)  # the jit helper holding the access
     via: str = ""  # how a caller reaches it: "called from kernel K at line N"
     walked: str = ""  # the walk described by the caller (its loops are not the helper's)
+    when: Path = frozenset()  # the walk enters the pointer only where these hold (one side of an `if`)
 
 
 @dataclass(frozen=True)
