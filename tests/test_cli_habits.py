@@ -489,3 +489,11 @@ def test_add_suppressions_keeps_within_the_line_length(run: Run, tmp_path: Path)
     assert run("check", "--add-suppressions", "b.py")[0] == 0
     assert (tmp_path / "b.py").read_text() == multi.replace(
         "tl.store(\n", f"tl.store(  # tritonlint: ignore[TL102] {reason}\n")
+
+
+def test_known_codes_are_the_reported_codes() -> None:
+    from tritonlint.config import KNOWN_CODES
+    from tritonlint.rule import all_rules
+    from tritonlint.suppressions import UNUSED_CODE
+
+    assert sorted(KNOWN_CODES) == sorted([UNUSED_CODE, *(rule.code for rule in all_rules())])
