@@ -391,7 +391,7 @@ def test_per_file_ignores_in_the_configuration_and_on_the_command_line(run: Run,
 def test_fix_summary_show_fixes_and_exit_non_zero_on_fix(run: Run, tmp_path: Path) -> None:
     write(tmp_path / "a.py", SAFE)
     write(tmp_path / "b.py", UNSAFE)
-    code, out, err = run("check", "--fix", "--show-fixes", ".")
+    code, out, _err = run("check", "--fix", "--show-fixes", ".")
     assert code == 1
     assert out.endswith("Found 2 errors (1 fixed, 1 remaining).\nFixed 1 error:\n- ./a.py:\n"
                         "    1 \u00d7 TL102 (unmasked-tail-store)\n")
@@ -448,10 +448,10 @@ def test_force_exclude_skips_named_files_in_skipped_folders(run: Run, tmp_path: 
 def test_a_warning_when_no_python_file_was_found(run: Run, tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     write(tmp_path / "notes.txt", "some notes")
-    code, out, err = run("check", "empty", "notes.txt")
+    code, _out, err = run("check", "empty", "notes.txt")
     assert code == 0
     assert "warning" not in err  # notes.txt was named: it is checked (and holds no kernel)
-    code, out, err = run("check", "empty")
+    code, _out, err = run("check", "empty")
     assert (code, err) == (0, "tritonlint: warning: no Python files found under the given path(s)\n")
 
 
@@ -489,3 +489,11 @@ def test_add_suppressions_keeps_within_the_line_length(run: Run, tmp_path: Path)
     assert run("check", "--add-suppressions", "b.py")[0] == 0
     assert (tmp_path / "b.py").read_text() == multi.replace(
         "tl.store(\n", f"tl.store(  # tritonlint: ignore[TL102] {reason}\n")
+
+
+def test_known_codes_are_the_reported_codes() -> None:
+    from tritonlint.config import KNOWN_CODES
+    from tritonlint.rule import all_rules
+    from tritonlint.suppressions import UNUSED_CODE
+
+    assert sorted(KNOWN_CODES) == sorted([UNUSED_CODE, *(rule.code for rule in all_rules())])

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, TypeVar
 from tritonlint import __version__
 from tritonlint.cache import Cache, default_cache_dir
 from tritonlint.config import Config, ConfigError, check_selectors, find_pyproject, load_config
+from tritonlint.notebook import NotebookError, in_cells, is_notebook
 from tritonlint.report import FileReport
 from tritonlint.runner import (
     SourceFile,
@@ -22,6 +23,7 @@ from tritonlint.runner import (
     analyse,
     cached_report,
     discover,
+    encode_source,
     first_look,
     fix_file,
     force_excluded,
@@ -308,9 +310,12 @@ def _check_stdin(args: argparse.Namespace, config: Config) -> int:
         report = fix_file(file, config, unsafe=args.unsafe_fixes, write=False,
                           unused=args.report_unused_suppressions)
         if args.fix and not args.diff:
-            bom = "\ufeff" if data.startswith(b"\xef\xbb\xbf") else ""
-            fixed = report.fixed_text
-            _out_bytes(data if fixed is None else (bom + fixed).encode("utf-8"))
+            try:
+                fixed = data if report.fixed_text is None else encode_source(file.path, report.fixed_text, data)
+            except NotebookError as error:
+                print(f"tritonlint: {name}: {error}; fix not written", file=sys.stderr)
+                fixed = data
+            _out_bytes(fixed)
             with contextlib.redirect_stdout(sys.stderr):
                 return _report([report], args, config, [file])
         return _report([report], args, config, [file])
@@ -451,6 +456,8 @@ def _kept(report: FileReport, config: Config, files: Sequence[SourceFile]) -> li
     from tritonlint.unchecked import unchecked_diagnostics
 
     found = [*report.diagnostics, *unchecked_diagnostics(report)]
+    if report.text is not None and is_notebook(report.path):
+        found = in_cells(found, report.text)
     if not config.per_file_ignores:
         return found
     path = next((file.path for file in files if file.display == report.path), Path(report.path))

@@ -17,6 +17,7 @@ from pathlib import Path
 from tritonlint.cache import Cache, content_hash
 from tritonlint.config import DEFAULT_EXCLUDES, Config
 from tritonlint.diagnostics import Diagnostic
+from tritonlint.notebook import NotebookError, is_notebook, to_python, write_back
 from tritonlint.report import FileReport
 from tritonlint.suppressions import add_suppressions, may_hold_suppressions, unused_suppressions
 
@@ -37,7 +38,7 @@ def force_excluded(path: Path, config: Config) -> bool:
 
 
 def discover(paths: Sequence[str], config: Config, *, force_exclude: bool = False) -> Iterator[SourceFile]:
-    """Files to check: `.py` files under each path, skipping hidden/virtualenv/build folders and excludes.
+    """Files to check: `.py` and `.ipynb` files under each path, skipping hidden/virtualenv/build folders and excludes.
 
     A file named explicitly is checked even if discovery would skip its folder, unless an
     exclude pattern matches it (pre-commit passes files one by one and excludes must hold), or,
@@ -76,7 +77,7 @@ def _walk(top: Path, config: Config) -> Iterator[Path]:
                             and not _excluded(base / d, config))
         for name in sorted(files):
             candidate = base / name
-            if name.endswith(".py") and not candidate.is_symlink() and not _excluded(candidate, config):
+            if (name.endswith(".py") or is_notebook(name)) and not candidate.is_symlink() and not _excluded(candidate, config):
                 yield candidate
 
 
@@ -124,6 +125,11 @@ def decode_source(file: SourceFile, data: bytes) -> tuple[str | None, str | None
         text = data.decode("utf-8-sig" if data.startswith(b"\xef\xbb\xbf") else "utf-8")
     except UnicodeDecodeError as error:
         return None, f"{file.display}: not UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start})"
+    if is_notebook(file.path.name):
+        try:
+            return to_python(data), None
+        except NotebookError as error:
+            return None, f"{file.display}: {error}"
     return text, None
 
 
@@ -280,14 +286,25 @@ def add_suppressions_file(report: FileReport, file: SourceFile,
     return added, None
 
 
+def encode_source(path: Path, text: str, before: bytes) -> bytes:
+    """The bytes to write for `text`, the file having held `before`: a notebook gets its cells
+    back in its own JSON layout; a Python file keeps its BOM."""
+    if is_notebook(path.name):
+        return write_back(before, text)
+    bom = b"\xef\xbb\xbf" if before.startswith(b"\xef\xbb\xbf") else b""
+    return bom + text.encode("utf-8")
+
+
 def write_atomic(path: Path, text: str, expected: bytes) -> str | None:
     """Write `text` over `path` (temp file + rename, permissions kept); None, or why not.
 
     Refuses when the file no longer holds `expected` (an editor saved it meanwhile); the
     original is untouched on every failure.
     """
-    bom = b"\xef\xbb\xbf" if expected.startswith(b"\xef\xbb\xbf") else b""
-    data = bom + text.encode("utf-8")
+    try:
+        data = encode_source(path, text, expected)
+    except NotebookError as error:
+        return f"{error}; fix not written"
     try:
         if path.read_bytes() != expected:
             return "changed on disk since it was read; fix not written"

@@ -19,7 +19,7 @@ from tritonlint.rule import Rule
 
 _TRITONLINT = re.compile(r"#\s*tritonlint:\s*ignore(?:\[(?P<codes>[A-Z0-9,\s]*)\])?(?P<reason>[^#]*)")
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
-# `# tritonlint: noqa` alone on a comment (ruff's `# ruff: noqa`): the whole file.
+# `# tritonlint: noqa` alone on a comment suppresses in the whole file (ruff's file-level noqa).
 _FILE_NOQA = re.compile(r"#\s*tritonlint:\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]*(?:[,\s]+[A-Z]+[0-9]*)*))?\s*$",
                         re.IGNORECASE | re.MULTILINE)
 _LINE_END = re.compile(r"\r\n|\r|\n")

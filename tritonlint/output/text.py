@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from tritonlint.diagnostics import Applicability, Diagnostic
+from tritonlint.notebook import CellMap
 from tritonlint.output._common import ordered
 
 # ANSI styles, used only when the caller asks for colour (it knows whether stdout is a terminal).
@@ -61,15 +62,17 @@ def _headline(d: Diagnostic, color: bool) -> str:
     colon = _style(":", _CYAN, color)
     path = _style(d.path, _BOLD, color)
     code = _style(d.code, _RED_BOLD, color)
-    return f"{path}{colon}{d.line}{colon}{d.column}{colon} {code} {d.message}"
+    cell = f"{colon}cell {d.cell}" if d.cell is not None else ""  # ruff's notebook spelling
+    return f"{path}{cell}{colon}{d.line}{colon}{d.column}{colon} {code} {d.message}"
 
 
 def _snippet(d: Diagnostic, text: str, color: bool) -> list[str]:
     """The finding's first source line, numbered, with `^` under the flagged part of it."""
     source_lines = text.splitlines()
-    if not 1 <= d.line <= len(source_lines):
+    number = CellMap(text).joined_line(d.cell, d.line) if d.cell is not None else d.line
+    if not 1 <= number <= len(source_lines):
         return []
-    line = source_lines[d.line - 1].rstrip("\r")
+    line = source_lines[number - 1].rstrip("\r")
     end = d.end_column if d.end_line == d.line else len(line) + 1
     width = len(str(d.line))
     gutter = _style(f"{' ' * width} |", _CYAN_BOLD, color)
