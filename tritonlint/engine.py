@@ -17,7 +17,7 @@ from tritonlint.config import Config
 from tritonlint.diagnostics import Applicability, Diagnostic, Edit, Fix
 from tritonlint.report import FileReport
 from tritonlint.rule import Rule, all_rules
-from tritonlint.suppressions import file_suppressions, suppressions_in_line
+from tritonlint.suppressions import comments_by_line, file_suppressions, suppressions_in_line
 from tritonlint.triton.locations import Locator, Span
 from tritonlint.triton.model import KernelModel, TailHazard
 from tritonlint.triton.names import ImportMap
@@ -360,9 +360,13 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> str:
 def _suppressed_by(diagnostic: Diagnostic, text: str, starts: Sequence[int]) -> list[int]:
     """The lines (its first and/or last) whose suppression comments hide `diagnostic`; empty if none."""
     lines = []
+    comments = comments_by_line(text)  # only real comments: `tl.device_print("# noqa")` is no suppression
     for number in sorted({diagnostic.line, diagnostic.end_line}):
-        end = starts[number] if number < len(starts) else len(text)
-        line = text[starts[number - 1]:end]
+        if comments is not None:
+            line = comments.get(number, "")
+        else:
+            end = starts[number] if number < len(starts) else len(text)
+            line = text[starts[number - 1]:end]
         if any(s.covers(diagnostic.code) for s in suppressions_in_line(number, line)):
             lines.append(number)
     return lines

@@ -13,6 +13,7 @@ import re
 import tokenize
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from tritonlint.diagnostics import Applicability, Diagnostic, Edit, Fix
 from tritonlint.rule import Rule
@@ -75,6 +76,20 @@ class Suppression:
 
     def covers(self, code: str) -> bool:
         return self.codes is None or code in self.codes
+
+
+@lru_cache(maxsize=8)
+def comments_by_line(text: str) -> dict[int, str] | None:
+    """The real comments of `text` (found by the tokenizer, never inside a string), by line;
+    None when the text does not tokenize. Cached: every finding of a file asks."""
+    found: dict[int, str] = {}
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text, newline="").readline):
+            if token.type == tokenize.COMMENT:
+                found[token.start[0]] = token.string
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return None
+    return found
 
 
 def suppressions_in_line(line_number: int, text: str) -> list[Suppression]:
