@@ -15,6 +15,8 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
+from tritonlint.triton.outline import outline
+
 REPO = Path(__file__).resolve().parent.parent
 TEMPLATE = REPO / "fixtures" / "unmasked-tail-load" / "gemm_even_k_twin.py"
 
@@ -32,13 +34,11 @@ def kernel_file(lines: int) -> str:
 
 
 def body_line(text: str) -> int:
-    """0-based line of the first statement of the middle kernel: where the edits go."""
-    defs = [i for i, line in enumerate(text.splitlines()) if line.startswith("def ")]
-    line = defs[len(defs) // 2]
-    lines = text.splitlines()
-    while not lines[line].rstrip().endswith(":"):  # the signature may span lines
-        line += 1
-    return line + 1
+    """0-based line of the first statement of the middle jit kernel: where the edits go."""
+    kernels = outline(text).kernels
+    function = kernels[len(kernels) // 2].function
+    assert function is not None
+    return function.body[0].lineno - 1
 
 
 class Bench:
@@ -140,7 +140,7 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
         await bench.stop()
     return {
         "file": args.file or f"{args.lines}-line generated kernel file", "lines": text.count("\n"),
-        "kernels": len([x for x in text.splitlines() if x.startswith("def ")]), "findings": found,
+        "kernels": len(outline(text).kernels), "findings": found,
         "open_ms": opened * 1000, "edit_in_a_kernel_ms": summary(kernel_edits),
         "edit_outside_kernels_ms": summary(host_edits), "typing_burst_last_key_ms": summary(bursts),
         "burst": args.burst, "keystroke_s": args.keystroke, "runs": args.runs,
