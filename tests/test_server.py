@@ -212,6 +212,9 @@ async def test_hover_shows_the_message_and_notes(client: RecordingClient, tmp_pa
     assert text.startswith("**TL101** `unmasked-tail-load`: tl.load can read past the end")
     assert "- reachable when EVEN_K is False" in text
     assert "- walks `offs` (tiles of BLOCK_K), advanced by the loop at line 9" in text
+    # The analysis's reasons, as `check --explain` prints them for the line.
+    assert "Why (`tritonlint check --explain`):" in text
+    assert "    unbounded: reachable when EVEN_K is False" in text
     assert hover.range == diagnostic.range
     nothing = await client.text_document_hover_async(types.HoverParams(
         types.TextDocumentIdentifier(uri), types.Position(10, 20)))  # the masked-by-flag load above

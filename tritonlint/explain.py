@@ -24,6 +24,11 @@ def explain(path: str, line: int, config: Config) -> tuple[list[str], bool]:
             text = handle.read()
     except (OSError, UnicodeDecodeError) as error:
         raise ExplainError(f"{path}: cannot read: {error}") from error
+    return explain_source(path, text, line, config)
+
+
+def explain_source(path: str, text: str, line: int, config: Config) -> tuple[list[str], bool]:
+    """`explain` of a text that need not be on disk (an editor's unsaved buffer)."""
     try:
         imports, kernels = parse_kernels(text)
     except Exception as error:  # a syntax error of any parser: one line, no traceback

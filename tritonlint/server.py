@@ -19,6 +19,7 @@ from pygls.uris import to_fs_path
 from tritonlint import __version__
 from tritonlint.config import Config, ConfigError, find_pyproject, load_config
 from tritonlint.diagnostics import Applicability, Diagnostic, Edit
+from tritonlint.explain import explain_source
 from tritonlint.incremental import IncrementalChecker
 from tritonlint.report import FileReport
 from tritonlint.suppressions import add_suppressions
@@ -228,17 +229,36 @@ async def hover(ls: TritonlintServer, params: types.HoverParams) -> types.Hover 
     shown = [finding for finding in result.findings if _overlaps(finding.range, here)]
     if not shown:
         return None
+    document = ls.documents.get(params.text_document.uri)
+    reasons: list[str] = []
+    if document is not None and shown[0].diagnostic.code != NOT_CHECKED_CODE:
+        # The analysis's reasons (`check --explain`), on the analysis thread: it builds every model.
+        config, _ = ls._config(document)
+        reasons = await asyncio.get_running_loop().run_in_executor(
+            ls.analysis, _reasons, document.path, result.text, shown[0].diagnostic.line, config)
     return types.Hover(types.MarkupContent(types.MarkupKind.Markdown,
-                                           "\n\n---\n\n".join(hover_text(finding.diagnostic) for finding in shown)),
+                                           "\n\n---\n\n".join(hover_text(finding.diagnostic, reasons)
+                                                                  for finding in shown)),
                        range=shown[0].range)
 
 
-def hover_text(diagnostic: Diagnostic) -> str:
-    """Markdown for a finding: what it is and why it was reported (its notes), and its fix."""
+def _reasons(path: str, text: str, line: int, config: Config) -> list[str]:
+    try:
+        lines, _ = explain_source(path, text, line, config)
+    except Exception:  # noqa: BLE001  (a hover without reasons beats no hover)
+        return []
+    return lines
+
+
+def hover_text(diagnostic: Diagnostic, reasons: Sequence[str] = ()) -> str:
+    """Markdown for a finding: what it is and why it was reported (its notes), its fix, and the
+    analysis's reasons for every access on its line (`check --explain`)."""
     lines = [f"**{diagnostic.code}** `{diagnostic.name}`: {diagnostic.message}", ""]
     lines.extend(f"- {note}" for note in diagnostic.notes)
     if diagnostic.fix is not None:
         lines.extend(["", f"Fix ({diagnostic.fix.applicability.value}): {diagnostic.fix.title}"])
+    if reasons:
+        lines.extend(["", "Why (`tritonlint check --explain`):", "```text", *reasons, "```"])
     if diagnostic.code != NOT_CHECKED_CODE:
         lines.extend(["", f"`tritonlint rule {diagnostic.code}` documents the rule."])
     return "\n".join(lines)
