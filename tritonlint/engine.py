@@ -360,13 +360,14 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> str:
 def _suppressed_by(diagnostic: Diagnostic, text: str, starts: Sequence[int]) -> list[int]:
     """The lines (its first and/or last) whose suppression comments hide `diagnostic`; empty if none."""
     lines = []
-    comments = comments_by_line(text)  # only real comments: `tl.device_print("# noqa")` is no suppression
     for number in sorted({diagnostic.line, diagnostic.end_line}):
+        end = starts[number] if number < len(starts) else len(text)
+        line = text[starts[number - 1]:end]
+        if not suppressions_in_line(number, line):
+            continue  # the cheap test first: most flagged lines carry no suppression at all
+        comments = comments_by_line(text)  # only real comments: `tl.device_print("# noqa")` is none
         if comments is not None:
             line = comments.get(number, "")
-        else:
-            end = starts[number] if number < len(starts) else len(text)
-            line = text[starts[number - 1]:end]
         if any(s.covers(diagnostic.code) for s in suppressions_in_line(number, line)):
             lines.append(number)
     return lines
