@@ -86,6 +86,18 @@ def test_removing_the_fix_mask_is_detected(rng: random.Random) -> None:
     assert not failures, (case.source, case.mutations, failures, case.text)
 
 
+@settings(FUZZ, max_examples=30)
+@given(st.randoms(use_true_random=False))
+def test_fix_shapes_under_neutral_mutations(rng: random.Random) -> None:
+    """The multi-round and `None if F else m` kernels (fk.SHAPES), reformatted, commented, renamed,
+    tabbed or CRLF: still reported, and the fix properties hold (one `--fix` settles it, no
+    `(None if ...) & ...`)."""
+    case = fk.shape_case(rng)
+    assert check_source("f.py", case.text, fk.CONFIG, strict=True).diagnostics, (case.mutations, case.text)
+    failures = fk.generic_failures(case)
+    assert not failures, (case.source, case.mutations, failures, case.text)
+
+
 _EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*)")
 
 
