@@ -134,6 +134,75 @@ def test_not_exercised_when_tail_never_reached(project, tmp_path):
     assert leftovers(scratch) == []
 
 
+def test_wrong_in_bounds_fix_is_not_verified_without_reference(project, tmp_path):
+    """A fix that stays in bounds but is wrong (masked lanes read as 1.0, not 0.0) changes the
+    sum; with no reference() in the harness, the fixed output differing from the original at
+    fill 0x00 (where the original's overread reads zeros) is the evidence: FAILED."""
+    root, _ = project
+    harness = write_harness(tmp_path, 100)
+
+    def wrong_fixer(copy_root: Path, target: Path) -> None:
+        target.write_text(target.read_text().replace(BUGGY, FIXED.replace("other=0.0", "other=1.0")))
+
+    rep = verify(root / "kern.py", harness, fixer=wrong_fixer, fills=[0x00, 0xFF], compile=False,
+                 timeout=120, progress=lambda m: None)
+    assert rep.checks["fixed_oob_sites"] == 0 and rep.checks["fixed_fill_dependent"] == []
+    assert rep.checks["fixed_vs_reference_relative_error"] is None  # no reference() to compare with
+    assert list(rep.checks["fixed_vs_original_at_0x00"]) == ["out"]
+    assert rep.checks["fixed_vs_original_at_0x00"]["out"] == pytest.approx(28.0)  # 28 lanes past N
+    assert rep.verdict == "failed", rep.reasons
+    assert rep.fixes[0].verdict == "failed"
+    assert any("differ from the original at fill 0x00" in r for r in rep.reasons), rep.reasons
+
+
+UNDEF_KERNEL = KERNEL.replace("def row_sum(x_ptr, out_ptr, N,", "def row_sum(x_ptr, out_ptr, N, undef,")
+UNDEF_HARNESS = textwrap.dedent('''\
+    import struct
+    import sys
+
+    import torch
+    from kern import row_sum
+
+    N = 100
+
+    def run(device):
+        # The fill byte of this run (the child's --fill). On a GPU, lanes a kernel reads without
+        # defining them hold whatever the poisoned memory holds; the interpreter has no such
+        # memory, so the kernel is handed that value to read instead.
+        fill = int(sys.argv[sys.argv.index("--fill") + 1])
+        undef = struct.unpack("<f", bytes([fill]) * 4)[0]
+        x = torch.linspace(-1, 1, N, device=device)
+        out = torch.zeros(1, device=device)
+        row_sum[(1,)](x, out, N, undef, BLOCK=32, EVEN_N=False)
+        return {"out": out}
+''')
+
+
+def test_fill_dependent_fixed_output_is_not_verified(project, tmp_path):
+    """A fix that keeps the kernel in bounds but makes its output depend on the fill (its masked
+    lanes read an undefined value, here the poison itself): equal to the original at fill 0x00,
+    no new NaN (fill 0x3f is 0.747 as float32), no reference(): only the fixed outputs changing
+    with the fill show it, and that alone makes it FAILED. Real runs; fresh child processes so
+    the harness sees its --fill argument."""
+    root, _ = project
+    (root / "kern.py").write_text(UNDEF_KERNEL)
+    harness = write_harness(tmp_path, 100, body=UNDEF_HARNESS)
+
+    def undefined_lanes_fixer(copy_root: Path, target: Path) -> None:
+        target.write_text(target.read_text().replace(BUGGY, FIXED.replace("other=0.0", "other=undef")))
+
+    rep = verify(root / "kern.py", harness, fixer=undefined_lanes_fixer, fills=[0x00, 0x3F], compile=False,
+                 timeout=240, forkserver=False, progress=lambda m: None)
+    assert all(r.status == "ok" for r in rep.runs), [r.error for r in rep.runs]
+    assert rep.checks["original_fill_dependent"] == ["out"] and rep.checks["original_oob_sites"] == 1
+    assert rep.checks["fixed_oob_sites"] == 0
+    assert not rep.checks["fixed_vs_original_at_0x00"] and not rep.checks["fixed_new_nan"]
+    assert rep.checks["fixed_fill_dependent"] == ["out"]
+    assert rep.verdict == "failed", rep.reasons
+    assert rep.fixes[0].verdict == "failed"
+    assert any("fixed outputs change with the fill: out" in r for r in rep.reasons), rep.reasons
+
+
 def test_crash_and_hang_reported_not_propagated(project, tmp_path):
     root, scratch = project
     pidfile = tmp_path / "pid"
@@ -291,7 +360,7 @@ def test_cuda_poisoned_run(project, tmp_path):
                  progress=lambda m: None)
     assert all(r.status == "ok" for r in rep.runs), [r.error for r in rep.runs]
     assert rep.checks["fixed_fill_dependent"] == []
-    assert rep.verdict in ("verified", "not-exercised"), rep.reasons
+    assert rep.verdict == "verified", rep.reasons
 
 
 def test_original_off_reference_explains_in_storage_overruns() -> None:
