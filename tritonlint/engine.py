@@ -144,8 +144,11 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False) 
     helpers = {kernel.name: model for kernel, model in models}
     sources = {id(model): kernel for kernel, model in models}
     reported: set[tuple[str, int]] = set()  # a helper's access is reported once, from its first caller
+    depends: set[str] = set()
     for kernel, model in models:
         model.helpers = helpers
+        model.origin = (path, text)
+        model.depends = depends
         for rule in rules:
             try:
                 hazards = list(rule.check(model))
@@ -176,7 +179,7 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False) 
         diagnostics = kept
     diagnostics.sort(key=Diagnostic.sort_key)
     return FileReport(path, tuple(diagnostics), crashes=tuple(crashes), suppressed=suppressed, text=text,
-                      suppressions_used=tuple(sorted(set(used))))
+                      suppressions_used=tuple(sorted(set(used))), depends=tuple(sorted(depends)))
 
 
 def evenness_flags(text: str, config: Config) -> dict[str, dict[str, bool]]:

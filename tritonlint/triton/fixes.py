@@ -5,7 +5,8 @@ The mask comes, in order of preference, from
    (safe: the kernel already trusts it for this shape);
 2. a comparison the kernel already makes on this dimension (`offs_k < k`), re-broadcast to this
    pointer, or rescaled to the pointer's own units when it walks the same loop in other units
-   (`offs_k_scale * BLOCK_K // PACKED_MX_BLOCK < k`) (unsafe: inferred);
+   (`offs_k_scale * BLOCK_K // PACKED_MX_BLOCK < k`), through the lane order of a jit helper that
+   unswizzles the loaded tile (layouts.py) (unsafe: inferred);
 3. the loop bound (`offs < K - k * BLOCK_K` under `range(tl.cdiv(K, BLOCK_K))`) (unsafe).
 On the side of an evenness flag that guarantees full tiles the access stays unmasked
 (`mask=None if EVEN_K else ...`), so the even specialization compiles to the same code.
@@ -15,11 +16,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 import libcst as cst
 
 from tritonlint.diagnostics import Applicability
 from tritonlint.triton.ir import LOOP_PREFIX, Access, TailHazard
+from tritonlint.triton.layouts import LaneMap, imported_helper, lane_map, module_constants
 from tritonlint.triton.model import KernelModel
 from tritonlint.triton.names import code_of
 from tritonlint.triton.paths import Literal, compatible
@@ -259,13 +262,47 @@ def _comparison_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Appli
                 continue
             if _relative(model, mine[2], access) != _relative(model, left_inner, access):
                 continue  # one is an absolute offset, the other relative to the tile: not comparable
-            text = f"{_atom(mine[0])}{mine[1]} * {_atom(their_size)} // {_atom(ours_size)} {operator} {bound_text}"
-            candidates.append((1, text, Applicability.UNSAFE, f"rescaled from the comparison at line {where}"))
+            scaled, source = _atom(mine[0]), f"rescaled from the comparison at line {where}"
+            lanes = _lane_map(model, access, walk.dim or "", mine[1])
+            if lanes is not None:  # a helper reorders the lanes: compare the index each lane ends up at
+                scaled, ours_size = lanes.apply(scaled), lanes.size
+                source += f", in the lane order `{lanes.helper}` puts the tile in"
+            text = f"{scaled}{mine[1]} * {_atom(their_size)} // {_atom(ours_size)} {operator} {bound_text}"
+            candidates.append((1, text, Applicability.UNSAFE, source))
     if not candidates:
         return None
     candidates.sort(key=lambda item: item[0])
     _, text, applicability, source = candidates[0]
     return text, applicability, source
+
+
+def _lane_map(model: KernelModel, access: Access, dim: str, broadcast: str) -> LaneMap | None:
+    """How a jit helper that receives the loaded tile directly (`unswizzle(tl.load(P))`) reorders the
+    lanes of `dim`, or None (no such helper, or lanes kept in order)."""
+    if access.kind != "load":
+        return None
+    axes = [part.strip() for part in broadcast.strip("[]").split(",")] if broadcast else [":"]
+    if axes.count(":") != 1 or any(a not in (":", "None") for a in axes):
+        return None
+    shape: list[str | None] = [model.dim_size.get(dim) if a == ":" else None for a in axes]
+    for helper_call in model.ir.calls:
+        position = next((i for i, arg in enumerate(helper_call.call.args) if arg.value is access.call), None)
+        if position is None or helper_call.call.args[position].keyword is not None:
+            continue
+        helper = model.helpers.get(helper_call.name)
+        text = model.origin[1] if model.origin is not None else ""
+        found: tuple[cst.FunctionDef, Path | None, dict[str, int]] | None = None
+        if helper is not None:
+            found = (helper.function, None, module_constants(text))
+        elif model.origin is not None:
+            found = imported_helper(helper_call.name, text, model.origin[0])
+        if found is None:
+            return None
+        lanes = lane_map(helper_call.call, position, shape, axes.index(":"), *found)
+        if lanes is not None and lanes.source is not None:
+            model.depends.add(str(lanes.source))
+        return lanes
+    return None
 
 
 def _loop_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicability, str] | None:
