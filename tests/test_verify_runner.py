@@ -565,3 +565,27 @@ def test_only_selects_one_fix_end_to_end(capsys: pytest.CaptureFixture[str]) -> 
     assert "no fix at flag_named_oddly.py:53" in capsys.readouterr().err
     assert cli.run(parse([str(case), "--harness", str(harness), "--only", "nowhere"])) == 2
     assert "expected FILE:LINE" in capsys.readouterr().err
+
+
+def _gpu_runs_without_memcheck() -> list[runner.RunResult]:
+    """Six poisoned GPU runs (no memcheck): the original's output has NaN at fill 0xff only."""
+    clean, poisoned = torch.ones(4), torch.tensor([1.0, float("nan"), 1.0, 1.0])
+    runs = [runner.RunResult("original", fill, outputs={"y": poisoned if fill == 0xFF else clean})
+            for fill in (0, 0xFE, 0xFF)]
+    runs += [runner.RunResult("fixed", fill, outputs={"y": clean}) for fill in (0, 0xFE, 0xFF)]
+    return runs
+
+
+@pytest.mark.parametrize("count", [1, 3])
+def test_gpu_fill_evidence_without_memcheck_names_what_it_proves(tmp_path: Path, count: int) -> None:
+    """Without memcheck a GPU run cannot tie the fill to a line: one fix is verified by the outputs
+    alone; several are verified only together, and each says so (and how to prove one)."""
+    verifier = runner.Verifier(tmp_path / "k.py", tmp_path / "h.py",
+                               options=runner.Options(device="cuda", compile=False))
+    report = runner.Report(str(tmp_path / "k.py"), "h.py", str(tmp_path), "cuda", [0, 0xFE, 0xFF],
+                           runs=_gpu_runs_without_memcheck(),
+                           fixes=[runner.Fix("k.py", (n, n), (n, n), f"-{n}\n+{n}\n") for n in range(1, count + 1)])
+    verifier._judge(report, {}, {}, 0)
+    assert report.verdict == "verified" and {f.verdict for f in report.fixes} == {"verified"}
+    together = [f for f in report.fixes if "together" in f.reason and "--only" in f.reason]
+    assert len(together) == (0 if count == 1 else count), [f.reason for f in report.fixes]

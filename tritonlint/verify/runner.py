@@ -1354,7 +1354,10 @@ class Verifier:
                     f.reason = ("original goes out of bounds here; fixed tree does not, outputs "
                                 "identical across fills and equal to the original at fill "
                                 + str(_hex(zero))) if f.sites else \
-                        "original outputs depend on the fill; fixed outputs do not"
+                        "original outputs depend on the fill; fixed outputs do not" + (
+                            "" if len(report.fixes) == 1 else
+                            f" (said of the {len(report.fixes)} fixes together: without --sanitizer a GPU run "
+                            "cannot tell which line the fill reached; prove one with --only FILE:LINE)")
                     if explained:
                         f.reason += (" except where the original is off the harness reference "
                                      "(an overrun inside the storage): " + ", ".join(sorted(explained)))
