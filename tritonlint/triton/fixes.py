@@ -27,7 +27,7 @@ from tritonlint.triton.model import KernelModel
 from tritonlint.triton.names import code_of
 from tritonlint.triton.paths import Literal, compatible
 from tritonlint.triton.syntax import range_args, strip_casts
-from tritonlint.triton.tree import expressions_in, names_in, nodes_under
+from tritonlint.triton.tree import expressions_in, names_in, nodes_under, terms
 
 # `other=` for a masked load: 0 makes masked lanes contribute nothing to a dot or a sum. For E8M0
 # scales 0 is 2**-127, which scales the (also zeroed) tail values to 0 rather than to NaN.
@@ -109,7 +109,10 @@ def _derive(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicability,
     if hazard.walk.loop is not None:
         # The loop's own bound says what the kernel means to cover; a sibling's mask may be for a
         # tensor of another length (a store of n + 1 totals beside a load of n counts).
-        return _loop_mask(model, hazard) or _sibling_mask(model, hazard) or _comparison_mask(model, hazard)
+        loop_mask = _loop_mask(model, hazard)
+        if loop_mask is None and _shifted_tile(model, hazard) is not None:
+            return None  # a prefetch of another tile: the masks of this tile's accesses do not bound it
+        return loop_mask or _sibling_mask(model, hazard) or _comparison_mask(model, hazard)
     return _sibling_mask(model, hazard) or _comparison_mask(model, hazard)
 
 
@@ -320,24 +323,65 @@ def _loop_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicabili
     size = model.dim_size.get(walk.dim, "")
     if not _pure(mine[2], model, access):
         return None  # `ks // GROUP` is in other units than the loop's bound
+    shifted = _shifted_tile(model, hazard)
     if len(args) == 1 or (len(args) == 2 and _code(model, args[0]) == "0"):
         stop = args[-1]
         if isinstance(stop, cst.Call) and model.qualify_tl(stop.func) == "cdiv" and len(stop.args) == 2 and relative:
             total_text, block_text = (_code(model, arg.value) for arg in stop.args)
             if code_of(stop.args[1].value) != size:
                 return None  # the pointer moves in other units than the loop's tiles
-            text = f"{_atom(mine[0])}{mine[1]} < {_atom(total_text)} - {variable} * {_atom(block_text)}"
-            return text, Applicability.UNSAFE, "derived from the loop bound"
+            start = _subtrahend(shifted) if shifted else f"{variable} * {_atom(block_text)}"
+            text = f"{_atom(mine[0])}{mine[1]} < {_atom(total_text)} - {start}"
+            return text, Applicability.UNSAFE, "derived from the loop bound" + (
+                f" and the tile `{shifted}` this access reads" if shifted else "")
     if len(args) == 3 and not _code(model, args[2]).startswith("-"):
         if code_of(args[2]) != size:
             return None  # the pointer moves in other units than the loop's steps
         stop_text = _code(model, args[1])
         if relative:
-            text = f"{_atom(mine[0])}{mine[1]} < {_atom(stop_text)} - {variable}"
+            text = f"{_atom(mine[0])}{mine[1]} < {_atom(stop_text)} - {_subtrahend(shifted) if shifted else variable}"
         else:
             text = f"{_atom(mine[0])}{mine[1]} < {stop_text}"
         return text, Applicability.UNSAFE, "derived from the loop bound"
     return None
+
+
+def _shifted_tile(model: KernelModel, hazard: TailHazard) -> str | None:
+    """`(k + 1) * BLOCK_K` when the pointer reads another tile than the loop's current one (a
+    prefetch of the next tile): the one summand of the pointer (or of the definitions it is built
+    from) that reads the loop variable, when it is not `k`, `k * B` or `B * k`. None otherwise."""
+    loop = hazard.walk.loop
+    if loop is None or not isinstance(loop.node, cst.For) or not isinstance(loop.node.target, cst.Name):
+        return None
+    variable = loop.node.target.value
+    access = hazard.access
+    roots = [access.pointer]
+    for defs in model.chain(access.pointer, access).values():
+        roots.extend(d.value for d in defs if d.value is not None and d.kind != "advance")
+    found = {_code(model, term): term for root in roots for term in terms(strip_casts(root))
+             if variable in names_in(term)}
+    if len(found) != 1:
+        return None
+    (text, term), = found.items()
+    term = _unparenthesized(term)
+    if isinstance(term, cst.Name):
+        return None
+    if isinstance(term, cst.BinaryOperation) and isinstance(term.operator, cst.Multiply) and any(
+            isinstance(side, cst.Name) and side.value == variable for side in (term.left, term.right)):
+        return None
+    return text
+
+
+def _subtrahend(text: str) -> str:
+    """`text` as the right side of `-`: parenthesised only when it is itself a sum."""
+    node = cst.parse_expression(text)
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)):
+        return f"({text})"
+    return text
+
+
+def _unparenthesized(node: cst.BaseExpression) -> cst.BaseExpression:
+    return node.with_changes(lpar=(), rpar=()) if getattr(node, "lpar", ()) else node
 
 
 def _block_pointer_fix(model: KernelModel, hazard: TailHazard) -> CallFix:
