@@ -347,13 +347,17 @@ def _loop_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicabili
 
 
 def _shifted_tile(model: KernelModel, hazard: TailHazard) -> str | None:
-    """`(k + 1) * BLOCK_K` when the pointer reads another tile than the loop's current one (a
-    prefetch of the next tile): the one summand of the pointer (or of the definitions it is built
-    from) that reads the loop variable, when it is not `k`, `k * B` or `B * k`. None otherwise."""
+    """`(k + 1) * BLOCK_K` when the pointer reads another tile than the current one of a
+    `for k in range(tl.cdiv(K, BLOCK_K))` loop (a prefetch of the next tile): the one summand of the
+    pointer (or of the definitions it is built from) that is `(k ± c) * BLOCK_K`. None otherwise."""
     loop = hazard.walk.loop
     if loop is None or not isinstance(loop.node, cst.For) or not isinstance(loop.node.target, cst.Name):
         return None
-    variable = loop.node.target.value
+    args = range_args(loop.node.iter) if isinstance(loop.node.iter, cst.Call) else []
+    stop = args[-1] if len(args) == 1 or (len(args) == 2 and code_of(args[0]) == "0") else None
+    if not (isinstance(stop, cst.Call) and model.qualify_tl(stop.func) == "cdiv" and len(stop.args) == 2):
+        return None
+    variable, block = loop.node.target.value, code_of(stop.args[1].value)
     access = hazard.access
     roots = [access.pointer]
     for defs in model.chain(access.pointer, access).values():
@@ -364,12 +368,15 @@ def _shifted_tile(model: KernelModel, hazard: TailHazard) -> str | None:
         return None
     (text, term), = found.items()
     term = _unparenthesized(term)
-    if isinstance(term, cst.Name):
+    if not (isinstance(term, cst.BinaryOperation) and isinstance(term.operator, cst.Multiply)):
         return None
-    if isinstance(term, cst.BinaryOperation) and isinstance(term.operator, cst.Multiply) and any(
-            isinstance(side, cst.Name) and side.value == variable for side in (term.left, term.right)):
-        return None
-    return text
+    for tile, size in ((term.left, term.right), (term.right, term.left)):
+        tile = _unparenthesized(tile)
+        if (code_of(size) == block and isinstance(tile, cst.BinaryOperation)
+                and isinstance(tile.operator, (cst.Add, cst.Subtract))
+                and any(isinstance(side, cst.Name) and side.value == variable for side in (tile.left, tile.right))):
+            return text
+    return None
 
 
 def _subtrahend(text: str) -> str:
