@@ -27,12 +27,12 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from fuzz_kernels import tail_mask_of
 
 from tritonlint.config import Config
 from tritonlint.engine import fix_source
@@ -71,11 +71,7 @@ def fixer_mask() -> str:
     """The `mask=` the fixer writes into the Hopper scale load, on its tail side (as test_fix_equivalence)."""
     fixed = fix_source(str(CASE), CASE.read_text(), Config(), unsafe=True, strict=True).fixed_text
     assert fixed is not None
-    line = next(line for line in fixed.splitlines()
-                if "unswizzle_scales(tl.load(WMxScalePtrs," in line and "mask=" in line)
-    match = re.search(r"mask=None if EVEN_K else (.+?), other=", line)
-    assert match, line
-    return match.group(1)
+    return tail_mask_of(fixed, "unswizzle_scales(tl.load(WMxScalePtrs,")
 
 
 def lane_mismatch(mask: str, K: int, block_k: int, split_k: int = 1, pid_k: int = 0) -> str | None:
