@@ -1,0 +1,45 @@
+"""TL104: a masked tl.load or tl.store whose mask misses an axis the pointer walks past the end."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tritonlint.rule import Rule
+from tritonlint.triton.model import KernelModel, TailHazard
+from tritonlint.triton.sufficiency import MaskSufficiency
+
+
+class InsufficientMask(Rule):
+    """
+    ## What it does
+    Flags a masked access whose mask does not bound an axis ... (draft)
+
+    ## Why is this bad?
+    x
+
+    ## Example
+    ```python
+    import triton
+    ```
+
+    ## Use instead
+    ```python
+    import triton
+    ```
+
+    ## Fix safety
+    x
+
+    ## Known problems
+    x
+    """
+
+    code = "TL104"
+    name = "insufficient-mask"
+    summary = "the mask of a tl.load or tl.store does not bound an axis its pointer walks"
+    fixable = False
+
+    def check(self, kernel: KernelModel) -> Iterator[TailHazard]:
+        checker = MaskSufficiency(kernel)
+        yield from checker.hazards("load")
+        yield from checker.hazards("store")
