@@ -25,7 +25,7 @@ import libcst as cst
 from tritonlint.triton.facts import full_tiles
 from tritonlint.triton.ir import LOOP_PREFIX, PROGRAM, Access, Def, Loop, TailHazard, Walk
 from tritonlint.triton.names import code_of
-from tritonlint.triton.syntax import ordered
+from tritonlint.triton.syntax import ordered, range_args
 from tritonlint.triton.tree import names_in, nodes_under, terms
 
 if TYPE_CHECKING:
@@ -85,6 +85,12 @@ class MaskSufficiency:
         relevant = [(small, large) for small, large in comparisons if self._bounds(small, dim, access)]
         if not relevant:
             return SufficiencyVerdict(walk, None, f"no single comparison bounds {label}: not judged")
+        size = self.ev.dim_size.get(dim)
+        if any(code_of(large) == size for _, large in relevant):
+            # `o_k < K` over `tl.arange(0, K)`: the author holds the tile to be the whole extent, or
+            # a page of its own (`db + pid * BK + o_db`): the program moves whole pages.
+            return SufficiencyVerdict(walk, None, f"the mask compares {label} with its own block size {size}: "
+                                      "whole pages")
         axes = self._axes(access, dim, [small for small, _ in relevant])
         if axes is not None:
             pointer_slice, mask_slice = axes
@@ -93,7 +99,8 @@ class MaskSufficiency:
             return SufficiencyVerdict(walk, TailHazard(access, walk, "reachable on every tile where the tile "
                                                        f"is square, the partial last one included", evidence),
                                       evidence, "axes")
-        for shift, moved in self._shifts(access, walk):
+        extents = [(small, large) for small, large in relevant if self.ev.runtime(large, 0)]
+        for shift, moved in self._shifts(access, walk) if extents else ():
             if any(self._accounts(small, large, shift, access) for small, large in relevant):
                 continue
             if shift != PROGRAM and walk.loop is not None:
@@ -115,13 +122,17 @@ class MaskSufficiency:
         keys = self.ev.dims(small, access.order, access.path, access.loops)
         return dim in keys or any(dim in self.ev.tile_parts.get(key, ()) for key in keys)
 
+    def _same_tile(self, key: str, dim: str) -> bool:
+        """`key` is `dim`, or a tile built on it (`q_index = arange + i * BLOCK` over the arange)."""
+        return key == dim or dim in self.ev.tile_parts.get(key, ()) or key in self.ev.tile_parts.get(dim, ())
+
     def _shifts(self, access: Access, walk: Walk) -> Iterator[tuple[str, Loop | None]]:
         """What moves this dimension's tile in the pointer: the loop advancing it, the program id."""
         dim = walk.dim
         assert dim is not None
         if walk.loop is not None and self._moves_a_tile(access, dim, walk.loop):
             yield walk.loop.key, walk.loop
-        if PROGRAM in self.ev.tile_parts.get(dim, ()) or self._program_term(access, dim):
+        if PROGRAM in self.ev.tile_parts.get(dim, ()) or self._shift_term(access, dim, PROGRAM):
             yield PROGRAM, None
 
     def _moves_a_tile(self, access: Access, dim: str, loop: Loop) -> bool:
@@ -135,22 +146,29 @@ class MaskSufficiency:
                 if d.kind == "advance" and d.loops and d.loops[-1] is loop and d.value is not None \
                         and self.ev.size_in(dim, code_of(d.value)):
                     return True
+        if self._shift_term(access, dim, loop.key):
+            return True
         if loop.tiles == "unknown" or not loop.targets & (chain.keys() | set(names_in(access.pointer))):
             return False
-        return bool(self.ev.size_tokens(dim) & set(re.findall(r"\w+", loop.text)))
+        # By the step alone: `range(i_t * BT, ..., BS)` moves BS-tiles, not the BT rows it starts at.
+        args = range_args(loop.node.iter) if isinstance(loop.node, cst.For) and \
+            isinstance(loop.node.iter, cst.Call) else []
+        return len(args) == 3 and bool(self.ev.size_tokens(dim) & set(re.findall(r"\w+", code_of(args[2]))))
 
-    def _program_term(self, access: Access, dim: str) -> bool:
+    def _shift_term(self, access: Access, dim: str, shift: str) -> bool:
         """`X + pid * BLOCK * s + offs * s`, or a base moved that way before: a term that moves with
-        the program id alone and steps by this dimension's block size."""
+        the program id (or a loop, `k * BLOCK_K * s`) alone and steps by this dimension's block size."""
         sources: list[tuple[cst.BaseExpression, Def | None]] = [(access.pointer, None)]
         sources += [(d.value, d) for defs in self.flow.chain(access.pointer, access).values() for d in defs
                     if d.value is not None and d.kind in ("assign", "advance")]
         for value, d in sources:
             order, path, loops = (d.order, d.path, d.loops) if d is not None else \
                 (access.order, access.path, access.loops)
+            if d is not None and not self.ev._pointer_sum(value, 0) and dim not in self.ev.def_dims(d, path):
+                continue  # another dimension's offsets (`o_r = i_t * BT + i_i * BC + ...`)
             for term in terms(value):
                 keys = self.ev.dims(term, order, path, loops)
-                if PROGRAM in keys and all(key.startswith(LOOP_PREFIX) for key in keys) and \
+                if shift in keys and all(key.startswith(LOOP_PREFIX) for key in keys) and \
                         self.ev.size_in(dim, code_of(term)):
                     return True
         return False
@@ -168,12 +186,21 @@ class MaskSufficiency:
                 if shift == PROGRAM:
                     if d.value is not None and "program_id(" in code_of(d.value):
                         return True
+                    if d.kind == "for" and self._reads_program(d.loops[-1], access):
+                        return True  # `for k in range(first_tile, ...)`: the loop starts at the program's tile
                 elif d.loops and d.loops[-1].key == shift and d.kind in ("for", "advance"):
                     return True
                 elif d.kind == "for" and any(loop.key == shift for loop in d.loops):
                     return True
         text = code_of(small) + code_of(large)
         return shift == PROGRAM and "program_id(" in text
+
+    def _reads_program(self, loop: Loop, access: Access) -> bool:
+        node = loop.node.iter if isinstance(loop.node, cst.For) else loop.node.test
+        if "program_id(" in code_of(node):
+            return True
+        chain = self.flow.build_chain(node, access.order, access.path, access.loops)
+        return any(d.value is not None and "program_id(" in code_of(d.value) for defs in chain.values() for d in defs)
 
     # ------------------------------------------------------------------ axes
 
@@ -209,7 +236,8 @@ class MaskSufficiency:
                     return None
                 if type(inner) is cst.Subscript:
                     keys = self.ev.dims(inner.value, access.order, access.path, access.loops)
-                    if {key for key in keys if not key.startswith(LOOP_PREFIX)} == {dim}:
+                    offsets = {key for key in keys if not key.startswith(LOOP_PREFIX)}
+                    if len(offsets) == 1 and self._same_tile(offsets.pop(), dim):
                         found.add(_slice_text(inner))
         if not found:
             bare = True
