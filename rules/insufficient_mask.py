@@ -6,7 +6,8 @@ from collections.abc import Iterator
 
 from tritonlint.rule import Rule
 from tritonlint.triton.model import KernelModel, TailHazard
-from tritonlint.triton.sufficiency import MaskSufficiency
+from tritonlint.triton.fixes import CallFix
+from tritonlint.triton.sufficiency import MaskSufficiency, describe, sufficiency_fix
 
 
 class InsufficientMask(Rule):
@@ -37,9 +38,15 @@ class InsufficientMask(Rule):
     code = "TL104"
     name = "insufficient-mask"
     summary = "the mask of a tl.load or tl.store does not bound an axis its pointer walks"
-    fixable = False
+    fixable = True
 
     def check(self, kernel: KernelModel) -> Iterator[TailHazard]:
         checker = MaskSufficiency(kernel)
         yield from checker.hazards("load")
         yield from checker.hazards("store")
+
+    def fix(self, kernel: KernelModel, hazard: TailHazard) -> CallFix:
+        return sufficiency_fix(kernel, hazard)
+
+    def message(self, kernel: KernelModel, hazard: TailHazard) -> str:
+        return describe(kernel, hazard)

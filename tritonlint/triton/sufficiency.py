@@ -22,7 +22,17 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from tritonlint.diagnostics import Applicability
 from tritonlint.triton.facts import full_tiles
+from tritonlint.triton.fixes import (  # TL101's mask sources and call rewriting, reused as they are
+    CallFix,
+    _code,
+    _combined_mask,
+    _comparison_mask,
+    _loop_mask,
+    _sibling_mask,
+    _with_arguments,
+)
 from tritonlint.triton.ir import LOOP_PREFIX, PROGRAM, Access, Def, Loop, TailHazard, Walk
 from tritonlint.triton.names import code_of
 from tritonlint.triton.syntax import ordered, range_args
@@ -43,6 +53,8 @@ class SufficiencyVerdict:
     hazard: TailHazard | None
     reason: str
     shape: str = ""  # "shift" or "axes", for a hazard
+    shift: str = ""  # the loop key or PROGRAM the mask ignores (shape "shift")
+    slices: tuple[str, str] = ("", "")  # the pointer's broadcast and the mask's (shape "axes")
 
 
 class MaskSufficiency:
@@ -59,6 +71,10 @@ class MaskSufficiency:
             found = next((v.hazard for v in self.verdicts(access) if v.hazard is not None), None)
             if found is not None and self.kernel.hazards.hazard_of(access) is None:
                 yield found
+
+    def verdict_of(self, hazard: TailHazard) -> SufficiencyVerdict:
+        """The verdict that made a hazard (the rule's message and fix read its shape)."""
+        return next(v for v in self.verdicts(hazard.access) if v.hazard == hazard)
 
     def verdicts(self, access: Access) -> Iterator[SufficiencyVerdict]:
         """One verdict per walk the mask is held to bound; lazy."""
@@ -98,7 +114,7 @@ class MaskSufficiency:
                         f"along {_axis_words(mask_slice)}")
             return SufficiencyVerdict(walk, TailHazard(access, walk, "reachable on every tile where the tile "
                                                        f"is square, the partial last one included", evidence),
-                                      evidence, "axes")
+                                      evidence, "axes", slices=(pointer_slice, mask_slice))
         extents = [(small, large) for small, large in relevant if self.ev.runtime(large, 0)]
         for shift, moved in self._shifts(access, walk) if extents else ():
             if any(self._accounts(small, large, shift, access) for small, large in relevant):
@@ -113,14 +129,53 @@ class MaskSufficiency:
             evidence = (f"the pointer's {label} is moved by {where}; the mask compares the in-tile offsets "
                         f"with the whole extent ({bound})")
             return SufficiencyVerdict(walk, TailHazard(access, walk, "reachable on the tile that ends past the "
-                                                       "extent", evidence), evidence, "shift")
+                                                       "extent", evidence), evidence, "shift", shift)
         return SufficiencyVerdict(walk, None, f"the mask bounds {label} where the pointer puts it")
+
+    def accounts_in(self, mask: str, dim: str, shift: str, access: Access) -> bool:
+        """Whether a mask's text has a comparison bounding `dim` that moves with `shift`."""
+        try:
+            node = cst.parse_expression(mask)
+        except cst.ParserSyntaxError:
+            return False
+        for comparison in nodes_under(node):
+            if type(comparison) is not cst.Comparison or len(comparison.comparisons) != 1:
+                continue
+            sides = ordered(comparison)
+            if sides is not None and self._bounds(sides[0], dim, access) and \
+                    self._accounts(sides[0], sides[1], shift, access):
+                return True
+        return False
+
+    def replace_ignoring(self, access: Access, dim: str, shift: str, bound: str) -> str | None:
+        """The call's mask with each comparison of `dim` that ignores the shift, written in the call
+        itself (`(offs_k[None, :] < K)`), replaced by `bound`; None when there is none there."""
+        assert access.mask is not None
+        text = _code(self.kernel, access.mask)
+        replaced = text
+        for node in nodes_under(access.mask):
+            if type(node) is not cst.Comparison or len(node.comparisons) != 1:
+                continue
+            sides = ordered(node)
+            if sides is None or not self._bounds(sides[0], dim, access) or \
+                    self._accounts(sides[0], sides[1], shift, access):
+                continue
+            old = _code(self.kernel, node)
+            new = f"({bound})" if node.lpar or node is not access.mask else bound
+            if replaced.count(old) != 1:
+                return None
+            replaced = replaced.replace(old, new)
+        return None if replaced == text else replaced
 
     # ------------------------------------------------------------------ shifts
 
     def _bounds(self, small: cst.BaseExpression, dim: str, access: Access) -> bool:
+        # The dimension itself, or a part of its tile (`offs_k < K` for `k * BLOCK_K + offs_k`); a
+        # tile built on a bare offset the pointer uses (`i_t * BT + o` beside a column `o`) is
+        # another axis that happens to share the arange.
         keys = self.ev.dims(small, access.order, access.path, access.loops)
-        return dim in keys or any(dim in self.ev.tile_parts.get(key, ()) for key in keys)
+        return dim in keys or any(not key.startswith(LOOP_PREFIX) and key in self.ev.tile_parts.get(dim, ())
+                                  for key in keys)
 
     def _same_tile(self, key: str, dim: str) -> bool:
         """`key` is `dim`, or a tile built on it (`q_index = arange + i * BLOCK` over the arange)."""
@@ -132,7 +187,7 @@ class MaskSufficiency:
         assert dim is not None
         if walk.loop is not None and self._moves_a_tile(access, dim, walk.loop):
             yield walk.loop.key, walk.loop
-        if PROGRAM in self.ev.tile_parts.get(dim, ()) or self._shift_term(access, dim, PROGRAM):
+        if self._shift_term(access, dim, PROGRAM):  # not `row * stride + cols`: a row picked, no tile moved
             yield PROGRAM, None
 
     def _moves_a_tile(self, access: Access, dim: str, loop: Loop) -> bool:
@@ -148,8 +203,9 @@ class MaskSufficiency:
                     return True
         if self._shift_term(access, dim, loop.key):
             return True
-        if loop.tiles == "unknown" or not loop.targets & (chain.keys() | set(names_in(access.pointer))):
-            return False
+        if loop.tiles == "unknown" or not any(type(term) is cst.Name and term.value in loop.targets
+                                              for term in self._sums_with(access, dim)):
+            return False  # the loop's variable is no summand beside the offsets (`i_k = i_t - i_s // BS`)
         # By the step alone: `range(i_t * BT, ..., BS)` moves BS-tiles, not the BT rows it starts at.
         args = range_args(loop.node.iter) if isinstance(loop.node, cst.For) and \
             isinstance(loop.node.iter, cst.Call) else []
@@ -158,6 +214,34 @@ class MaskSufficiency:
     def _shift_term(self, access: Access, dim: str, shift: str) -> bool:
         """`X + pid * BLOCK * s + offs * s`, or a base moved that way before: a term that moves with
         the program id (or a loop, `k * BLOCK_K * s`) alone and steps by this dimension's block size."""
+        others = [walk.dim for walk in self.walker.walks(access) if walk.dim is not None and walk.dim != dim]
+        for term, keys in self._terms(access, dim):
+            if shift in keys and all(key.startswith(LOOP_PREFIX) for key in keys) and \
+                    self.ev.size_in(dim, code_of(term)) and self._tile_step(term, shift, access):
+                # Tiles of one size on two axes (`pid_m * BLOCK * s` beside `cols` of BLOCK): which
+                # one the term moves is not written; say nothing.
+                return not any(self.ev.size_in(other, code_of(term)) for other in others)
+        return False
+
+    def _tile_step(self, term: cst.BaseExpression, shift: str, access: Access) -> bool:
+        """`k * BLOCK_K * s`, `pid * BLOCK`: the tile index itself is a factor. In `(bos * H + i_h) * BT`
+        a head picks a block of rows; no tile index steps along the offsets."""
+        factors, pending = [], [term]
+        while pending:
+            node = pending.pop()
+            if type(node) is cst.BinaryOperation and type(node.operator) is cst.Multiply:
+                pending += [node.left, node.right]
+            else:
+                factors.append(node)
+        return any(type(factor) is not cst.BinaryOperation and
+                   shift in self.ev.dims(factor, access.order, access.path, access.loops) for factor in factors)
+
+    def _sums_with(self, access: Access, dim: str) -> list[cst.BaseExpression]:
+        return [term for term, _ in self._terms(access, dim)]
+
+    def _terms(self, access: Access, dim: str) -> Iterator[tuple[cst.BaseExpression, frozenset[str]]]:
+        """The summands of the pointer and of the sums it is built from that hold `dim` (or move
+        the pointer itself: `X += pid * BLOCK * s`), with the dimensions of each."""
         sources: list[tuple[cst.BaseExpression, Def | None]] = [(access.pointer, None)]
         sources += [(d.value, d) for defs in self.flow.chain(access.pointer, access).values() for d in defs
                     if d.value is not None and d.kind in ("assign", "advance")]
@@ -167,11 +251,7 @@ class MaskSufficiency:
             if d is not None and not self.ev._pointer_sum(value, 0) and dim not in self.ev.def_dims(d, path):
                 continue  # another dimension's offsets (`o_r = i_t * BT + i_i * BC + ...`)
             for term in terms(value):
-                keys = self.ev.dims(term, order, path, loops)
-                if shift in keys and all(key.startswith(LOOP_PREFIX) for key in keys) and \
-                        self.ev.size_in(dim, code_of(term)):
-                    return True
-        return False
+                yield term, self.ev.dims(term, order, path, loops)
 
     def _accounts(self, small: cst.BaseExpression, large: cst.BaseExpression, shift: str, access: Access) -> bool:
         """Whether a comparison moves with the shift: it reads the loop's variable, something the
@@ -320,3 +400,64 @@ def _axis_words(broadcast: str) -> str:
     if broadcast == "":
         return "the last axis (no broadcast)"
     return f"`{broadcast}`" + ("" if axis is None else f" (axis {axis} from the last)")
+
+
+# ---------------------------------------------------------------------- fixes
+
+def describe(kernel: KernelModel, hazard: TailHazard) -> str:
+    """The finding's message, by the shape that made it."""
+    verdict = MaskSufficiency(kernel).verdict_of(hazard)
+    call = f"tl.{hazard.access.kind}"
+    label = f"`{kernel.label(hazard.walk.dim or '')}`"
+    if verdict.shape == "axes":
+        return f"the mask of {call} bounds {label} on another axis than the pointer walks it"
+    mover = "the program id" if verdict.shift == PROGRAM else "the loop"
+    return (f"the mask of {call} bounds {label} as in-tile offsets against the whole extent, but {mover} "
+            "moves the pointer's tile")
+
+
+def sufficiency_fix(kernel: KernelModel, hazard: TailHazard) -> CallFix:
+    """Add the missing bound: the same mask sources as TL101's fix, in the same order, keeping only a
+    bound that moves with the shift the mask ignores; for swapped axes, the comparison re-broadcast."""
+    checker = MaskSufficiency(kernel)
+    verdict = checker.verdict_of(hazard)
+    access = hazard.access
+    if verdict.shape == "axes":
+        return _axes_fix(kernel, hazard, verdict)
+    sources = [_loop_mask(kernel, hazard)] if hazard.walk.loop is not None and verdict.shift != PROGRAM else []
+    sources += [_sibling_mask(kernel, hazard), _comparison_mask(kernel, hazard)]
+    for found in sources:
+        if found is None or not checker.accounts_in(found[0], hazard.walk.dim or "", verdict.shift, access):
+            continue
+        mask, applicability, source = found
+        replaced = checker.replace_ignoring(access, hazard.walk.dim or "", verdict.shift, mask)
+        if replaced is not None:
+            new_call = _with_arguments(kernel, access, {"mask": replaced})
+            return CallFix(f"Bound the mask with `{mask}` ({source})", applicability, new_call)
+        new_call = _with_arguments(kernel, access, {"mask": _combined_mask(kernel, access, mask, None)})
+        return CallFix(f"Add the bound `{mask}` to the mask ({source})", applicability, new_call)
+    return CallFix("no bound that moves with the tile can be derived: compare the tile's own offsets "
+                   "(`start + offs < N`, or `offs < N - start`)", Applicability.DISPLAY_ONLY, None)
+
+
+def _axes_fix(kernel: KernelModel, hazard: TailHazard, verdict: SufficiencyVerdict) -> CallFix:
+    """`offs[:, None] < M` written in the call beside a pointer's `offs[None, :]`: re-broadcast it."""
+    access = hazard.access
+    pointer_slice, mask_slice = verdict.slices
+    assert access.mask is not None
+    text = _code(kernel, access.mask)
+    dim = hazard.walk.dim or ""
+    swapped = text
+    for node in nodes_under(access.mask):
+        if type(node) is cst.Subscript and _slice_text(node) == mask_slice:
+            keys = kernel.dims(node.value, access.order, access.path, access.loops)
+            if dim in keys or any(dim in kernel.ev.tile_parts.get(key, ()) for key in keys):
+                inner = _code(kernel, node)
+                swapped = swapped.replace(inner, inner[: len(inner) - len(_code(kernel, node)[len(_code(kernel, node.value)):])]
+                                          + pointer_slice)
+    if swapped == text:
+        return CallFix(f"no fix: the mask is built outside the call; broadcast it as the pointer does "
+                       f"(`{pointer_slice}`)", Applicability.DISPLAY_ONLY, None)
+    new_call = _with_arguments(kernel, access, {"mask": swapped})
+    return CallFix(f"Broadcast the mask as the pointer walks `{kernel.label(dim)}` (`{pointer_slice}`)",
+                   Applicability.UNSAFE, new_call)
