@@ -441,23 +441,31 @@ def sufficiency_fix(kernel: KernelModel, hazard: TailHazard) -> CallFix:
 
 
 def _axes_fix(kernel: KernelModel, hazard: TailHazard, verdict: SufficiencyVerdict) -> CallFix:
-    """`offs[:, None] < M` written in the call beside a pointer's `offs[None, :]`: re-broadcast it."""
+    """`offs[:, None] < M` written in the call beside a pointer's `offs[None, :]`: re-broadcast each
+    dimension the mask puts on the wrong axis, all at once (a transposed store swaps both)."""
     access = hazard.access
-    pointer_slice, mask_slice = verdict.slices
     assert access.mask is not None
-    text = _code(kernel, access.mask)
-    dim = hazard.walk.dim or ""
-    swapped = text
-    for node in nodes_under(access.mask):
-        if type(node) is cst.Subscript and _slice_text(node) == mask_slice:
-            keys = kernel.dims(node.value, access.order, access.path, access.loops)
-            if dim in keys or any(dim in kernel.ev.tile_parts.get(key, ()) for key in keys):
-                inner = _code(kernel, node)
-                swapped = swapped.replace(inner, inner[: len(inner) - len(_code(kernel, node)[len(_code(kernel, node.value)):])]
-                                          + pointer_slice)
+    text = swapped = _code(kernel, access.mask)
+    checker = MaskSufficiency(kernel)
+    labels = []
+    for each in checker.verdicts(access):
+        if each.shape != "axes" or each.walk.dim is None:
+            continue
+        pointer_slice, mask_slice = each.slices
+        for node in nodes_under(access.mask):
+            if type(node) is cst.Subscript and _slice_text(node) == mask_slice and \
+                    checker._bounds(node.value, each.walk.dim, access):
+                written = _code(kernel, node)
+                if swapped.count(written) != 1:
+                    return _axes_display_only(pointer_slice)
+                swapped = swapped.replace(written, _code(kernel, node.value) + pointer_slice)
+                labels.append(f"`{kernel.label(each.walk.dim)}{pointer_slice}`")
     if swapped == text:
-        return CallFix(f"no fix: the mask is built outside the call; broadcast it as the pointer does "
-                       f"(`{pointer_slice}`)", Applicability.DISPLAY_ONLY, None)
+        return _axes_display_only(verdict.slices[0])
     new_call = _with_arguments(kernel, access, {"mask": swapped})
-    return CallFix(f"Broadcast the mask as the pointer walks `{kernel.label(dim)}` (`{pointer_slice}`)",
-                   Applicability.UNSAFE, new_call)
+    return CallFix(f"Broadcast the mask as the pointer walks: {', '.join(labels)}", Applicability.UNSAFE, new_call)
+
+
+def _axes_display_only(pointer_slice: str) -> CallFix:
+    return CallFix(f"no fix: the mask is built outside the call; broadcast it as the pointer does "
+                   f"(`{pointer_slice}`)", Applicability.DISPLAY_ONLY, None)
