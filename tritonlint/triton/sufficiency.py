@@ -30,6 +30,7 @@ from tritonlint.triton.fixes import (  # TL101's mask sources and call rewriting
     _combined_mask,
     _comparison_mask,
     _loop_mask,
+    _pure,
     _sibling_mask,
     _with_arguments,
 )
@@ -41,6 +42,8 @@ from tritonlint.triton.tree import names_in, nodes_under, terms
 if TYPE_CHECKING:
     from tritonlint.triton.model import KernelModel
 
+# A packed tile's block size: `BLOCK_K // 2`, `BLOCK_N // PACK`.
+_PACKED = re.compile(r"\(?(\w+)\)?//\(?\w+\)?")
 # Calls that move a tensor's axes: a broadcast read through them is not the one written.
 _AXIS_MOVES = {"trans", "permute", "reshape", "view", "ravel", "expand_dims", "join", "split", "interleave"}
 
@@ -130,7 +133,40 @@ class MaskSufficiency:
                         f"with the whole extent ({bound})")
             return SufficiencyVerdict(walk, TailHazard(access, walk, "reachable on the tile that ends past the "
                                                        "extent", evidence), evidence, "shift", shift)
+        units = self._units(access, dim, relevant)
+        if units is not None:
+            (small, large), unpacked, other = units
+            evidence = (f"`{code_of(small)} < {code_of(large)}` compares a tile of {size} with the bound the "
+                        f"tl.{other.kind} at line {self.kernel.line_of(other.call)} gives a tile of {unpacked}: "
+                        "one of them is in the other's units")
+            return SufficiencyVerdict(walk, TailHazard(access, walk, "reachable on the tile that ends past the "
+                                                       "extent in the pointer's units", evidence),
+                                      evidence, "units", slices=(code_of(large), unpacked))
         return SufficiencyVerdict(walk, None, f"the mask bounds {label} where the pointer puts it")
+
+    def _units(self, access: Access, dim: str, relevant: list[tuple[cst.BaseExpression, cst.BaseExpression]]
+               ) -> tuple[tuple[cst.BaseExpression, cst.BaseExpression], str, Access] | None:
+        """A packed tile (`tl.arange(0, BLOCK_K // 2)`) compared with the very bound the kernel gives
+        its unpacked twin (`BLOCK_K`): `offs_kp < K - k` beside `offs_k < K - k`."""
+        match = _PACKED.fullmatch(re.sub(r"\s", "", self.ev.dim_size.get(dim, "")))
+        if match is None:
+            return None
+        unpacked = match.group(1)
+        mine = {_spaceless(large): (small, large) for small, large in relevant
+                if _pure(_unbroadcast(small), self.kernel, access)}
+        if not mine:
+            return None
+        for other in self.kernel.accesses:
+            if other is access or other.mask is None:
+                continue
+            for sides in map(ordered, self.flow.mask_comparisons(other)):
+                if sides is None or _spaceless(sides[1]) not in mine:
+                    continue
+                keys = self.ev.dims(sides[0], other.order, other.path, other.loops)
+                if any(_spaceless_text(self.ev.dim_size.get(key, "")) == unpacked for key in keys
+                       if not key.startswith(LOOP_PREFIX)) and _pure(_unbroadcast(sides[0]), self.kernel, other):
+                    return mine[_spaceless(sides[1])], unpacked, other
+        return None
 
     def accounts_in(self, mask: str, dim: str, shift: str, access: Access) -> bool:
         """Whether a mask's text has a comparison bounding `dim` that moves with `shift`."""
@@ -372,6 +408,19 @@ class MaskSufficiency:
         return found
 
 
+def _unbroadcast(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`offs[:, None]` read as `offs`: a broadcast keeps the units."""
+    return node.value if type(node) is cst.Subscript else node
+
+
+def _spaceless(node: cst.BaseExpression) -> str:
+    return _spaceless_text(code_of(node))
+
+
+def _spaceless_text(text: str) -> str:
+    return re.sub(r"\s", "", text)
+
+
 def _slice_text(node: cst.Subscript) -> str:
     parts = []
     for element in node.slice:
@@ -411,6 +460,9 @@ def describe(kernel: KernelModel, hazard: TailHazard) -> str:
     label = f"`{kernel.label(hazard.walk.dim or '')}`"
     if verdict.shape == "axes":
         return f"the mask of {call} bounds {label} on another axis than the pointer walks it"
+    if verdict.shape == "units":
+        return (f"the mask of {call} compares the packed tile {label} with a bound in unpacked units "
+                f"({verdict.slices[1]} per tile)")
     mover = "the program id" if verdict.shift == PROGRAM else "the loop"
     return (f"the mask of {call} bounds {label} as in-tile offsets against the whole extent, but {mover} "
             "moves the pointer's tile")
@@ -424,6 +476,8 @@ def sufficiency_fix(kernel: KernelModel, hazard: TailHazard) -> CallFix:
     access = hazard.access
     if verdict.shape == "axes":
         return _axes_fix(kernel, hazard, verdict)
+    if verdict.shape == "units":
+        return _units_fix(kernel, hazard, verdict)
     sources = [_loop_mask(kernel, hazard)] if hazard.walk.loop is not None and verdict.shift != PROGRAM else []
     sources += [_sibling_mask(kernel, hazard), _comparison_mask(kernel, hazard)]
     for found in sources:
@@ -464,6 +518,35 @@ def _axes_fix(kernel: KernelModel, hazard: TailHazard, verdict: SufficiencyVerdi
         return _axes_display_only(verdict.slices[0])
     new_call = _with_arguments(kernel, access, {"mask": swapped})
     return CallFix(f"Broadcast the mask as the pointer walks: {', '.join(labels)}", Applicability.UNSAFE, new_call)
+
+
+def _units_fix(kernel: KernelModel, hazard: TailHazard, verdict: SufficiencyVerdict) -> CallFix:
+    """`offs_kp < K - k` over a tile of `BLOCK_K // 2`: compare with the bound in packed units,
+    rounded up (an odd K leaves a half-used last byte that must still be read)."""
+    access = hazard.access
+    assert access.mask is not None
+    match = _PACKED.fullmatch(_spaceless_text(kernel.dim_size.get(hazard.walk.dim or "", "")))
+    assert match is not None
+    factor = _spaceless_text(kernel.dim_size.get(hazard.walk.dim or "", "")).split("//", 1)[1]
+    text = replaced = _code(kernel, access.mask)
+    for node in nodes_under(access.mask):
+        if type(node) is not cst.Comparison or len(node.comparisons) != 1:
+            continue
+        sides = ordered(node)
+        if sides is None or _spaceless(sides[1]) != _spaceless_text(verdict.slices[0]):
+            continue
+        written = _code(kernel, node)
+        if replaced.count(written) != 1:
+            break
+        less = str(int(factor) - 1) if factor.isdigit() else f"{factor} - 1"
+        bound = f"({_code(kernel, sides[1])} + {less}) // {factor}"
+        new = f"{_code(kernel, sides[0])} < {bound}"
+        replaced = replaced.replace(written, f"({new})" if node.lpar else new)
+    if replaced == text:
+        return CallFix("no fix: the comparison is built outside the call; divide its bound by the packing "
+                       f"factor {factor}", Applicability.DISPLAY_ONLY, None)
+    return CallFix(f"Compare in packed units (the bound divided by {factor}, rounded up)", Applicability.UNSAFE,
+                   _with_arguments(kernel, access, {"mask": replaced}))
 
 
 def _axes_display_only(pointer_slice: str) -> CallFix:
