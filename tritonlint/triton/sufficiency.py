@@ -119,15 +119,16 @@ class MaskSufficiency:
                                                        f"is square, the partial last one included", evidence),
                                       evidence, "axes", slices=(pointer_slice, mask_slice))
         extents = [(small, large) for small, large in relevant if self.ev.runtime(large, 0)]
+        followed = []
         for shift, moved in self._shifts(access, walk) if extents else ():
-            if any(self._accounts(small, large, shift, access) for small, large in relevant):
-                continue
-            if shift != PROGRAM and walk.loop is not None:
-                fact = full_tiles(self.kernel, access, walk)
-                if fact is not None:
-                    return SufficiencyVerdict(walk, None, f"the mask ignores the loop, but {fact.reason}")
             where = "the program's tile" if shift == PROGRAM else \
                 f"the loop at line {self.kernel.line_of(moved.node)}" if moved is not None else "a loop"
+            if any(self._accounts(small, large, shift, access) for small, large in relevant):
+                followed.append(where)
+                continue
+            fact = full_tiles(self.kernel, access, walk)
+            if fact is not None:
+                return SufficiencyVerdict(walk, None, f"the mask ignores {where}, but {fact.reason}")
             bound = "; ".join(f"`{code_of(small)} < {code_of(large)}`" for small, large in relevant[:2])
             evidence = (f"the pointer's {label} is moved by {where}; the mask compares the in-tile offsets "
                         f"with the whole extent ({bound})")
@@ -142,7 +143,8 @@ class MaskSufficiency:
             return SufficiencyVerdict(walk, TailHazard(access, walk, "reachable on the tile that ends past the "
                                                        "extent in the pointer's units", evidence),
                                       evidence, "units", slices=(code_of(large), unpacked))
-        return SufficiencyVerdict(walk, None, f"the mask bounds {label} where the pointer puts it")
+        moved_by = f" (moved by {' and '.join(followed)}, and so is the bound)" if followed else ""
+        return SufficiencyVerdict(walk, None, f"the mask bounds {label} where the pointer puts it{moved_by}")
 
     def _units(self, access: Access, dim: str, relevant: list[tuple[cst.BaseExpression, cst.BaseExpression]]
                ) -> tuple[tuple[cst.BaseExpression, cst.BaseExpression], str, Access] | None:
