@@ -105,11 +105,6 @@ class MaskSufficiency:
         if not relevant:
             return SufficiencyVerdict(walk, None, f"no single comparison bounds {label}: not judged")
         size = self.ev.dim_size.get(dim)
-        if any(code_of(large) == size for _, large in relevant):
-            # `o_k < K` over `tl.arange(0, K)`: the author holds the tile to be the whole extent, or
-            # a page of its own (`db + pid * BK + o_db`): the program moves whole pages.
-            return SufficiencyVerdict(walk, None, f"the mask compares {label} with its own block size {size}: "
-                                      "whole pages")
         axes = self._axes(access, dim, [small for small, _ in relevant])
         if axes is not None:
             pointer_slice, mask_slice = axes
@@ -252,13 +247,10 @@ class MaskSufficiency:
     def _shift_term(self, access: Access, dim: str, shift: str) -> bool:
         """`X + pid * BLOCK * s + offs * s`, or a base moved that way before: a term that moves with
         the program id (or a loop, `k * BLOCK_K * s`) alone and steps by this dimension's block size."""
-        others = [walk.dim for walk in self.walker.walks(access) if walk.dim is not None and walk.dim != dim]
         for term, keys in self._terms(access, dim):
             if shift in keys and all(key.startswith(LOOP_PREFIX) for key in keys) and \
                     self.ev.size_in(dim, code_of(term)) and self._tile_step(term, shift, access):
-                # Tiles of one size on two axes (`pid_m * BLOCK * s` beside `cols` of BLOCK): which
-                # one the term moves is not written; say nothing.
-                return not any(self.ev.size_in(other, code_of(term)) for other in others)
+                return True
         return False
 
     def _tile_step(self, term: cst.BaseExpression, shift: str, access: Access) -> bool:
