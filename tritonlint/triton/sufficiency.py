@@ -124,7 +124,7 @@ class MaskSufficiency:
             fact = full_tiles(self.kernel, access, walk)
             if fact is not None:
                 return SufficiencyVerdict(walk, None, f"the mask ignores {where}, but {fact.reason}")
-            bound = "; ".join(f"`{code_of(small)} < {code_of(large)}`" for small, large in relevant[:2])
+            bound = "; ".join(f"`{self._text(small)} < {self._text(large)}`" for small, large in relevant[:2])
             evidence = (f"the pointer's {label} is moved by {where}; the mask compares the in-tile offsets "
                         f"with the whole extent ({bound})")
             return SufficiencyVerdict(walk, TailHazard(access, walk, "reachable on the tile that ends past the "
@@ -132,7 +132,7 @@ class MaskSufficiency:
         units = self._units(access, dim, relevant)
         if units is not None:
             (small, large), unpacked, other = units
-            evidence = (f"`{code_of(small)} < {code_of(large)}` compares a tile of {size} with the bound the "
+            evidence = (f"`{self._text(small)} < {self._text(large)}` compares a tile of {size} with the bound the "
                         f"tl.{other.kind} at line {self.kernel.line_of(other.call)} gives a tile of {unpacked}: "
                         "one of them is in the other's units")
             return SufficiencyVerdict(walk, TailHazard(access, walk, "reachable on the tile that ends past the "
@@ -140,6 +140,10 @@ class MaskSufficiency:
                                       evidence, "units", slices=(code_of(large), unpacked))
         moved_by = f" (moved by {' and '.join(followed)}, and so is the bound)" if followed else ""
         return SufficiencyVerdict(walk, None, f"the mask bounds {label} where the pointer puts it{moved_by}")
+
+    def _text(self, node: cst.BaseExpression) -> str:
+        """An expression as written, on one line."""
+        return " ".join(self.kernel.module.code_for_node(node).split())
 
     def _units(self, access: Access, dim: str, relevant: list[tuple[cst.BaseExpression, cst.BaseExpression]]
                ) -> tuple[tuple[cst.BaseExpression, cst.BaseExpression], str, Access] | None:
