@@ -83,7 +83,8 @@ def _judged(model: KernelModel, access: Access, judgements: Iterator[Judgement],
 def _sufficiency(model: KernelModel, access: Access, indent: str) -> list[str]:
     """TL104's reading of a mask the walks above count as bounding: does it bound them where the
     pointer puts them (moved by a loop or the program, on the same axis, in the same units)?"""
-    verdicts = list(MaskSufficiency(model).verdicts(access))
+    checker = MaskSufficiency(model)
+    verdicts = list(checker.verdicts(access))
     if not verdicts:
         return []
     lines = [f"{indent}mask sufficiency (TL104):"]
@@ -92,7 +93,7 @@ def _sufficiency(model: KernelModel, access: Access, indent: str) -> list[str]:
         if verdict.hazard is not None:
             lines.append(f"{indent}  {label}: insufficient ({verdict.shape}): {verdict.reason}")
         else:
-            lines.append(f"{indent}  {label}: {verdict.reason}")
+            lines.append(f"{indent}  {label}: {checker.reason(verdict)}")
     return lines
 
 

@@ -36,6 +36,7 @@ from tritonlint.triton.fixes import (  # TL101's mask sources and call rewriting
 )
 from tritonlint.triton.ir import LOOP_PREFIX, PROGRAM, Access, Def, Loop, TailHazard, Walk
 from tritonlint.triton.names import code_of
+from tritonlint.triton.paths import Path
 from tritonlint.triton.syntax import ordered, range_args
 from tritonlint.triton.tree import names_in, nodes_under, terms
 
@@ -58,6 +59,7 @@ class SufficiencyVerdict:
     shape: str = ""  # "shift" or "axes", for a hazard
     shift: str = ""  # the loop key or PROGRAM the mask ignores (shape "shift")
     slices: tuple[str, str] = ("", "")  # the pointer's broadcast and the mask's (shape "axes")
+    followed: tuple[Loop | None, ...] = ()  # shifts the bound moves with (None: the program id)
 
 
 class MaskSufficiency:
@@ -66,6 +68,12 @@ class MaskSufficiency:
     def __init__(self, kernel: KernelModel) -> None:
         self.kernel = kernel
         self.ev, self.flow, self.walker = kernel.ev, kernel.flow, kernel.walker
+        self._summand_memo: dict[tuple[int, int, Path], tuple[cst.BaseExpression,
+                                                              list[tuple[cst.BaseExpression, frozenset[str]]]]] = {}
+        self._subscript_memo: dict[tuple[int, int, Path], tuple[cst.BaseExpression,
+                                                                list[tuple[str, frozenset[str]]] | None]] = {}
+        self._broadcast_memo: dict[tuple[int, int], tuple[cst.BaseExpression, Access,
+                                                          list[tuple[str, frozenset[str]]] | None]] = {}
 
     def hazards(self, kind: str) -> Iterator[TailHazard]:
         for access in self.kernel.accesses:
@@ -105,7 +113,7 @@ class MaskSufficiency:
         if not relevant:
             return SufficiencyVerdict(walk, None, f"no single comparison bounds {label}: not judged")
         size = self.ev.dim_size.get(dim)
-        axes = self._axes(access, dim, [small for small, _ in relevant])
+        axes = self._axes(access, dim)
         if axes is not None:
             pointer_slice, mask_slice = axes
             evidence = (f"the pointer walks {label} along {_axis_words(pointer_slice)}, the mask bounds it "
@@ -116,11 +124,10 @@ class MaskSufficiency:
         extents = [(small, large) for small, large in relevant if self.ev.runtime(large, 0)]
         followed = []
         for shift, moved in self._shifts(access, walk) if extents else ():
-            where = "the program's tile" if shift == PROGRAM else \
-                f"the loop at line {self.kernel.line_of(moved.node)}" if moved is not None else "a loop"
             if any(self._accounts(small, large, shift, access) for small, large in relevant):
-                followed.append(where)
+                followed.append(moved)
                 continue
+            where = self._mover(moved)
             fact = full_tiles(self.kernel, access, walk)
             if fact is not None:
                 return SufficiencyVerdict(walk, None, f"the mask ignores {where}, but {fact.reason}")
@@ -138,8 +145,18 @@ class MaskSufficiency:
             return SufficiencyVerdict(walk, TailHazard(access, walk, "reachable on the tile that ends past the "
                                                        "extent in the pointer's units", evidence),
                                       evidence, "units", slices=(code_of(large), unpacked))
-        moved_by = f" (moved by {' and '.join(followed)}, and so is the bound)" if followed else ""
-        return SufficiencyVerdict(walk, None, f"the mask bounds {label} where the pointer puts it{moved_by}")
+        return SufficiencyVerdict(walk, None, f"the mask bounds {label} where the pointer puts it",
+                                  followed=tuple(followed))
+
+    def _mover(self, moved: Loop | None) -> str:
+        """What moves a tile, for messages (a line number costs a position pass: only when said)."""
+        return "the program's tile" if moved is None else f"the loop at line {self.kernel.line_of(moved.node)}"
+
+    def reason(self, verdict: SufficiencyVerdict) -> str:
+        """The verdict's reason as `--explain` prints it."""
+        if not verdict.followed:
+            return verdict.reason
+        return f"{verdict.reason} (moved by {' and '.join(map(self._mover, verdict.followed))}, and so is the bound)"
 
     def _text(self, node: cst.BaseExpression) -> str:
         """An expression as written, on one line."""
@@ -280,12 +297,23 @@ class MaskSufficiency:
         sources += [(d.value, d) for defs in self.flow.chain(access.pointer, access).values() for d in defs
                     if d.value is not None and d.kind in ("assign", "advance")]
         for value, d in sources:
-            order, path, loops = (d.order, d.path, d.loops) if d is not None else \
-                (access.order, access.path, access.loops)
-            if d is not None and not self.ev._pointer_sum(value, 0) and dim not in self.ev.def_dims(d, path):
+            if d is None:
+                yield from self._summands(value, access.order, access.path, access.loops)
+                continue
+            if not self.ev._pointer_sum(value, 0) and dim not in self.ev.def_dims(d, d.path):
                 continue  # another dimension's offsets (`o_r = i_t * BT + i_i * BC + ...`)
-            for term in terms(value):
-                yield term, self.ev.dims(term, order, path, loops)
+            yield from self._summands(value, d.order, d.path, d.loops)
+
+    def _summands(self, value: cst.BaseExpression, order: int, path: Path,
+                  loops: tuple[Loop, ...]) -> list[tuple[cst.BaseExpression, frozenset[str]]]:
+        """The terms of a sum with their dimensions, read once per definition: the accesses
+        of a kernel share most of the definitions their pointers are built from."""
+        key = (id(value), order, path)
+        memo = self._summand_memo.get(key)
+        if memo is None or memo[0] is not value:
+            memo = self._summand_memo[key] = (value, [(term, self.ev.dims(term, order, path, loops))
+                                                      for term in terms(value)])
+        return memo[1]
 
     def _accounts(self, small: cst.BaseExpression, large: cst.BaseExpression, shift: str, access: Access) -> bool:
         """Whether a comparison moves with the shift: it reads the loop's variable, something the
@@ -318,7 +346,7 @@ class MaskSufficiency:
 
     # ------------------------------------------------------------------ axes
 
-    def _axes(self, access: Access, dim: str, smalls: list[cst.BaseExpression]) -> tuple[str, str] | None:
+    def _axes(self, access: Access, dim: str) -> tuple[str, str] | None:
         """(pointer's broadcast, mask's) of `dim` when they put it on different axes."""
         pointer = self._slices(access.pointer, dim, access)
         if pointer is None or len(pointer) != 1:
@@ -337,25 +365,61 @@ class MaskSufficiency:
     def _slices(self, node: cst.BaseExpression, dim: str, access: Access) -> set[str] | None:
         """The broadcasts (`[:, None]`) `dim` is put under in an expression and what it is built
         from; "" for none; None where an axis-moving call makes them unreadable."""
-        roots = [node] + [d.value for defs in self.flow.chain(node, access).values() for d in defs
-                          if d.value is not None and d.kind in ("assign", "advance")]
-        found: set[str] = set()
-        bare = False
-        for root in roots:
-            for inner in nodes_under(root):
-                if type(inner) is cst.Call and self.kernel.qualify_tl(inner.func) in _AXIS_MOVES:
-                    return None
-                if type(inner) is cst.Call and type(inner.func) is cst.Attribute and \
-                        inner.func.attr.value in _AXIS_MOVES:
-                    return None
-                if type(inner) is cst.Subscript:
-                    keys = self.ev.dims(inner.value, access.order, access.path, access.loops)
-                    offsets = {key for key in keys if not key.startswith(LOOP_PREFIX)}
-                    if len(offsets) == 1 and self._same_tile(offsets.pop(), dim):
-                        found.add(_slice_text(inner))
-        if not found:
-            bare = True
-        return found | ({""} if bare else set())
+        broadcasts = self._broadcasts(node, access)
+        if broadcasts is None:
+            return None
+        found = {text for text, offsets in broadcasts if len(offsets) == 1 and self._same_tile(next(iter(offsets)), dim)}
+        return found or {""}
+
+    def _broadcasts(self, node: cst.BaseExpression, access: Access) -> list[tuple[str, frozenset[str]]] | None:
+        """Every broadcast subscript in an expression and what it is built from, with the offsets
+        under it; None where an axis-moving call makes them unreadable. Read once per expression:
+        each walk of the access asks again."""
+        key = (id(node), id(access))
+        memo = self._broadcast_memo.get(key)
+        if memo is not None and memo[0] is node and memo[1] is access:
+            return memo[2]
+        # Only definitions that carry tile offsets can broadcast them (most of a chain is scalars:
+        # strides, sequence bounds, loaded indices).
+        found: list[tuple[str, frozenset[str]]] | None = self._subscripts(node, access.order, access.path,
+                                                                           access.loops)
+        for defs in self.flow.chain(node, access).values():
+            for d in defs:
+                if found is None:
+                    break
+                # Only definitions that carry tile offsets can broadcast them (most of a chain is
+                # scalars: strides, sequence bounds, loaded indices).
+                if d.value is None or d.kind not in ("assign", "advance") or \
+                        all(key.startswith(LOOP_PREFIX) for key in self.ev.def_dims(d, d.path)):
+                    continue
+                more = self._subscripts(d.value, d.order, d.path, d.loops)
+                found = None if more is None else found + more
+        self._broadcast_memo[key] = (node, access, found)
+        return found
+
+    def _subscripts(self, value: cst.BaseExpression, order: int, path: Path,
+                    loops: tuple[Loop, ...]) -> list[tuple[str, frozenset[str]]] | None:
+        """The broadcasts written in one expression, read once per definition (see `_summands`)."""
+        key = (id(value), order, path)
+        memo = self._subscript_memo.get(key)
+        if memo is not None and memo[0] is value:
+            return memo[1]
+        found: list[tuple[str, frozenset[str]]] | None = []
+        for inner in nodes_under(value):
+            kind = type(inner)
+            if kind is cst.Call and (self.kernel.qualify_tl(inner.func) in _AXIS_MOVES or (  # type: ignore[attr-defined]
+                    type(inner.func) is cst.Attribute and inner.func.attr.value in _AXIS_MOVES)):  # type: ignore[attr-defined]
+                found = None
+                break
+            if kind is cst.Subscript:
+                text = _slice_text(inner)  # type: ignore[arg-type]
+                if _from_right(text) is None:
+                    continue  # an index, not a broadcast
+                keys = self.ev.dims(inner.value, order, path, loops)  # type: ignore[attr-defined]
+                assert found is not None
+                found.append((text, frozenset(key for key in keys if not key.startswith(LOOP_PREFIX))))
+        self._subscript_memo[key] = (value, found)
+        return found
 
     def _mask_slices(self, access: Access, dim: str) -> set[str] | None:
         """The broadcasts under which the mask bounds `dim`: inside its comparisons, or applied to
