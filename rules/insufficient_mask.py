@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tritonlint.rule import Rule
-from tritonlint.triton.model import KernelModel, TailHazard
 from tritonlint.triton.fixes import CallFix
+from tritonlint.triton.model import KernelModel, TailHazard
 from tritonlint.triton.sufficiency import MaskSufficiency, describe, sufficiency_fix
 
 

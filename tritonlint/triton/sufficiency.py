@@ -38,7 +38,7 @@ from tritonlint.triton.ir import LOOP_PREFIX, PROGRAM, Access, Def, Loop, TailHa
 from tritonlint.triton.names import code_of
 from tritonlint.triton.paths import Path
 from tritonlint.triton.syntax import ordered, range_args
-from tritonlint.triton.tree import names_in, nodes_under, terms
+from tritonlint.triton.tree import nodes_under, terms
 
 if TYPE_CHECKING:
     from tritonlint.triton.model import KernelModel
@@ -113,13 +113,14 @@ class MaskSufficiency:
         if not relevant:
             return SufficiencyVerdict(walk, None, f"no single comparison bounds {label}: not judged")
         size = self.ev.dim_size.get(dim)
-        axes = self._axes(access, dim)
+        # Axes can be confused only on a tile of two dimensions or more.
+        axes = self._axes(access, dim) if sum(w.dim is not None for w in self.walker.walks(access)) > 1 else None
         if axes is not None:
             pointer_slice, mask_slice = axes
             evidence = (f"the pointer walks {label} along {_axis_words(pointer_slice)}, the mask bounds it "
                         f"along {_axis_words(mask_slice)}")
             return SufficiencyVerdict(walk, TailHazard(access, walk, "reachable on every tile where the tile "
-                                                       f"is square, the partial last one included", evidence),
+                                                       "is square, the partial last one included", evidence),
                                       evidence, "axes", slices=(pointer_slice, mask_slice))
         extents = [(small, large) for small, large in relevant if self.ev.runtime(large, 0)]
         followed = []
@@ -330,9 +331,8 @@ class MaskSufficiency:
                         return True
                     if d.kind == "for" and self._reads_program(d.loops[-1], access):
                         return True  # `for k in range(first_tile, ...)`: the loop starts at the program's tile
-                elif d.loops and d.loops[-1].key == shift and d.kind in ("for", "advance"):
-                    return True
-                elif d.kind == "for" and any(loop.key == shift for loop in d.loops):
+                elif (d.kind in ("for", "advance") and d.loops and d.loops[-1].key == shift) or \
+                        (d.kind == "for" and any(loop.key == shift for loop in d.loops)):
                     return True
         text = code_of(small) + code_of(large)
         return shift == PROGRAM and "program_id(" in text
@@ -406,20 +406,24 @@ class MaskSufficiency:
             return memo[1]
         found: list[tuple[str, frozenset[str]]] | None = []
         for inner in nodes_under(value):
-            kind = type(inner)
-            if kind is cst.Call and (self.kernel.qualify_tl(inner.func) in _AXIS_MOVES or (  # type: ignore[attr-defined]
-                    type(inner.func) is cst.Attribute and inner.func.attr.value in _AXIS_MOVES)):  # type: ignore[attr-defined]
+            if isinstance(inner, cst.Call) and self._moves_axes(inner):
                 found = None
                 break
-            if kind is cst.Subscript:
-                text = _slice_text(inner)  # type: ignore[arg-type]
+            if isinstance(inner, cst.Subscript):
+                text = _slice_text(inner)
                 if _from_right(text) is None:
                     continue  # an index, not a broadcast
-                keys = self.ev.dims(inner.value, order, path, loops)  # type: ignore[attr-defined]
+                keys = self.ev.dims(inner.value, order, path, loops)
                 assert found is not None
                 found.append((text, frozenset(key for key in keys if not key.startswith(LOOP_PREFIX))))
         self._subscript_memo[key] = (value, found)
         return found
+
+    def _moves_axes(self, call: cst.Call) -> bool:
+        """`tl.trans(x)`, `x.permute(...)`, `tl.reshape(...)`: the axes read under it are not the ones written."""
+        if (self.kernel.qualify_tl(call.func) or "") in _AXIS_MOVES:
+            return True
+        return isinstance(call.func, cst.Attribute) and call.func.attr.value in _AXIS_MOVES
 
     def _mask_slices(self, access: Access, dim: str) -> set[str] | None:
         """The broadcasts under which the mask bounds `dim`: inside its comparisons, or applied to
@@ -452,21 +456,20 @@ class MaskSufficiency:
                         pending.append((d.value, outer, depth + 1))
             elif type(node) is cst.Call:
                 member = self.kernel.qualify_tl(node.func)
-                if member in _AXIS_MOVES or (member is None and type(node.func) is cst.Attribute
-                                             and node.func.attr.value in _AXIS_MOVES):
+                if self._moves_axes(node):
                     return None
                 if member is None and type(node.func) is cst.Attribute:
                     pending.append((node.func.value, outer, depth + 1))  # `m.to(tl.int1)`
                 else:
                     pending.extend((arg.value, outer, depth + 1) for arg in node.args)
-            elif type(node) in (cst.BinaryOperation, cst.BooleanOperation):
-                pending.append((node.left, outer, depth + 1))  # type: ignore[attr-defined]
-                pending.append((node.right, outer, depth + 1))  # type: ignore[attr-defined]
+            elif isinstance(node, (cst.BinaryOperation, cst.BooleanOperation)):
+                pending.append((node.left, outer, depth + 1))
+                pending.append((node.right, outer, depth + 1))
             elif type(node) is cst.UnaryOperation:
-                pending.append((node.expression, outer, depth + 1))  # type: ignore[attr-defined]
+                pending.append((node.expression, outer, depth + 1))
             elif type(node) is cst.IfExp:
-                pending.append((node.body, outer, depth + 1))  # type: ignore[attr-defined]
-                pending.append((node.orelse, outer, depth + 1))  # type: ignore[attr-defined]
+                pending.append((node.body, outer, depth + 1))
+                pending.append((node.orelse, outer, depth + 1))
         return found
 
 
