@@ -90,7 +90,10 @@ class InsufficientMask(Rule):
     a tile index by the tile's block size (`k * BLOCK_K * s`, `pid * BLOCK`). Where two axes share
     one block size, or the bound is a compile-time constant (a page of fixed width), nothing is
     reported. A row picked by the program (`row * stride + cols`) is no tile and is not judged.
-    Packed units are found only beside an unpacked twin compared with the same bound text. A tile
+    Axes are judged only where the mask writes its broadcast in the comparison, around it, or in
+    the definition of a name it compares (`rows < M` with `rows = tl.arange(0, B)[:, None]`);
+    a 1-D mask beside a 2-D pointer is not judged. Packed units are found only beside an
+    unpacked twin compared with the same bound text. A tile
     wider than its group (`BLOCK = next_power_of_2(group)` masked against the whole tensor) and an
     offset added after its mask was formed are not read yet.
     """

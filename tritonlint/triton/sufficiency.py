@@ -38,7 +38,7 @@ from tritonlint.triton.ir import LOOP_PREFIX, PROGRAM, Access, Def, Loop, TailHa
 from tritonlint.triton.names import code_of
 from tritonlint.triton.paths import Path
 from tritonlint.triton.syntax import ordered, range_args
-from tritonlint.triton.tree import nodes_under, terms
+from tritonlint.triton.tree import names_in, nodes_under, terms
 
 if TYPE_CHECKING:
     from tritonlint.triton.model import KernelModel
@@ -68,6 +68,7 @@ class MaskSufficiency:
     def __init__(self, kernel: KernelModel) -> None:
         self.kernel = kernel
         self.ev, self.flow, self.walker = kernel.ev, kernel.flow, kernel.walker
+        self._moved_memo: dict[Access, frozenset[str]] = {}
         self._summand_memo: dict[tuple[int, int, Path], tuple[cst.BaseExpression,
                                                               list[tuple[cst.BaseExpression, frozenset[str]]]]] = {}
         self._subscript_memo: dict[tuple[int, int, Path], tuple[cst.BaseExpression,
@@ -97,7 +98,7 @@ class MaskSufficiency:
         own = self.ev.mask_dims(access, own=True)
         if own is None:
             return
-        moved_by = self.walker.pointer_loops(access)
+        moved_by = self._moved_by(access)
         comparisons = [sides for sides in map(ordered, self.flow.mask_comparisons(access)) if sides is not None]
         for walk in walks:
             if walk.dim is None or walk.dim.endswith("]") or not self.ev.covers(own, walk.keys, moved_by):
@@ -242,8 +243,15 @@ class MaskSufficiency:
         assert dim is not None
         if walk.loop is not None and self._moves_a_tile(access, dim, walk.loop):
             yield walk.loop.key, walk.loop
-        if self._shift_term(access, dim, PROGRAM):  # not `row * stride + cols`: a row picked, no tile moved
+        if PROGRAM in self._moved_by(access) and self._shift_term(access, dim, PROGRAM):
+            # (not `row * stride + cols`: a row picked, no tile moved)
             yield PROGRAM, None
+
+    def _moved_by(self, access: Access) -> frozenset[str]:
+        moved = self._moved_memo.get(access)
+        if moved is None:
+            moved = self._moved_memo[access] = self.walker.pointer_loops(access)
+        return moved
 
     def _moves_a_tile(self, access: Access, dim: str, loop: Loop) -> bool:
         """The loop moves the pointer a whole tile of `dim` per iteration: it advances a name the
@@ -348,19 +356,36 @@ class MaskSufficiency:
 
     def _axes(self, access: Access, dim: str) -> tuple[str, str] | None:
         """(pointer's broadcast, mask's) of `dim` when they put it on different axes."""
+        mask = self._mask_slices(access, dim)
+        if not mask or len(mask) != 1:
+            return None
+        (mask_slice,) = mask
+        if mask_slice and self._pointer_writes(access, dim, mask_slice):
+            return None  # the pointer puts it there too: the same axis, or more than one (not judged)
         pointer = self._slices(access.pointer, dim, access)
         if pointer is None or len(pointer) != 1:
             return None
         (pointer_slice,) = pointer
         if pointer_slice == "":
             return None  # a 1-D pointer: no axis to confuse
-        mask = self._mask_slices(access, dim)
-        if not mask or len(mask) != 1:
-            return None
-        (mask_slice,) = mask
         if _from_right(mask_slice) == _from_right(pointer_slice):
             return None
         return pointer_slice, mask_slice
+
+    def _pointer_writes(self, access: Access, dim: str, broadcast: str) -> bool:
+        """Whether the pointer, or a definition it is built from, puts `dim` under `broadcast`:
+        asked in the order the names are read, so the usual answer (yes, right there) is quick."""
+        sources = [(access.pointer, access.order, access.path, access.loops)]
+        sources += [(d.value, d.order, d.path, d.loops) for defs in self.flow.chain(access.pointer, access).values()
+                    for d in defs if d.value is not None and d.kind in ("assign", "advance")]
+        for value, order, path, loops in sources:
+            found = self._subscripts(value, order, path, loops)
+            if found is None:
+                return True  # axes moved: not judged
+            if any(text == broadcast and len(offsets) == 1 and self._same_tile(next(iter(offsets)), dim)
+                   for text, offsets in found):
+                return True
+        return False
 
     def _slices(self, node: cst.BaseExpression, dim: str, access: Access) -> set[str] | None:
         """The broadcasts (`[:, None]`) `dim` is put under in an expression and what it is built
@@ -419,6 +444,24 @@ class MaskSufficiency:
         self._subscript_memo[key] = (value, found)
         return found
 
+    def _near_slices(self, node: cst.BaseExpression, dim: str, access: Access) -> set[str] | None:
+        """The broadcasts of `dim` in a compared expression and the definitions of the names it
+        reads (`rows < M` with `rows = tl.arange(0, B)[:, None]`); deeper, a compared offset is
+        a plain tile. None where an axis-moving call makes them unreadable."""
+        sources = [(node, access.order, access.path, access.loops)]
+        for name in names_in(node):
+            sources += [(d.value, d.order, d.path, d.loops)
+                        for d in self.flow.reaching(name, access.order, access.path, access.loops)
+                        if d.value is not None and d.kind in ("assign", "advance")]
+        found: set[str] = set()
+        for value, order, path, loops in sources:
+            subscripts = self._subscripts(value, order, path, loops)
+            if subscripts is None:
+                return None
+            found |= {text for text, offsets in subscripts
+                      if len(offsets) == 1 and self._same_tile(next(iter(offsets)), dim)}
+        return found
+
     def _moves_axes(self, call: cst.Call) -> bool:
         """`tl.trans(x)`, `x.permute(...)`, `tl.reshape(...)`: the axes read under it are not the ones written."""
         if (self.kernel.qualify_tl(call.func) or "") in _AXIS_MOVES:
@@ -439,10 +482,9 @@ class MaskSufficiency:
                 sides = ordered(node) if len(node.comparisons) == 1 else None
                 if sides is None or not self._bounds(sides[0], dim, access):
                     continue
-                inner = self._slices(sides[0], dim, access)
-                if inner is None:
-                    return None
-                inner.discard("")
+                inner = self._near_slices(sides[0], dim, access)
+                if inner is None or not (inner or outer):
+                    return None  # unreadable, or no broadcast written nearby: not judged
                 if inner and outer:
                     return None  # broadcast twice: not read
                 found |= inner or {outer}
@@ -608,12 +650,12 @@ def _units_fix(kernel: KernelModel, hazard: TailHazard, verdict: SufficiencyVerd
         new = f"{_code(kernel, sides[0])} < {bound}"
         replaced = replaced.replace(written, f"({new})" if node.lpar else new)
     if replaced == text:
-        return CallFix("no fix: the comparison is built outside the call; divide its bound by the packing "
+        return CallFix("the comparison is built outside the call; divide its bound by the packing "
                        f"factor {factor}", Applicability.DISPLAY_ONLY, None)
     return CallFix(f"Compare in packed units (the bound divided by {factor}, rounded up)", Applicability.UNSAFE,
                    _with_arguments(kernel, access, {"mask": replaced}))
 
 
 def _axes_display_only(pointer_slice: str) -> CallFix:
-    return CallFix(f"no fix: the mask is built outside the call; broadcast it as the pointer does "
+    return CallFix(f"the mask is built outside the call; broadcast it as the pointer does "
                    f"(`{pointer_slice}`)", Applicability.DISPLAY_ONLY, None)
