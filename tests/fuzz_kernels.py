@@ -15,7 +15,7 @@ Two kinds of cases:
   or more fixed calls (the original bug, re-created), then only meaning-preserving mutations
   (formatting, comments, renamed locals, `if F: A else: B` -> `if not (F): B else: A`, tabs,
   CRLF). Property (`detection_failures`): each such call is reported, TL101 for a load and TL102
-  for a store.
+  for a store (TL104 for an insufficient-mask fixture, whose fix changed a mask that was there).
 
 Everything is driven by a `random.Random`, so a failure is reproduced by its seed
 (`scripts/fuzz_long.py --seed N --show`), and hypothesis can drive it through `st.randoms()`.
@@ -745,7 +745,8 @@ def detection_failures(case: Case, config: Config = CONFIG) -> list[Failure]:
     found = {(_ordinal(spans, d.start_offset), d.code) for d in report.diagnostics}
     failures = []
     for ordinal, kind in zip(case.targets, case.kinds):
-        code = "TL101" if kind == "load" else "TL102"
+        # A mask taken back out of an insufficient-mask fixture is the mask that was there but wrong.
+        code = "TL104" if case.source.startswith("insufficient-mask/") else "TL101" if kind == "load" else "TL102"
         if (ordinal, code) not in found:
             start, end = spans[ordinal]
             failures.append(Failure("missed", f"{code} not reported at call #{ordinal}: "

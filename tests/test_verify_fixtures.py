@@ -34,8 +34,8 @@ HARNESSES = sorted(FIXTURES.glob("*/*_harness.py"))
 # These run with every default fill; the others with 0x00 and 0xff.
 ALL_FILLS = {"gemm_even_k_twin", "mxfp4_hopper_scale_swizzled", "elementwise_store_unmasked",
              "reexport_import"}
-MARKER = re.compile(r"#\s*expect:\s*(TL10[12])")
-KIND = {"TL101": "load", "TL102": "store"}
+MARKER = re.compile(r"#\s*expect:\s*(TL10[124])")
+KIND = {"TL101": "load", "TL102": "store"}  # TL104 flags either: the marked line says which
 
 
 def _case(harness: Path) -> Path:
@@ -58,8 +58,8 @@ def reports() -> Any:
 
 
 def _markers(case: Path) -> list[tuple[int, str]]:
-    return [(i, KIND[m.group(1)]) for i, line in enumerate(case.read_text().splitlines(), 1)
-            if (m := MARKER.search(line))]
+    return [(i, KIND.get(m.group(1)) or ("store" if "tl.store(" in line else "load"))
+            for i, line in enumerate(case.read_text().splitlines(), 1) if (m := MARKER.search(line))]
 
 
 def _kernel_params(case: Path, kernel: str) -> set[str]:

@@ -285,7 +285,8 @@ def _diagnostic(rule: Rule, hazard: TailHazard, model: KernelModel, kernel: Kern
     call = "tl.load" if hazard.access.kind == "load" else "tl.store"
     verb = "read" if hazard.access.kind == "load" else "write"
     what = f"`{model.label(hazard.walk.dim)}`" if hazard.walk.dim else "the loop's tile"
-    message = f"{call} can {verb} past the end of the tensor on a partial tail tile: no mask bounds {what}"
+    message = rule.message(model, hazard) or \
+        f"{call} can {verb} past the end of the tensor on a partial tail tile: no mask bounds {what}"
     notes = [hazard.condition, f"walks {hazard.walked or model.describe_walk(hazard.walk)}", hazard.evidence]
     fix = None
     proposed = rule.fix(model, hazard) if not hazard.via else None

@@ -11,6 +11,7 @@ from tritonlint.engine import build_model, check_source, parse_kernels
 from tritonlint.triton.ir import Access, Judgement
 from tritonlint.triton.model import KernelModel
 from tritonlint.triton.outline import line_starts
+from tritonlint.triton.sufficiency import MaskSufficiency
 
 
 class ExplainError(Exception):
@@ -76,6 +77,23 @@ def _judged(model: KernelModel, access: Access, judgements: Iterator[Judgement],
             if judged.fact is not None:
                 where = _line(model, judged.fact.node)
                 lines.append(f"{indent}  fact: {judged.fact.idiom}" + (f" (line {where})" if where else ""))
+    return lines + _sufficiency(model, access, indent)
+
+
+def _sufficiency(model: KernelModel, access: Access, indent: str) -> list[str]:
+    """TL104's reading of a mask the walks above count as bounding: does it bound them where the
+    pointer puts them (moved by a loop or the program, on the same axis, in the same units)?"""
+    checker = MaskSufficiency(model)
+    verdicts = list(checker.verdicts(access))
+    if not verdicts:
+        return []
+    lines = [f"{indent}mask sufficiency (TL104):"]
+    for verdict in verdicts:
+        label = f"`{model.label(verdict.walk.dim or '')}`"
+        if verdict.hazard is not None:
+            lines.append(f"{indent}  {label}: insufficient ({verdict.shape}): {verdict.reason}")
+        else:
+            lines.append(f"{indent}  {label}: {checker.reason(verdict)}")
     return lines
 
 

@@ -38,6 +38,10 @@ class Rule:
         """The fix for one hazard; None when the rule offers none."""
         return None
 
+    def message(self, kernel: KernelModel, hazard: TailHazard) -> str | None:
+        """The finding's message; None for the tail-tile message TL101 and TL102 share."""
+        return None
+
     @classmethod
     def doc_sections(cls) -> dict[str, str]:
         """The docstring split into its `## Section` parts."""
