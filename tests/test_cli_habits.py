@@ -445,6 +445,17 @@ def test_force_exclude_skips_named_files_in_skipped_folders(run: Run, tmp_path: 
     assert err == "tritonlint: warning: no Python files found under the given path(s)\n"
 
 
+def test_force_exclude_skips_named_files_in_excluded_folders(run: Run, tmp_path: Path) -> None:
+    write(tmp_path / "src" / "gen" / "k.py", SAFE)
+    # Without --force-exclude a file named explicitly is checked; a pattern naming its folder skips it with it.
+    assert heads(run("check", "--no-cache", "--exclude", "gen", "src/gen/k.py")[1]) == ["src/gen/k.py:9:5: TL102"]
+    for pattern in ("gen", "src/gen", "src"):
+        code, out, _err = run("check", "--no-cache", "--exclude", pattern, "--force-exclude", "src/gen/k.py")
+        assert (code, out) == (0, "All checks passed!\n"), pattern
+    code, out, _err = run("check", "--no-cache", "--exclude", "other", "--force-exclude", "src/gen/k.py")
+    assert (code, heads(out)) == (1, ["src/gen/k.py:9:5: TL102"])
+
+
 def test_a_warning_when_no_python_file_was_found(run: Run, tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     write(tmp_path / "notes.txt", "some notes")

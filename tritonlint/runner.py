@@ -33,8 +33,9 @@ class SourceFile:
 def force_excluded(path: Path, config: Config) -> bool:
     """`--force-exclude`: a file named explicitly is skipped like discovery would skip it."""
     parts = path.parts[:-1]
+    # Walking, discovery also skips a folder an exclude pattern names (`gen`, `src/gen`): so a file inside it.
     return (any(part in DEFAULT_EXCLUDES or part.endswith(".egg-info") for part in parts)
-            or _excluded(path, config))
+            or _excluded(path, config) or any(_excluded(folder, config) for folder in path.parents[:-1]))
 
 
 def discover(paths: Sequence[str], config: Config, *, force_exclude: bool = False) -> Iterator[SourceFile]:
