@@ -69,17 +69,39 @@ def test_the_flag_recogniser_learns_even_k_from_how_the_twins_differ() -> None:
     assert any(model.ev.label(dim) == "offs_k" for dim in flag.dims)
 
 
-def test_a_layout_switch_with_different_pointers_is_no_flag() -> None:
+def test_a_layout_switch_of_one_pointer_name_is_no_flag() -> None:
+    """One pointer name, assigned on both sides of the condition: the sides address different
+    tensors, so the unmasked side promises nothing about full tiles (`_switches_layout`)."""
     model = _model("""\
         @triton.jit
         def k(X, Y, n, BLOCK: tl.constexpr, SHARED: tl.constexpr):
             offs = tl.arange(0, BLOCK)
             if SHARED:
-                v = tl.load(Y)
+                p = Y + offs
+                v = tl.load(p)
             else:
-                v = tl.load(X + offs, mask=offs < n)
+                p = X + offs
+                v = tl.load(p, mask=offs < n)
         """)
     assert model.flags.flags == []
+
+
+def test_the_same_pointer_name_assigned_once_is_a_flag() -> None:
+    """The control for the test above: `p` built once, before the condition, so the two loads read
+    one tile and the condition is learnt as an evenness flag."""
+    model = _model("""\
+        @triton.jit
+        def k(X, n, BLOCK: tl.constexpr, SHARED: tl.constexpr):
+            offs = tl.arange(0, BLOCK)
+            p = X + offs
+            if SHARED:
+                v = tl.load(p)
+            else:
+                v = tl.load(p, mask=offs < n)
+        """)
+    (flag,) = model.flags.flags
+    assert (flag.atom, flag.even, flag.source) == ("SHARED", True, "usage")
+    assert {model.ev.label(dim) for dim in flag.dims} == {"offs"}
 
 
 def test_the_evaluator_reads_what_a_mask_bounds_on_each_side_of_a_flag() -> None:
