@@ -60,3 +60,115 @@ def test_a_sibling_mask_that_spells_the_broadcast_is_reused() -> None:
     title, line = _fix_of_line(_rows("m = offs[:, None] < n", "m"), 10)
     assert title == "Mask the load with `m` (the mask of the tl.load at line 9)"
     assert line == "b = tl.load(y_ptr + offs[:, None] * stride, mask=m, other=0)"
+
+
+HEADER = "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+
+
+def _fixed_body(body: str) -> str:
+    """The fixed kernel (the header left off), after checking the fix parses and leaves no finding."""
+    text = HEADER + body
+    assert check_source("k.py", text, Config(), strict=True).diagnostics
+    fixed = fix_source("k.py", text, Config(), unsafe=True, strict=True).fixed_text
+    assert fixed is not None and fixed.startswith(HEADER)
+    ast.parse(fixed)
+    assert check_source("k.py", fixed, Config(), strict=True).diagnostics == ()
+    return fixed[len(HEADER):]
+
+
+def test_an_advanced_pointer_name_is_not_its_own_offset() -> None:
+    """`ptrs += BLOCK`: the offset is the `tl.arange` it was built from, never `ptrs < K - k`."""
+    assert _fixed_body('''\
+def k(X, K, BLOCK: tl.constexpr):
+    ptrs = X + tl.arange(0, BLOCK)
+    for k in range(0, K, BLOCK):
+        x = tl.load(ptrs)
+        ptrs += BLOCK
+''').splitlines()[3] == "        x = tl.load(ptrs, mask=tl.arange(0, BLOCK) < K - k, other=0)"
+
+
+def test_an_offset_redefined_from_itself_in_the_loop() -> None:
+    """`offs = offs + BLOCK` reaches the access from the loop's back edge: the purity check stops
+    (its depth bound) and the loop bound still gives the mask."""
+    assert _fixed_body('''\
+def k(X, K, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    for k in range(0, K, BLOCK):
+        x = tl.load(X + offs)
+        offs = offs + BLOCK
+''').splitlines()[3] == "        x = tl.load(X + offs, mask=tl.arange(0, BLOCK) < K - k, other=0)"
+
+
+def test_a_call_over_lines_keeps_its_closing_parenthesis_line() -> None:
+    assert _fixed_body('''\
+def k(X, K, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    for k in range(0, K, BLOCK):
+        x = tl.load(
+            X + k + offs
+        )
+''').splitlines()[3:6] == ["        x = tl.load(", "            X + k + offs, mask=offs < K - k, other=0", "        )"]
+
+
+def test_a_call_with_one_argument_and_a_trailing_comma() -> None:
+    """The new arguments go after the old one; the last keeps the trailing comma."""
+    assert _fixed_body('''\
+def k(X, K, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    for k in range(0, K, BLOCK):
+        x = tl.load(
+            X + k + offs,
+        )
+''').splitlines()[3:8] == ["        x = tl.load(", "            X + k + offs,", "        mask=offs < K - k,",
+                           "        other=0,", "        )"]
+
+
+def test_a_none_side_of_the_same_flag_stays_none() -> None:
+    """`mask=None if EVEN_K else m` on a load whose K tail is flagged by EVEN_K: the even side
+    stays `None` (and `other` is switched with it), the bound goes inside the other side."""
+    assert _fixed_body('''\
+def k(X, W, M, K, s, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr, EVEN_K: tl.constexpr):
+    offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_k = tl.arange(0, BLOCK_K)
+    for k in range(0, K, BLOCK_K):
+        if EVEN_K:
+            w = tl.load(W + k + offs_k)
+        else:
+            w = tl.load(W + k + offs_k, mask=offs_k < K - k, other=0.0)
+        x = tl.load(X + offs_m[:, None] * s + k + offs_k[None, :], mask=None if EVEN_K else offs_m[:, None] < M)
+''').splitlines()[8] == ("        x = tl.load(X + offs_m[:, None] * s + k + offs_k[None, :], mask=None if EVEN_K else "
+                         "(offs_m[:, None] < M) & (offs_k[None, :] < K - k), other=None if EVEN_K else 0)")
+
+
+def test_a_comparison_of_another_access_is_rebroadcast_to_the_pointer() -> None:
+    text = '''\
+def k(X, n, stride, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(X + offs[:, None] * stride)
+    tl.store(X + offs[:, None] * stride, x, mask=offs < n)
+'''
+    (diag,) = check_source("k.py", HEADER + text, Config(), strict=True).diagnostics
+    assert diag.fix is not None and diag.fix.title == "Mask the load with `offs[:, None] < n` (the comparison at line 9)"
+    assert _fixed_body(text).splitlines()[2] == "    x = tl.load(X + offs[:, None] * stride, mask=offs[:, None] < n, other=0)"
+
+
+def test_a_block_pointer_keeps_its_own_padding_option() -> None:
+    """`padding_option=` given by keyword is not added twice; the new dimension joins the old check."""
+    assert _fixed_body('''\
+def k(X, M, K, stride, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr):
+    bp = tl.make_block_ptr(X, (M, K), (stride, 1), (tl.program_id(0) * BLOCK_M, 0), (BLOCK_M, BLOCK_K), (1, 0))
+    for k in range(0, K, BLOCK_K):
+        x = tl.load(bp, boundary_check=(0,), padding_option="zero")
+        bp = tl.advance(bp, (0, BLOCK_K))
+''').splitlines()[3] == '        x = tl.load(bp, boundary_check=(0, 1), padding_option="zero")'
+
+
+def test_atom_parenthesizes_only_what_needs_it() -> None:
+    from tritonlint.triton.fixes import _atom, _wrapped
+
+    assert _atom("offs_k") == "offs_k"
+    assert _atom("tl.arange(0,\n BLOCK)") == "tl.arange(0,\n BLOCK)"  # a call over lines is one atom
+    assert _atom("K - k") == "(K - k)"
+    assert _atom("(K - k)") == "(K - k)"
+    assert _atom("(a) + (b)") == "((a) + (b))"
+    assert (_wrapped("(a + b)"), _wrapped("(a) + (b)"), _wrapped("a + (b)")) == (True, False, False)
