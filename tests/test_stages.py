@@ -11,6 +11,7 @@ import textwrap
 from tritonlint.config import Config
 from tritonlint.engine import build_model, parse_kernels
 from tritonlint.triton.model import KernelModel
+from tritonlint.triton.names import code_of
 from tritonlint.triton.outline import line_starts
 from tritonlint.triton.paths import Literal
 
@@ -199,3 +200,115 @@ def test_the_flag_recogniser_answers_verify_per_kernel_with_the_even_value() -> 
     # learnt by usage, whatever the name says: MASK_K False is the side with full tiles
     assert evenness_flags(text, Config()) == {"k": {"MASK_K": False}}
     assert evenness_flags("def broken(:\n", Config()) == {}
+
+
+# ---------------------------------------------------------------- exact answers of small helpers
+# (each pins one function the mutation run showed unpinned; docs/mutation.md names them)
+
+
+def test_what_the_binder_records_for_each_kind_of_definition() -> None:
+    model = _model("""\
+        @triton.jit
+        def k(X, n, BLOCK: tl.constexpr, SMALL: tl.constexpr):
+            offs = tl.arange(0, BLOCK)
+            HALF: tl.constexpr = 1 if SMALL else 2
+            m = offs < n
+            m &= offs >= 0
+            tl.load(X + offs, mask=m)
+        """)
+    defs = model.ir.defs
+    assert [(d.kind, d.constexpr) for d in defs["n"]] == [("param", False)]
+    assert [(d.kind, d.constexpr) for d in defs["BLOCK"]] == [("param", True)]
+    assert [(d.kind, d.constexpr) for d in defs["offs"]] == [("assign", False)]
+    # `A if C else B`: one definition a side, each keeping the constexpr annotation
+    assert [(code_of(d.value), d.constexpr) for d in defs["HALF"] if d.value is not None] == [("1", True), ("2", True)]
+    # `m &= x` is `m = m & (x)`: a mask, not an advance
+    assert [(d.kind, code_of(d.value)) for d in defs["m"] if d.value is not None] == \
+        [("assign", "offs<n"), ("assign", "m&(offs>=0)")]
+
+
+def test_a_while_loop_is_a_loop_of_unknown_tiles() -> None:
+    model = _model("""\
+        @triton.jit
+        def k(X, n, BLOCK: tl.constexpr):
+            offs = tl.arange(0, BLOCK)
+            i = 0
+            while i < n:
+                tl.load(X + i + offs)
+                i += BLOCK
+        """)
+    (loop,) = model.ir.loops
+    assert (loop.key, loop.tiles, loop.text, loop.targets) == ("loop:0", "unknown", "i<n", frozenset({"i", "n"}))
+    assert _access(model, 6).loops == (loop,)
+
+
+def test_which_conditions_can_be_flags() -> None:
+    from tritonlint.triton.flags import _can_be_flag
+
+    assert [_can_be_flag(atom) for atom in ("True", "False", "None", "0", "-1", "EVEN_K", "K % BLOCK_K == 0")] == \
+        [False, False, False, False, False, True, True]
+
+
+def test_what_the_evaluator_calls_run_time() -> None:
+    import libcst as cst
+
+    model = _model("""\
+        @triton.jit
+        def k(X, n, stride, BLOCK: tl.constexpr):
+            offs = tl.arange(0, BLOCK)
+            x = tl.load(X + offs)
+            y = x + 1
+            z = offs + BLOCK
+        """)
+    ev = model.ev
+    assert [ev.runtime_stride(name) for name in ("stride", "n", "BLOCK", "offs", "no_such_name")] == \
+        [True, True, False, False, False]
+    assert [ev.runtime(cst.Name(name), 0) for name in ("y", "x", "n", "z", "BLOCK")] == [True, True, True, False, False]
+
+
+def test_a_block_pointer_dimension_has_no_size_in_a_text() -> None:
+    model = _model("""\
+        @triton.jit
+        def k(X, M, K, stride, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr):
+            bp = tl.make_block_ptr(X, (M, K), (stride, 1), (0, 0), (BLOCK_M, BLOCK_K), (1, 0))
+            for k in range(0, K, BLOCK_K):
+                x = tl.load(bp)
+                bp = tl.advance(bp, (0, BLOCK_K))
+        """)
+    dims = [w.dim for w in model.walker.walks(_access(model, 5))]
+    assert dims and all(d is not None and d.endswith("]") for d in dims)
+    assert [model.ev.size_in(d or "", "BLOCK_K BLOCK_M K M") for d in dims] == [False] * len(dims)
+
+
+def test_the_stop_of_a_loop_as_written() -> None:
+    from tritonlint.triton.facts.peeled_tail import _loop_stop
+
+    model = _model("""\
+        @triton.jit
+        def k(X, n, last, BLOCK: tl.constexpr):
+            offs = tl.arange(0, BLOCK)
+            for i in range(n):
+                tl.load(X + i)
+            for i in range(1, n):
+                tl.load(X + i)
+            for i in range(0, last, BLOCK):
+                tl.load(X + i + offs)
+            for i in range(0, last - 1, BLOCK):
+                tl.load(X + i + offs)
+        """)
+    assert [_loop_stop(loop) for loop in model.ir.loops] == ["n", "n", "last", None]
+
+
+def test_a_one_element_tile_is_a_fact_by_its_name() -> None:
+    model = _model("""\
+        @triton.jit
+        def k(X, n, BLOCK_M: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+            if BLOCK_M == 1:
+                tl.load(X + offs)
+            tl.store(X + offs, 0.0, mask=offs < n)
+        """)
+    (judged,) = model.hazards.judgements(_access(model, 5))
+    assert judged.hazard is None and judged.fact is not None
+    assert (judged.fact.idiom, judged.fact.reason) == \
+        ("one-row-tile", "the path holds BLOCK_M == 1: a one-element tile is never partial")
