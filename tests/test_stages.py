@@ -312,3 +312,16 @@ def test_a_one_element_tile_is_a_fact_by_its_name() -> None:
     assert judged.hazard is None and judged.fact is not None
     assert (judged.fact.idiom, judged.fact.reason) == \
         ("one-row-tile", "the path holds BLOCK_M == 1: a one-element tile is never partial")
+
+
+def test_a_model_built_without_its_source_text_reads_the_tree() -> None:
+    """`KernelModel(...)` without `source=` (the engine passes the text to save a re-print) reads
+    the same facts from the module's own code."""
+    from tritonlint.engine import _function_in
+
+    text = HEADER + GEMM
+    imports, kernels = parse_kernels(text)
+    (_, module), = kernels
+    model = KernelModel(module, _function_in(module), imports)
+    assert [(f.atom, f.even, f.source) for f in model.flags.flags] == [("EVEN_K", True, "usage"), ("EVEN_K", True, "name")]
+    assert [model.line_of(a.call) for a in model.accesses] == [6, 7, 9, 10]
