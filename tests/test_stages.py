@@ -325,3 +325,38 @@ def test_a_model_built_without_its_source_text_reads_the_tree() -> None:
     model = KernelModel(module, _function_in(module), imports)
     assert [(f.atom, f.even, f.source) for f in model.flags.flags] == [("EVEN_K", True, "usage"), ("EVEN_K", True, "name")]
     assert [model.line_of(a.call) for a in model.accesses] == [6, 7, 9, 10]
+
+
+def test_what_each_mask_shape_bounds() -> None:
+    """`mask_dims`: the offsets a mask bounds, or None for a mask the analysis cannot see into (a
+    parameter, or a value built from one)."""
+    model = _model("""\
+        @triton.jit
+        def k(X, m, n, BLOCK: tl.constexpr):
+            offs = tl.arange(0, BLOCK)
+            a = offs < n
+            h1 = a
+            h2 = h1
+            h3 = h2
+            h4 = h3
+            h5 = h4
+            h6 = h5
+            h7 = h6
+            h8 = h7
+            tl.load(X + offs, mask=~m)
+            tl.load(X + offs, mask=tl.where(offs < n, False, m))
+            tl.load(X + offs, mask=tl.broadcast_to(m, (BLOCK,)))
+            tl.load(X + offs, mask=a.to(tl.int1))
+            tl.load(X + offs, mask=tl.broadcast_to(a, (BLOCK,)))
+            tl.load(X + offs, mask=(offs < n) | (offs < 2 * n))
+            tl.load(X + offs, mask=(offs < n) | m)
+            tl.load(X + offs, mask=h8)
+            tl.load(X + offs, mask=False)
+        """)
+
+    def bounds(line: int) -> set[str] | None:
+        dims = model.ev.mask_dims(_access(model, line))
+        return None if dims is None else {model.ev.label(d) for d in dims}
+
+    assert [bounds(line) for line in range(13, 22)] == \
+        [None, None, None, {"offs"}, {"offs"}, {"offs"}, None, {"offs"}, set()]
