@@ -360,3 +360,30 @@ def test_what_each_mask_shape_bounds() -> None:
 
     assert [bounds(line) for line in range(13, 22)] == \
         [None, None, None, {"offs"}, {"offs"}, {"offs"}, None, {"offs"}, set()]
+
+
+def test_each_flag_source_names_the_dimension_and_the_loop() -> None:
+    """A `@triton.heuristics` evenness test and a flag's name say which block size they are about
+    (`BLOCK_K`, `K`): each covers the offsets of that size and the loop stepping through it."""
+    model = _model("""\
+        @triton.heuristics({"EVEN_K": lambda args: args["K"] % args["BLOCK_K"] == 0})
+        @triton.jit
+        def k(X, K, BLOCK_K: tl.constexpr, EVEN_K: tl.constexpr):
+            offs_k = tl.arange(0, BLOCK_K)
+            for k in range(0, K, BLOCK_K):
+                if EVEN_K:
+                    x = tl.load(X + k + offs_k)
+                else:
+                    x = tl.load(X + k + offs_k, mask=offs_k < K - k)
+        """)
+    assert [(f.atom, f.even, f.source, sorted(f.dims)) for f in model.flags.flags] == [
+        ("EVEN_K", True, source, ["arange(0,BLOCK_K)", "loop:0"]) for source in ("usage", "heuristics", "name")]
+
+
+def test_the_names_that_hold_a_mask() -> None:
+    import libcst as cst
+
+    model = _model(GEMM)
+    roots = model.flags._mask_roots(cst.parse_expression(
+        "tl.broadcast_to(mask_k, (B,)) & (m.to(tl.int1) | (c if F else d[None, :])) & (offs < K)"))
+    assert roots == {"mask_k", "m", "c", "d"}
