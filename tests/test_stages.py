@@ -387,3 +387,21 @@ def test_the_names_that_hold_a_mask() -> None:
     roots = model.flags._mask_roots(cst.parse_expression(
         "tl.broadcast_to(mask_k, (B,)) & (m.to(tl.int1) | (c if F else d[None, :])) & (offs < K)"))
     assert roots == {"mask_k", "m", "c", "d"}
+
+
+def test_the_comparisons_a_mask_is_built_from_and_the_names_a_pointer_is_computed_from() -> None:
+    model = _model("""\
+        @triton.jit
+        def k(X, I, n, m, BLOCK: tl.constexpr):
+            offs = tl.arange(0, BLOCK)
+            rows = offs < n
+            page = tl.load(I + offs // 4)
+            tl.load(X + page * BLOCK + offs, mask=rows & (offs >= 0) & (offs + 1 < m))
+            tl.load(X + tl.load(I + offs // 4) * BLOCK + offs)
+        """)
+    access = _access(model, 6)
+    assert sorted(code_of(c) for c in model.flow.mask_comparisons(access)) == ["(offs+1<m)", "(offs>=0)", "offs<n"]
+    # an index read from memory is data: the names inside the load are not followed
+    assert model.flow.computed_from(access) == {"X", "page", "tl", "BLOCK", "offs"}  # `tl` of `tl.load`
+    outer = next(a for a in model.accesses if "load" in code_of(a.pointer))
+    assert model.flow.computed_from(outer) == {"X", "tl", "BLOCK", "offs"}
