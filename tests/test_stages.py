@@ -405,3 +405,30 @@ def test_the_comparisons_a_mask_is_built_from_and_the_names_a_pointer_is_compute
     assert model.flow.computed_from(access) == {"X", "page", "tl", "BLOCK", "offs"}  # `tl` of `tl.load`
     outer = next(a for a in model.accesses if "load" in code_of(a.pointer))
     assert model.flow.computed_from(outer) == {"X", "tl", "BLOCK", "offs"}
+
+
+def test_tl_range_and_static_range_are_tile_loops() -> None:
+    model = _model("""\
+        @triton.jit
+        def k(X, K, BLOCK_K: tl.constexpr):
+            offs_k = tl.arange(0, BLOCK_K)
+            for k in tl.range(0, K, BLOCK_K):
+                tl.load(X + k + offs_k)
+            for k in tl.static_range(0, K, BLOCK_K):
+                tl.load(X + k + offs_k)
+            for k in range(0, K // BLOCK_K):
+                tl.load(X + k * BLOCK_K + offs_k)
+            for k in my_range(0, K, BLOCK_K):
+                tl.load(X + k + offs_k)
+        """)
+    assert [loop.tiles for loop in model.ir.loops] == ["partial", "partial", "full", "unknown"]
+
+
+def test_a_helper_argument_replaces_its_parameter_as_one_operand() -> None:
+    import libcst as cst
+
+    from tritonlint.triton.hazards import _Substitute
+
+    bound = {"x": cst.parse_expression("a + b"), "y": cst.Name("z")}
+    result = cst.parse_expression("x * 2 + y + w").visit(_Substitute(bound))
+    assert cst.Module([]).code_for_node(result) == "(a + b) * 2 + z + w"
