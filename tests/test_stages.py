@@ -432,3 +432,25 @@ def test_a_helper_argument_replaces_its_parameter_as_one_operand() -> None:
     bound = {"x": cst.parse_expression("a + b"), "y": cst.Name("z")}
     result = cst.parse_expression("x * 2 + y + w").visit(_Substitute(bound))
     assert cst.Module([]).code_for_node(result) == "(a + b) * 2 + z + w"
+
+
+def test_a_scratch_page_is_indexed_by_the_program_not_by_a_stride() -> None:
+    """`P + pid * (BLOCK_M * BLOCK_N) + rows[:, None] * BLOCK_N + cols[None, :]` is the program's own
+    page; the same shape with a run-time parameter `s` added to the program id is a tile of some
+    tensor (`s` may be a stride), not a page."""
+    model = _model("""\
+        @triton.jit
+        def k(P, C, s, M, N, stride_c, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+            pid = tl.program_id(0)
+            rm = pid * BLOCK_M + tl.arange(0, BLOCK_M)
+            rn = tl.arange(0, BLOCK_N)
+            rows = tl.arange(0, BLOCK_M)
+            cols = tl.arange(0, BLOCK_N)
+            tl.store(P + pid * BLOCK_M * BLOCK_N + rows[:, None] * BLOCK_N + cols[None, :], 0.0)
+            tl.store(P + (pid + s) * BLOCK_M * BLOCK_N + rows[:, None] * BLOCK_N + cols[None, :], 0.0)
+            tl.store(C + rm[:, None] * stride_c + rn[None, :], 0.0, mask=(rm < M)[:, None] & (rn < N)[None, :])
+        """)
+    judged = [[(j.hazard is not None, j.fact.idiom if j.fact else None) for j in model.hazards.judgements(_access(model, line))]
+              for line in (8, 9)]
+    # rows: masked by the store to C (evidence of a partial tile); cols: no evidence either way
+    assert judged == [[(False, None), (False, "scratch-page")], [(False, None), (True, None)]]
