@@ -153,14 +153,14 @@ def k(X, n, stride, BLOCK: tl.constexpr):
 
 
 def test_a_block_pointer_keeps_its_own_padding_option() -> None:
-    """`padding_option=` given by keyword is not added twice; the new dimension joins the old check."""
+    """`padding_option=` given by keyword is kept as the kernel chose it; the new dimension joins the old check."""
     assert _fixed_body('''\
 def k(X, M, K, stride, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr):
     bp = tl.make_block_ptr(X, (M, K), (stride, 1), (tl.program_id(0) * BLOCK_M, 0), (BLOCK_M, BLOCK_K), (1, 0))
     for k in range(0, K, BLOCK_K):
-        x = tl.load(bp, boundary_check=(0,), padding_option="zero")
+        x = tl.load(bp, boundary_check=(0,), padding_option="nan")
         bp = tl.advance(bp, (0, BLOCK_K))
-''').splitlines()[3] == '        x = tl.load(bp, boundary_check=(0, 1), padding_option="zero")'
+''').splitlines()[3] == '        x = tl.load(bp, boundary_check=(0, 1), padding_option="nan")'
 
 
 def test_atom_parenthesizes_only_what_needs_it() -> None:
