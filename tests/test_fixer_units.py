@@ -172,3 +172,22 @@ def test_atom_parenthesizes_only_what_needs_it() -> None:
     assert _atom("(K - k)") == "(K - k)"
     assert _atom("(a) + (b)") == "((a) + (b))"
     assert (_wrapped("(a + b)"), _wrapped("(a) + (b)"), _wrapped("a + (b)")) == (True, False, False)
+
+
+def test_a_comparison_broadcast_inside_its_left_side_is_taken_as_written() -> None:
+    """`pid * BLOCK + r[:, None] < n`: the broadcast is inside the compared expression and matches
+    the pointer's `[:, None]`, so the comparison is reused as it is (not broadcast a second time)."""
+    text = '''\
+def k(X, Z, n, m, stride, BLOCK: tl.constexpr, BLOCK_N: tl.constexpr):
+    pid = tl.program_id(0)
+    r = tl.arange(0, BLOCK)
+    cols = tl.arange(0, BLOCK_N)
+    x = tl.load(X + (pid * BLOCK + r[:, None]) * stride + cols[None, :], mask=cols[None, :] < m)
+    tl.store(Z + (pid * BLOCK + r[:, None]) * stride, tl.sum(x, axis=1)[:, None], mask=pid * BLOCK + r[:, None] < n)
+'''
+    (diag,) = check_source("k.py", HEADER + text, Config(), strict=True).diagnostics
+    assert diag.fix is not None
+    assert diag.fix.title == "Mask the load with `(pid * BLOCK + r[:, None]) < n` (the comparison at line 11)"
+    assert _fixed_body(text).splitlines()[4] == (
+        "    x = tl.load(X + (pid * BLOCK + r[:, None]) * stride + cols[None, :], "
+        "mask=(cols[None, :] < m) & ((pid * BLOCK + r[:, None]) < n), other=0)")
