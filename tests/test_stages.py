@@ -454,3 +454,18 @@ def test_a_scratch_page_is_indexed_by_the_program_not_by_a_stride() -> None:
               for line in (8, 9)]
     # rows: masked by the store to C (evidence of a partial tile); cols: no evidence either way
     assert judged == [[(False, None), (False, "scratch-page")], [(False, None), (True, None)]]
+
+
+def test_a_pointer_advanced_by_a_block_size_walks_its_loop_without_an_offset_name() -> None:
+    """`X += BLOCK_K * stride` moves a tile a step, though no offset of size BLOCK_K is in the pointer."""
+    model = _model("""\
+        @triton.jit
+        def k(X, K, stride, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+            offs_n = tl.arange(0, BLOCK_N)
+            for k in range(0, K, BLOCK_K):
+                tl.load(X + offs_n)
+                X += BLOCK_K * stride
+        """)
+    walks = model.walker.walks(_access(model, 5))
+    assert [(model.ev.label(w.dim) if w.dim else None, w.loop.key if w.loop else None) for w in walks] == \
+        [("offs_n", None), (None, "loop:0")]
