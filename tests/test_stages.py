@@ -469,3 +469,16 @@ def test_a_pointer_advanced_by_a_block_size_walks_its_loop_without_an_offset_nam
     walks = model.walker.walks(_access(model, 5))
     assert [(model.ev.label(w.dim) if w.dim else None, w.loop.key if w.loop else None) for w in walks] == \
         [("offs_n", None), (None, "loop:0")]
+
+
+def test_a_pointer_variable_never_names_a_dimension() -> None:
+    """`p = X + tl.arange(0, BLOCK)`: `p` is a pointer (built from the pointer parameter X), so the
+    dimension keeps its arange as its label."""
+    model = _model("""\
+        @triton.jit
+        def k(X, n, BLOCK: tl.constexpr):
+            p = X + tl.arange(0, BLOCK)
+            tl.load(p, mask=tl.arange(0, BLOCK) < n)
+        """)
+    assert [model.ev.label(w.dim or "") for w in model.walker.walks(_access(model, 4))] == ["tl.arange(0,BLOCK)"]
+    assert model.ev.dim_owners == {}
