@@ -223,8 +223,8 @@ def test_what_the_binder_records_for_each_kind_of_definition() -> None:
     # `A if C else B`: one definition a side, each keeping the constexpr annotation
     assert [(code_of(d.value), d.constexpr) for d in defs["HALF"] if d.value is not None] == [("1", True), ("2", True)]
     # `m &= x` is `m = m & (x)`: a mask, not an advance
-    assert [(d.kind, code_of(d.value)) for d in defs["m"] if d.value is not None] == \
-        [("assign", "offs<n"), ("assign", "m&(offs>=0)")]
+    assert [(d.kind, code_of(d.value), d.constexpr) for d in defs["m"] if d.value is not None] == \
+        [("assign", "offs<n", False), ("assign", "m&(offs>=0)", False)]
 
 
 def test_a_while_loop_is_a_loop_of_unknown_tiles() -> None:
