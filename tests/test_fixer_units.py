@@ -11,6 +11,10 @@ import ast
 from tritonlint.config import Config
 from tritonlint.engine import check_source, fix_source
 
+# Wide enough that every fix here stays on its own line: these tests are about which mask the
+# fixer picks and how the call is rewritten, not about laying out a long one.
+CONFIG = Config(line_length=240)
+
 ROWS = '''\
 import triton
 import triton.language as tl
@@ -31,12 +35,12 @@ def _rows(mask_def: str, mask: str) -> str:
 
 
 def _fix_of_line(text: str, line: int) -> tuple[str | None, str]:
-    (diag,) = check_source("k.py", text, Config(), strict=True).diagnostics
+    (diag,) = check_source("k.py", text, CONFIG, strict=True).diagnostics
     assert (diag.line, diag.code) == (line, "TL101")
-    fixed = fix_source("k.py", text, Config(), unsafe=True, strict=True).fixed_text
+    fixed = fix_source("k.py", text, CONFIG, unsafe=True, strict=True).fixed_text
     assert fixed is not None
     ast.parse(fixed)
-    assert check_source("k.py", fixed, Config(), strict=True).diagnostics == ()
+    assert check_source("k.py", fixed, CONFIG, strict=True).diagnostics == ()
     return diag.fix.title if diag.fix else None, fixed.splitlines()[line - 1].strip()
 
 
@@ -68,11 +72,11 @@ HEADER = "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
 def _fixed_body(body: str) -> str:
     """The fixed kernel (the header left off), after checking the fix parses and leaves no finding."""
     text = HEADER + body
-    assert check_source("k.py", text, Config(), strict=True).diagnostics
-    fixed = fix_source("k.py", text, Config(), unsafe=True, strict=True).fixed_text
+    assert check_source("k.py", text, CONFIG, strict=True).diagnostics
+    fixed = fix_source("k.py", text, CONFIG, unsafe=True, strict=True).fixed_text
     assert fixed is not None and fixed.startswith(HEADER)
     ast.parse(fixed)
-    assert check_source("k.py", fixed, Config(), strict=True).diagnostics == ()
+    assert check_source("k.py", fixed, CONFIG, strict=True).diagnostics == ()
     return fixed[len(HEADER):]
 
 
@@ -147,7 +151,7 @@ def k(X, n, stride, BLOCK: tl.constexpr):
     x = tl.load(X + offs[:, None] * stride)
     tl.store(X + offs[:, None] * stride, x, mask=offs < n)
 '''
-    (diag,) = check_source("k.py", HEADER + text, Config(), strict=True).diagnostics
+    (diag,) = check_source("k.py", HEADER + text, CONFIG, strict=True).diagnostics
     assert diag.fix is not None and diag.fix.title == "Mask the load with `offs[:, None] < n` (the comparison at line 9)"
     assert _fixed_body(text).splitlines()[2] == "    x = tl.load(X + offs[:, None] * stride, mask=offs[:, None] < n, other=0)"
 
@@ -185,7 +189,7 @@ def k(X, Z, n, m, stride, BLOCK: tl.constexpr, BLOCK_N: tl.constexpr):
     x = tl.load(X + (pid * BLOCK + r[:, None]) * stride + cols[None, :], mask=cols[None, :] < m)
     tl.store(Z + (pid * BLOCK + r[:, None]) * stride, tl.sum(x, axis=1)[:, None], mask=pid * BLOCK + r[:, None] < n)
 '''
-    (diag,) = check_source("k.py", HEADER + text, Config(), strict=True).diagnostics
+    (diag,) = check_source("k.py", HEADER + text, CONFIG, strict=True).diagnostics
     assert diag.fix is not None
     assert diag.fix.title == "Mask the load with `(pid * BLOCK + r[:, None]) < n` (the comparison at line 11)"
     assert _fixed_body(text).splitlines()[4] == (
