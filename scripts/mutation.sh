@@ -4,6 +4,9 @@
 #   scripts/mutation.sh [GROUP...]      groups: fixer suppressions output verdict engine analysis
 #                                       (default: every group but analysis)
 #   JOBS=2 (mutants at a time)  PYTHON=python  MUTATION_WORK=/tmp/tritonlint-mutation
+#   SAMPLE=N SEED=16: run only N of the group's mutants, drawn at random with that seed (the
+#   figures are then those of the sample); RERUN=1: re-run the mutants of the last run's
+#   survivors.txt in the existing $MUTATION_WORK/<group> (after new tests: "after" figures)
 #
 # Each group mutates its modules in a copy of this checkout (the working tree, uncommitted files
 # included; the checkout itself is never touched) and runs, for each mutant, only the tests of the
@@ -17,6 +20,9 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 py=${PYTHON:-python}
 jobs=${JOBS:-2}
+sample=${SAMPLE:-}
+seed=${SEED:-16}
+rerun=${RERUN:-}
 work=${MUTATION_WORK:-${TMPDIR:-/tmp}/tritonlint-mutation}
 groups=("$@")
 [ ${#groups[@]} -gt 0 ] || groups=(fixer suppressions output verdict engine)
@@ -27,7 +33,7 @@ groups=("$@")
 config() {
   case $1 in
     fixer) src=tritonlint/triton/fixes.py
-           tests="tests/test_fixtures.py tests/test_fix_order.py tests/test_fix_equivalence.py tests/test_fuzz.py"
+           tests="tests/test_fixer_units.py tests/test_fixtures.py tests/test_fix_order.py tests/test_fix_equivalence.py tests/test_fuzz.py"
            select="not check_and_fix_properties and not removing_the_fix_mask and not valid_python"; names='*' ;;
     suppressions) src=tritonlint/suppressions.py
            tests="tests/test_suppressions.py tests/test_suppression_units.py tests/test_cli.py tests/test_cli_habits.py"; select=; names='*' ;;
@@ -38,16 +44,35 @@ config() {
     engine) src=tritonlint/engine.py
            tests="tests/test_engine.py tests/test_suppressions.py tests/test_fixtures.py tests/test_faults.py tests/test_fuzz.py"
            select="not check_and_fix_properties and not removing_the_fix_mask and not valid_python"; names='*' ;;
-    analysis) src=tritonlint/triton
-           tests="tests/test_fixtures.py tests/test_engine.py tests/test_locations.py tests/test_fuzz.py tests/test_stages.py"
+    analysis) src="tritonlint/triton/evaluator.py tritonlint/triton/walks.py tritonlint/triton/flags.py tritonlint/triton/hazards.py tritonlint/triton/binder.py tritonlint/triton/dataflow.py tritonlint/triton/facts"
+           tests="tests/test_stages.py tests/test_fixer_units.py tests/test_fix_order.py tests/test_engine.py tests/test_fixtures.py tests/test_fuzz.py"
            select="not check_and_fix_properties and not removing_the_fix_mask and not valid_python"; names='*' ;;
     *) echo "mutation.sh: unknown group $1" >&2; exit 2 ;;
   esac
 }
 
+# the lines of mutmut's results (`  name: status`) whose name is listed in a file
+pick() { awk -F': ' 'NR == FNR { want[$1]; next } { n = $1; sub(/^ +/, "", n) } n in want' "$1" "$2"; }
+
 for group in "${groups[@]}"; do
   config "$group"
   dir=$work/$group
+  if [ -n "$rerun" ]; then
+    [ -s "$dir/survivors.txt" ] || { echo "mutation.sh: no survivors to re-run in $dir" >&2; continue; }
+    # the checkout's tests (new ones included) replace the copy's; the mutants stay as they were
+    rm -rf "$dir/tests" "$dir/mutants/tests"
+    (cd "$root" && git ls-files -z -co --exclude-standard tests | tar --null -T - -cf -) | tar -xf - -C "$dir"
+    rm -f "$dir/mutants/mutmut-stats.json"  # new tests: map tests to functions again
+    cp "$dir/survivors.txt" "$dir/survivors.before.txt"
+    echo "== $group: re-running $(wc -l < "$dir/survivors.txt") survivors with the checkout's tests"
+    start=$SECONDS
+    (cd "$dir" && nice -n 10 xargs -a survivors.before.txt "$py" -m mutmut run --max-children "$jobs" > rerun.log 2>&1) || { tail -30 "$dir/rerun.log"; exit 1; }
+    (cd "$dir" && "$py" -m mutmut results --all true > results.all)
+    pick "$dir/survivors.before.txt" "$dir/results.all" > "$dir/rerun.txt"
+    grep -E ': survived$' "$dir/rerun.txt" | sed 's/^ *//; s/: survived$//' > "$dir/survivors.txt" || true
+    echo "   $group: of $(wc -l < "$dir/survivors.before.txt") survivors, $(grep -c ': killed$' "$dir/rerun.txt" || true) now killed, $(wc -l < "$dir/survivors.txt") survive ($((SECONDS - start)) s); survivors in $dir/survivors.txt"
+    continue
+  fi
   rm -rf "$dir"
   mkdir -p "$dir"
   (cd "$root" && git ls-files -z -co --exclude-standard | tar --null -T - -cf -) | tar -xf - -C "$dir"
@@ -70,13 +95,26 @@ for group in "${groups[@]}"; do
   } > "$dir/setup.cfg"
   echo "== $group: mutating $src; tests: $tests"
   start=$SECONDS
-  if [ "$names" = '*' ]; then
+  if [ -n "$sample" ]; then
+    # Generate every mutant and map tests to functions (a name that matches nothing stops mutmut
+    # there), then draw the sample from the full list.
+    (cd "$dir" && nice -n 10 "$py" -m mutmut run --max-children "$jobs" 'no-such-mutant' > generate.log 2>&1) || true
+    (cd "$dir" && "$py" -m mutmut results --all true) | sed 's/^ *//; s/: .*//' > "$dir/all.txt"
+    [ -s "$dir/all.txt" ] || { tail -30 "$dir/generate.log"; exit 1; }
+    grep -E "^(${names//\*/.*}).*" "$dir/all.txt" | "$py" -c 'import random, sys; names = sys.stdin.read().split(); random.Random(int(sys.argv[1])).shuffle(names); print("\n".join(sorted(names[:int(sys.argv[2])])))' "$seed" "$sample" > "$dir/sample.txt"
+    echo "   $group: $(wc -l < "$dir/all.txt") mutants generated; running a sample of $(wc -l < "$dir/sample.txt") (seed $seed)"
+    (cd "$dir" && nice -n 10 xargs -a sample.txt "$py" -m mutmut run --max-children "$jobs" > run.log 2>&1) || { tail -30 "$dir/run.log"; exit 1; }
+    names='*'
+  elif [ "$names" = '*' ]; then
     (cd "$dir" && nice -n 10 "$py" -m mutmut run --max-children "$jobs" > run.log 2>&1) || { tail -30 "$dir/run.log"; exit 1; }
   else
     (cd "$dir" && nice -n 10 "$py" -m mutmut run --max-children "$jobs" "$names" > run.log 2>&1) || { tail -30 "$dir/run.log"; exit 1; }
   fi
   (cd "$dir" && "$py" -m mutmut results --all true > results.txt)
-  if [ "$names" != '*' ]; then  # only the named mutants count (the others were never run)
+  if [ -n "$sample" ]; then  # only the sampled mutants count
+    pick "$dir/sample.txt" "$dir/results.txt" > "$dir/results.sel"
+    mv "$dir/results.sel" "$dir/results.txt"
+  elif [ "$names" != '*' ]; then  # only the named mutants count (the others were never run)
     pattern=$(printf '%s' "$names" | sed 's/\*/.*/g')
     grep -E "^ +$pattern: " "$dir/results.txt" > "$dir/results.sel" || true
     mv "$dir/results.sel" "$dir/results.txt"

@@ -461,3 +461,37 @@ def test_formats_and_unknown_format() -> None:
     assert FORMATS == ("text", "concise", "full", "json", "sarif", "github")
     with pytest.raises(ValueError, match="unknown output format 'xml'"):
         render("xml", DIAGNOSTICS, SOURCES)
+
+
+# --- exact pieces the mutation run found unpinned (docs/mutation.md) --------------------------
+
+
+def test_full_snippet_keeps_a_line_ending_in_x_and_drops_only_a_carriage_return() -> None:
+    source = SOURCE.replace("a = tl.load(x_ptr + offs)\n", "a = tl.load(x_ptr + offs)  # X\r\n")
+    lines = render("full", [LOAD], {LOAD.path: source}).splitlines()
+    assert lines[1:5] == ["  |", "7 |     a = tl.load(x_ptr + offs)  # X", "  |         ^^^^^^^^^^^^^^^^^^^^^", "  |"]
+
+
+def test_colored_headline_colors_each_separator() -> None:
+    first = render("text", [LOAD], SOURCES, color=True).splitlines()[0]
+    colon = "\033[36m:\033[0m"
+    assert first == (f"\033[1mkernels/gemm.py\033[0m{colon}7{colon}9{colon} \033[1;31mTL101\033[0m "
+                     "`tl.load` walks K in tiles of BLOCK_K with no mask on K")
+
+
+def test_github_property_escapes_are_upper_case() -> None:
+    from tritonlint.output.github import _escape_property
+
+    assert _escape_property("a:b,c%\r\n") == "a%3Ab%2Cc%25%0D%0A"
+
+
+def test_sarif_rule_help_sections_version_and_properties() -> None:
+    from importlib import metadata
+
+    driver = json.loads(render("sarif", DIAGNOSTICS, SOURCES, rules=RULES))["runs"][0]["tool"]["driver"]
+    assert driver["version"] == metadata.version("tritonlint")
+    tl101 = driver["rules"][0]
+    assert tl101["properties"] == {"fixable": True}
+    markdown = tl101["help"]["markdown"]
+    assert tl101["help"]["text"] == markdown
+    assert re.findall(r"(?:^|\n\n)## ([^\n]+)\n\n", markdown) == list(UnmaskedTailLoad.doc_sections())

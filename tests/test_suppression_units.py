@@ -115,3 +115,9 @@ def test_add_suppressions_line_length_boundaries() -> None:
         f"{long}  # tritonlint: ignore[TL101] TODO\n"
     exact = f"{long}  # tritonlint: ignore[TL101] TODO: w"
     assert add_suppressions(f"{long}\n", [_finding(1)], "TODO: w", line_length=len(exact))[0] == f"{exact}\n"
+
+
+def test_a_noqa_keeps_its_other_codes_in_their_order() -> None:
+    text = "y  # noqa: E501, TL101, W291\n"
+    (d,) = unused_suppressions("k.py", text, [])
+    assert d.fix is not None and d.fix.edits == (Edit(3, len(text) - 1, "# noqa: E501, W291"),)

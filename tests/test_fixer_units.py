@@ -1,0 +1,197 @@
+"""The fixer's choices one guard at a time, on small kernels checked statically (no triton import).
+
+The fixtures pin whole fixed files; these pin which mask source the fixer picks and why, so a
+broken guard in tritonlint/triton/fixes.py fails here by name (and kills its mutants).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from tritonlint.config import Config
+from tritonlint.engine import check_source, fix_source
+
+# Wide enough that every fix here stays on its own line: these tests are about which mask the
+# fixer picks and how the call is rewritten, not about laying out a long one.
+CONFIG = Config(line_length=240)
+
+ROWS = '''\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def rows(x_ptr, y_ptr, out_ptr, n, stride, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    MASK_DEF
+    a = tl.load(x_ptr + offs[:, None] * stride, mask=MASK)
+    b = tl.load(y_ptr + offs[:, None] * stride)
+    tl.store(out_ptr + offs[:, None] * stride, a + b, mask=offs[:, None] < n)
+'''
+
+
+def _rows(mask_def: str, mask: str) -> str:
+    return ROWS.replace("MASK_DEF", mask_def).replace("MASK", mask)
+
+
+def _fix_of_line(text: str, line: int) -> tuple[str | None, str]:
+    (diag,) = check_source("k.py", text, CONFIG, strict=True).diagnostics
+    assert (diag.line, diag.code) == (line, "TL101")
+    fixed = fix_source("k.py", text, CONFIG, unsafe=True, strict=True).fixed_text
+    assert fixed is not None
+    ast.parse(fixed)
+    assert check_source("k.py", fixed, CONFIG, strict=True).diagnostics == ()
+    return diag.fix.title if diag.fix else None, fixed.splitlines()[line - 1].strip()
+
+
+def test_a_1d_sibling_mask_is_not_reused_on_a_column_pointer() -> None:
+    """`mask=offs < n` beside `x_ptr + offs[:, None]` broadcasts to a square: the fixer skips it
+    (`_carries`) and takes the store's `offs[:, None] < n`, the mask of this pointer's shape."""
+    title, line = _fix_of_line(_rows("pass", "offs < n"), 10)
+    assert title == "Mask the load with `offs[:, None] < n` (the mask of the tl.store at line 11)"
+    assert line == "b = tl.load(y_ptr + offs[:, None] * stride, mask=offs[:, None] < n, other=0)"
+
+
+def test_a_1d_sibling_mask_through_a_name_is_not_reused_on_a_column_pointer() -> None:
+    title, _ = _fix_of_line(_rows("m = offs < n", "m"), 10)
+    assert title == "Mask the load with `offs[:, None] < n` (the mask of the tl.store at line 11)"
+
+
+def test_a_sibling_mask_that_spells_the_broadcast_is_reused() -> None:
+    """The control: the first sibling's mask has the pointer's `[:, None]`, itself or via its name."""
+    title, _ = _fix_of_line(_rows("pass", "offs[:, None] < n"), 10)
+    assert title == "Mask the load with `offs[:, None] < n` (the mask of the tl.load at line 9)"
+    title, line = _fix_of_line(_rows("m = offs[:, None] < n", "m"), 10)
+    assert title == "Mask the load with `m` (the mask of the tl.load at line 9)"
+    assert line == "b = tl.load(y_ptr + offs[:, None] * stride, mask=m, other=0)"
+
+
+HEADER = "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+
+
+def _fixed_body(body: str) -> str:
+    """The fixed kernel (the header left off), after checking the fix parses and leaves no finding."""
+    text = HEADER + body
+    assert check_source("k.py", text, CONFIG, strict=True).diagnostics
+    fixed = fix_source("k.py", text, CONFIG, unsafe=True, strict=True).fixed_text
+    assert fixed is not None and fixed.startswith(HEADER)
+    ast.parse(fixed)
+    assert check_source("k.py", fixed, CONFIG, strict=True).diagnostics == ()
+    return fixed[len(HEADER):]
+
+
+def test_an_advanced_pointer_name_is_not_its_own_offset() -> None:
+    """`ptrs += BLOCK`: the offset is the `tl.arange` it was built from, never `ptrs < K - k`."""
+    assert _fixed_body('''\
+def k(X, K, BLOCK: tl.constexpr):
+    ptrs = X + tl.arange(0, BLOCK)
+    for k in range(0, K, BLOCK):
+        x = tl.load(ptrs)
+        ptrs += BLOCK
+''').splitlines()[3] == "        x = tl.load(ptrs, mask=tl.arange(0, BLOCK) < K - k, other=0)"
+
+
+def test_an_offset_redefined_from_itself_in_the_loop() -> None:
+    """`offs = offs + BLOCK` reaches the access from the loop's back edge: the purity check stops
+    (its depth bound) and the loop bound still gives the mask."""
+    assert _fixed_body('''\
+def k(X, K, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    for k in range(0, K, BLOCK):
+        x = tl.load(X + offs)
+        offs = offs + BLOCK
+''').splitlines()[3] == "        x = tl.load(X + offs, mask=tl.arange(0, BLOCK) < K - k, other=0)"
+
+
+def test_a_call_over_lines_keeps_its_closing_parenthesis_line() -> None:
+    assert _fixed_body('''\
+def k(X, K, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    for k in range(0, K, BLOCK):
+        x = tl.load(
+            X + k + offs
+        )
+''').splitlines()[3:6] == ["        x = tl.load(", "            X + k + offs, mask=offs < K - k, other=0", "        )"]
+
+
+def test_a_call_with_one_argument_and_a_trailing_comma() -> None:
+    """The new arguments go after the old one; the last keeps the trailing comma."""
+    assert _fixed_body('''\
+def k(X, K, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    for k in range(0, K, BLOCK):
+        x = tl.load(
+            X + k + offs,
+        )
+''').splitlines()[3:8] == ["        x = tl.load(", "            X + k + offs,", "        mask=offs < K - k,",
+                           "        other=0,", "        )"]
+
+
+def test_a_none_side_of_the_same_flag_stays_none() -> None:
+    """`mask=None if EVEN_K else m` on a load whose K tail is flagged by EVEN_K: the even side
+    stays `None` (and `other` is switched with it), the bound goes inside the other side."""
+    assert _fixed_body('''\
+def k(X, W, M, K, s, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr, EVEN_K: tl.constexpr):
+    offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_k = tl.arange(0, BLOCK_K)
+    for k in range(0, K, BLOCK_K):
+        if EVEN_K:
+            w = tl.load(W + k + offs_k)
+        else:
+            w = tl.load(W + k + offs_k, mask=offs_k < K - k, other=0.0)
+        x = tl.load(X + offs_m[:, None] * s + k + offs_k[None, :], mask=None if EVEN_K else offs_m[:, None] < M)
+''').splitlines()[8] == ("        x = tl.load(X + offs_m[:, None] * s + k + offs_k[None, :], mask=None if EVEN_K else "
+                         "(offs_m[:, None] < M) & (offs_k[None, :] < K - k), other=None if EVEN_K else 0)")
+
+
+def test_a_comparison_of_another_access_is_rebroadcast_to_the_pointer() -> None:
+    text = '''\
+def k(X, n, stride, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(X + offs[:, None] * stride)
+    tl.store(X + offs[:, None] * stride, x, mask=offs < n)
+'''
+    (diag,) = check_source("k.py", HEADER + text, CONFIG, strict=True).diagnostics
+    assert diag.fix is not None and diag.fix.title == "Mask the load with `offs[:, None] < n` (the comparison at line 9)"
+    assert _fixed_body(text).splitlines()[2] == "    x = tl.load(X + offs[:, None] * stride, mask=offs[:, None] < n, other=0)"
+
+
+def test_a_block_pointer_keeps_its_own_padding_option() -> None:
+    """`padding_option=` given by keyword is kept as the kernel chose it; the new dimension joins the old check."""
+    assert _fixed_body('''\
+def k(X, M, K, stride, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr):
+    bp = tl.make_block_ptr(X, (M, K), (stride, 1), (tl.program_id(0) * BLOCK_M, 0), (BLOCK_M, BLOCK_K), (1, 0))
+    for k in range(0, K, BLOCK_K):
+        x = tl.load(bp, boundary_check=(0,), padding_option="nan")
+        bp = tl.advance(bp, (0, BLOCK_K))
+''').splitlines()[3] == '        x = tl.load(bp, boundary_check=(0, 1), padding_option="nan")'
+
+
+def test_atom_parenthesizes_only_what_needs_it() -> None:
+    from tritonlint.triton.fixes import _atom, _wrapped
+
+    assert _atom("offs_k") == "offs_k"
+    assert _atom("tl.arange(0,\n BLOCK)") == "tl.arange(0,\n BLOCK)"  # a call over lines is one atom
+    assert _atom("K - k") == "(K - k)"
+    assert _atom("(K - k)") == "(K - k)"
+    assert _atom("(a) + (b)") == "((a) + (b))"
+    assert (_wrapped("(a + b)"), _wrapped("(a) + (b)"), _wrapped("a + (b)")) == (True, False, False)
+
+
+def test_a_comparison_broadcast_inside_its_left_side_is_taken_as_written() -> None:
+    """`pid * BLOCK + r[:, None] < n`: the broadcast is inside the compared expression and matches
+    the pointer's `[:, None]`, so the comparison is reused as it is (not broadcast a second time)."""
+    text = '''\
+def k(X, Z, n, m, stride, BLOCK: tl.constexpr, BLOCK_N: tl.constexpr):
+    pid = tl.program_id(0)
+    r = tl.arange(0, BLOCK)
+    cols = tl.arange(0, BLOCK_N)
+    x = tl.load(X + (pid * BLOCK + r[:, None]) * stride + cols[None, :], mask=cols[None, :] < m)
+    tl.store(Z + (pid * BLOCK + r[:, None]) * stride, tl.sum(x, axis=1)[:, None], mask=pid * BLOCK + r[:, None] < n)
+'''
+    (diag,) = check_source("k.py", HEADER + text, CONFIG, strict=True).diagnostics
+    assert diag.fix is not None
+    assert diag.fix.title == "Mask the load with `(pid * BLOCK + r[:, None]) < n` (the comparison at line 11)"
+    assert _fixed_body(text).splitlines()[4] == (
+        "    x = tl.load(X + (pid * BLOCK + r[:, None]) * stride + cols[None, :], "
+        "mask=(cols[None, :] < m) & ((pid * BLOCK + r[:, None]) < n), other=0)")
