@@ -109,7 +109,8 @@ def test_edit_printed_in_place_equals_edit_from_the_whole_kernel(path: Path, mon
     fast = check_source(str(path), text, Config(), strict=True)
     fixed = [d for d in fast.diagnostics if d.fix is not None and d.fix.edits]
     assert fixed, "a case with a .fixed.py has a fix"
-    assert len(printed) == len(fixed) and None not in printed  # the fast path served every fix
+    # The fast path served every fix (a long fix prints its call twice: inline, then with its mask named).
+    assert len(fixed) <= len(printed) <= 2 * len(fixed) and None not in printed
     monkeypatch.setattr(engine, "_print_in_place", lambda *args: None)  # force the kernel-wide path
     slow = check_source(str(path), text, Config(), strict=True)
     assert [d.fix for d in fast.diagnostics] == [d.fix for d in slow.diagnostics]
