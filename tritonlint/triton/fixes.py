@@ -520,3 +520,87 @@ def _with_arguments(model: KernelModel, access: Access, arguments: dict[str, str
 
 
 _EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+
+
+# ---------------------------------------------------------------------- layout
+
+# The line length when the project sets none: ruff's and black's default, the formatters Triton
+# projects use (vLLM, SGLang and Liger format with ruff or black, and mostly keep their default).
+DEFAULT_LINE_LENGTH = 88
+
+
+def fit_call(model: KernelModel, old: cst.Call, new: cst.Call, before: str, after: str, limit: int) -> cst.Call:
+    """`new` laid out over lines the way this kernel already wraps calls, when written on `old`'s
+    single line between `before` and `after` (the line's text around the call) it would run past
+    `limit` characters. A call already spread over lines keeps its own layout."""
+    if "\n" in model.module.code_for_node(old) or not new.args:
+        return new
+    if len(before) + len(model.module.code_for_node(new)) + len(after) <= limit:
+        return new
+    if _wraps_at_paren(model):
+        return _aligned(model, new, len(before), len(after), limit)
+    return _exploded(model, new, before, limit)
+
+
+def _wraps_at_paren(model: KernelModel) -> bool:
+    """Whether the kernel's multi-line calls continue their arguments under the opening parenthesis
+    (`f(a,\\n  b)`) more often than they open a new indented line after it (`f(\\n    a,\\n)`, black's)."""
+    aligned = opened = 0
+    for node in nodes_under(model.function):
+        if not isinstance(node, cst.Call):
+            continue
+        if isinstance(node.whitespace_before_args, cst.ParenthesizedWhitespace):
+            opened += 1
+        elif any(isinstance(arg.comma, cst.Comma) and isinstance(arg.comma.whitespace_after, cst.ParenthesizedWhitespace)
+                 for arg in node.args):
+            aligned += 1
+    return aligned > opened
+
+
+def _newline(indent: str, absolute: bool = False) -> cst.ParenthesizedWhitespace:
+    """A line break inside the brackets, the next line starting with `indent` (after the enclosing
+    block's indentation unless `absolute`)."""
+    return cst.ParenthesizedWhitespace(first_line=cst.TrailingWhitespace(), empty_lines=(), indent=not absolute,
+                                       last_line=cst.SimpleWhitespace(indent))
+
+
+def _bare(arg: cst.Arg) -> cst.Arg:
+    return arg.with_changes(comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=cst.SimpleWhitespace(""))
+
+
+def _exploded(model: KernelModel, call: cst.Call, before: str, limit: int) -> cst.Call:
+    """Black's layout: the arguments on one indented line of their own if they fit there, else one
+    per line with a trailing comma."""
+    indent = model.module.default_indent
+    args = [_bare(arg) for arg in call.args]
+    space = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    hugged = [arg.with_changes(comma=space) for arg in args[:-1]] + [args[-1]]
+    line = "".join(model.module.code_for_node(arg) for arg in hugged)
+    lead = len(before) - len(before.lstrip(" \t"))
+    if lead + len(indent) + len(line) <= limit:
+        hugged[-1] = hugged[-1].with_changes(whitespace_after_arg=_newline(""))
+        return call.with_changes(whitespace_before_args=_newline(indent), args=hugged)
+    each = [arg.with_changes(comma=cst.Comma(whitespace_after=_newline(indent))) for arg in args[:-1]]
+    each.append(args[-1].with_changes(comma=cst.Comma(whitespace_after=_newline(""))))
+    return call.with_changes(whitespace_before_args=_newline(indent), args=each)
+
+
+def _aligned(model: KernelModel, call: cst.Call, column: int, after: int, limit: int) -> cst.Call:
+    """The arguments continued under the opening parenthesis, as many to a line as fit (the last
+    line also holds the `after` characters that follow the call)."""
+    start = column + len(model.module.code_for_node(call.func)) + 1
+    args = [_bare(arg) for arg in call.args]
+    laid: list[cst.Arg] = []
+    width = start
+    for index, arg in enumerate(args):
+        text = model.module.code_for_node(arg)
+        tail = after if index == len(args) - 1 else 0
+        if laid and width + len(text) + 1 + tail > limit:  # +1: its comma or the closing parenthesis
+            laid[-1] = laid[-1].with_changes(comma=cst.Comma(whitespace_after=_newline(" " * start, absolute=True)))
+            width = start
+        elif laid:
+            laid[-1] = laid[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            width += 1
+        laid.append(arg)
+        width += len(text) + (1 if index < len(args) - 1 else 0)
+    return call.with_changes(args=laid)
