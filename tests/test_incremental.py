@@ -65,10 +65,20 @@ def test_unchanged_kernels_are_not_analysed_again() -> None:
     spaced = text[:between] + "\n\n" + text[between:]  # blank lines between the kernels: nothing again
     assert exactly(checker.check(spaced).diagnostics) == exactly(check_source(str(path), spaced, Config()).diagnostics)
     assert checker.analysed == ()
-    checker.check("import os\n" + text)  # the imports changed: everything again
+    # Host code (another module's import, a launcher's constant) is never read by the analysis of
+    # a kernel: edited, it re-analyses nothing, and the findings are a fresh check's, moved.
+    for host in ("import os\n" + text, "import os\n" + text + "GRID = 4\n"):
+        assert exactly(checker.check(host).diagnostics) == exactly(check_source(str(path), host, Config()).diagnostics)
+        assert checker.analysed == ()
+    # The names the kernels resolve through the imports changed: everything again.
+    rebound = "import triton.language as tl_other\n" + text
+    assert exactly(checker.check(rebound).diagnostics) == exactly(check_source(str(path), rebound, Config()).diagnostics)
     assert checker.analysed == ("gemm_twin_ok", "gemm_twin_buggy")
-    checker.check("import os\n" + text + "GRID = 4\n")  # and so did the host code
-    assert checker.analysed == ("gemm_twin_ok", "gemm_twin_buggy")
+    # A file-level suppression in the host code hides every kernel's findings, and lifted, shows them again.
+    for host in ("# tritonlint: noqa: TL101\n" + text, "# tritonlint: noqa: TL102\n" + text, text):
+        assert exactly(checker.check(host).diagnostics) == exactly(check_source(str(path), host, Config()).diagnostics)
+        assert checker.analysed == ("gemm_twin_ok", "gemm_twin_buggy")
+    assert checker.check("# tritonlint: noqa: TL101\n" + text).diagnostics == ()
 
 
 def test_kernels_calling_each_other_are_always_analysed() -> None:
