@@ -92,7 +92,12 @@ def test_black_layout_when_the_kernel_wraps_no_call(tmp_path: Path) -> None:
 
 
 def test_under_the_parenthesis_when_the_kernel_wraps_so(tmp_path: Path) -> None:
-    assert fix(tmp_path, ALIGNED_KERNEL) == ALIGNED_KERNEL.replace("        w_scale = tl.load(WMxScalePtrs)\n",
+    # At 108 the mask fits under the parenthesis (its line is 108 characters); at 107 it does not,
+    # and black's layout is used instead.
+    assert max(len(line) for line in ALIGNED.splitlines()) == 108
+    assert fix(tmp_path, ALIGNED_KERNEL, "[tool.ruff]\nline-length = 107\n") == ALIGNED_KERNEL.replace(
+        "        w_scale = tl.load(WMxScalePtrs)\n", BLACK)
+    assert fix(tmp_path, ALIGNED_KERNEL, "[tool.ruff]\nline-length = 108\n") == ALIGNED_KERNEL.replace("        w_scale = tl.load(WMxScalePtrs)\n",
                                                                    ALIGNED)
 
 
@@ -126,3 +131,12 @@ def test_the_diff_shows_the_laid_out_fix(tmp_path: Path, capsys: pytest.CaptureF
              not line.startswith("+++")]
     assert "\n".join(added) + "\n" == BLACK
     assert path.read_text() == KERNEL
+
+
+def test_black_layout_where_arguments_would_not_fit_under_the_parenthesis(tmp_path: Path) -> None:
+    # The kernel wraps under the parenthesis, but this one opens at column 63: the mask (86
+    # characters) would end past 88 there, so the arguments go on lines of their own.
+    long_name = "w_scale_of_this_tile_for_the_swizzled_layout"
+    source = ALIGNED_KERNEL.replace("w_scale", long_name)
+    expected = BLACK.replace("w_scale", long_name)
+    assert fix(tmp_path, source) == source.replace(f"        {long_name} = tl.load(WMxScalePtrs)\n", expected)

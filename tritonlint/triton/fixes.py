@@ -537,8 +537,11 @@ def fit_call(model: KernelModel, old: cst.Call, new: cst.Call, before: str, afte
         return new
     if len(before) + len(model.module.code_for_node(new)) + len(after) <= limit:
         return new
-    if _wraps_at_paren(model):
-        return _aligned(model, new, len(before), len(after), limit)
+    column = len(before) + len(model.module.code_for_node(new.func)) + 1  # just past the opening parenthesis
+    widest = max(len(model.module.code_for_node(_bare(arg))) for arg in new.args) + 1
+    if _wraps_at_paren(model) and column + widest <= limit:
+        return _aligned(model, new, column, len(after), limit)
+    # Black's layout also where an argument would not fit under a parenthesis that far right.
     return _exploded(model, new, before, limit)
 
 
@@ -585,10 +588,9 @@ def _exploded(model: KernelModel, call: cst.Call, before: str, limit: int) -> cs
     return call.with_changes(whitespace_before_args=_newline(indent), args=each)
 
 
-def _aligned(model: KernelModel, call: cst.Call, column: int, after: int, limit: int) -> cst.Call:
-    """The arguments continued under the opening parenthesis, as many to a line as fit (the last
-    line also holds the `after` characters that follow the call)."""
-    start = column + len(model.module.code_for_node(call.func)) + 1
+def _aligned(model: KernelModel, call: cst.Call, start: int, after: int, limit: int) -> cst.Call:
+    """The arguments continued under the opening parenthesis (at column `start`), as many to a line
+    as fit (the last line also holds the `after` characters that follow the call)."""
     args = [_bare(arg) for arg in call.args]
     laid: list[cst.Arg] = []
     width = start
