@@ -95,3 +95,14 @@ def test_a_syntax_error_is_the_engines_report() -> None:
     report = checker.check("import triton\n@triton.jit\ndef k(:\n")
     assert report.errors == check_source("broken.py", "import triton\n@triton.jit\ndef k(:\n", Config()).errors
     assert report.errors and not report.diagnostics
+
+
+def test_a_file_level_noqa_inside_one_kernel_hides_the_others_findings_too() -> None:
+    path = ROOT / "fixtures" / "unmasked-tail-load" / "gemm_even_k_twin.py"
+    text = path.read_text(encoding="utf-8")
+    checker = IncrementalChecker(str(path), Config())
+    assert len(checker.check(text).diagnostics) == 1  # in gemm_twin_buggy
+    body = text.index("\n", text.index("def gemm_twin_ok")) + 1
+    hidden = text[:body] + "    # tritonlint: noqa\n" + text[body:]  # a comment on its own line, in the other kernel
+    assert check_source(str(path), hidden, Config()).diagnostics == ()
+    assert checker.check(hidden).diagnostics == ()

@@ -524,8 +524,8 @@ _EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_
 
 # ---------------------------------------------------------------------- layout
 
-# The line length when the project sets none: ruff's and black's default, the formatters Triton
-# projects use (vLLM, SGLang and Liger format with ruff or black, and mostly keep their default).
+# The line length when the project sets none: the default of ruff and black, the formatters a
+# project that configures nothing gets.
 DEFAULT_LINE_LENGTH = 88
 
 
