@@ -20,8 +20,6 @@ def _regen(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def test_regen_rewrites_stale_files_and_names_them(tmp_path: Path) -> None:
     folder = tmp_path / "fixtures" / "unmasked-tail-store"
     folder.mkdir(parents=True)
-    # The repository's configuration, as its fixtures see it (fixes are laid out to its line length).
-    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     case = folder / CASE.name
     shutil.copy(CASE, case)
     expected, fixed = case.with_suffix(".expected"), case.with_name("store_tail.fixed.py")

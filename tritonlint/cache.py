@@ -1,7 +1,7 @@
 """The results cache: one JSON entry per file content, under a key of everything else that matters.
 
 An entry is found by the SHA-256 of the file's bytes, in a folder named by the tritonlint version
-and a hash of the configuration that changes results (select, ignore, even-flags, line-length), the Python and
+and a hash of the configuration that changes results (select, ignore, even-flags), the Python and
 libcst versions, and the bytes of the analysis source itself (the engine, the kernel model and the
 rules), so editing any of them starts a fresh folder. Entries hold no path: identical files share
 one. Writes are atomic (temp file + rename); an entry that cannot be read or parsed is a miss.
@@ -61,7 +61,6 @@ def settings_key(config: Config) -> str:
         "select": sorted(config.select) if config.select is not None else None,
         "ignore": sorted(config.ignore),
         "even_flags": sorted(config.even_flags),
-        "line_length": config.line_length,  # fixes are laid out to it
     }
     digest.update(json.dumps(settings, sort_keys=True).encode())
     for path in analysis_sources():

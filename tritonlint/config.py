@@ -40,7 +40,7 @@ class Config:
     # (glob pattern, codes): findings of those codes in files the pattern matches are not reported.
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
     unsafe_fixes: bool = False
-    line_length: int | None = None  # [tool.tritonlint] line-length, else [tool.ruff]'s or [tool.black]'s
+    line_length: int | None = None  # [tool.tritonlint] line-length, else [tool.ruff]'s, else unset
 
     def enabled(self, code: str) -> bool:
         if any(code.startswith(prefix) for prefix in self.ignore):
@@ -92,13 +92,10 @@ def load_config(pyproject: Path | None) -> Config:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise ConfigError(f"{pyproject}: cannot read configuration: {error}") from None
     tools = data.get("tool", {})
-    ruff_length = None  # the formatter's line length: ruff's, else black's (their keys are theirs to check)
-    for formatter in ("ruff", "black"):
-        section = tools.get(formatter)
-        length = section.get("line-length") if isinstance(section, dict) else None
-        if isinstance(length, int) and not isinstance(length, bool) and length > 0:
-            ruff_length = length
-            break
+    ruff = tools.get("ruff")
+    ruff_length = ruff.get("line-length") if isinstance(ruff, dict) else None
+    if not isinstance(ruff_length, int) or isinstance(ruff_length, bool):
+        ruff_length = None  # ruff's own key is ruff's to check
     table = tools.get("tritonlint")
     if table is None:
         return Config(root=pyproject.parent, source=pyproject, line_length=ruff_length)

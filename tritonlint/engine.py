@@ -18,7 +18,6 @@ from tritonlint.diagnostics import Applicability, Diagnostic, Edit, Fix
 from tritonlint.report import FileReport
 from tritonlint.rule import Rule, all_rules
 from tritonlint.suppressions import comments_by_line, file_suppressions, suppressions_in_line
-from tritonlint.triton.fixes import DEFAULT_LINE_LENGTH, fit_call
 from tritonlint.triton.locations import Locator, Span
 from tritonlint.triton.model import KernelModel, TailHazard
 from tritonlint.triton.names import ImportMap
@@ -156,8 +155,7 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False) 
                     if key in reported:
                         continue
                     reported.add(key)
-                    diagnostic = _diagnostic(rule, hazard, owner, sources[id(owner)], path, text, starts,
-                                             config.line_length or DEFAULT_LINE_LENGTH)
+                    diagnostic = _diagnostic(rule, hazard, owner, sources[id(owner)], path, text, starts)
                     by = _suppressed_by(diagnostic, text, starts)
                     if by:
                         suppressed += 1
@@ -275,7 +273,7 @@ def _print(module: cst.Module, node: cst.CSTNode, indent: str) -> str:
 
 
 def _diagnostic(rule: Rule, hazard: TailHazard, model: KernelModel, kernel: KernelSource, path: str, text: str,
-                starts: Sequence[int], line_length: int) -> Diagnostic:
+                starts: Sequence[int]) -> Diagnostic:
     span = model.span_of(hazard.access.call)
     line, end_line = span.line, span.end_line
     start_offset = starts[line - 1] + span.column
@@ -296,10 +294,7 @@ def _diagnostic(rule: Rule, hazard: TailHazard, model: KernelModel, kernel: Kern
             notes.append(f"no fix: {proposed.title}")
             fix = Fix(proposed.title, Applicability.DISPLAY_ONLY, ())
         else:
-            line_end = starts[end_line] if end_line < len(starts) else len(text)
-            new_call = fit_call(model, hazard.access.call, proposed.new_call, text[starts[line - 1]:start_offset],
-                                text[end_offset:line_end].rstrip("\r\n"), line_length)
-            edit = _segment_edit(model, kernel, hazard.access.call, new_call, text, span, starts)
+            edit = _segment_edit(model, kernel, hazard.access.call, proposed.new_call, text, span, starts)
             fix = Fix(proposed.title, proposed.applicability, (edit,))
     return Diagnostic(
         code=rule.code, name=rule.name, message=message, path=path,
