@@ -659,6 +659,7 @@ def outside_is_identical(before: str, after: str, spans: list[tuple[int, int]]) 
     return cursor <= len(after) - len(gaps[-1])
 
 
+_HOISTED = re.compile(r"^[ \t]*(\w+_mask(?:_\d+)?) = [^\r\n]*\r?\n", re.MULTILINE)
 # `(None if F else m) & m2`: None on one side, so `None & tensor` on that side does not compile.
 _NONE_AND = re.compile(r"\(\s*None\s+if\b[^()]*(?:\([^()]*\)[^()]*)*\)\s*&|&\s*\(\s*None\s+if\b")
 
@@ -697,7 +698,14 @@ def generic_failures(case: Case, config: Config = CONFIG) -> list[Failure]:
     except SyntaxError as error:
         return failures + [Failure("bad-fix", f"fixed text does not parse: {error}")]
     reported = sorted({_ordinal(spans, d.start_offset) for d in report.diagnostics} - {None})  # type: ignore
-    if not outside_is_identical(text, after, [spans[i] for i in reported]):
+    # A long fix names its mask on the line above its statement (`offs_k_mask = ...`): that line is
+    # the fix's too. Every such line must be new, and its name read by a reported call.
+    hoisted = [m for m in _HOISTED.finditer(after) if m.group(0) not in text]
+    for m in hoisted:
+        if f"mask={m.group(1)}" not in after:
+            failures.append(Failure("bad-fix", f"hoisted mask {m.group(1)} is not used by a call"))
+    unhoisted = _HOISTED.sub(lambda m: "" if m.group(0) not in text else m.group(0), after)
+    if not outside_is_identical(text, unhoisted, [spans[i] for i in reported]):
         failures.append(Failure("bad-fix", "text outside the reported calls changed"))
     after_spans = access_spans(after)
     if len(after_spans) != len(spans):
@@ -743,3 +751,19 @@ def detection_failures(case: Case, config: Config = CONFIG) -> list[Failure]:
             failures.append(Failure("missed", f"{code} not reported at call #{ordinal}: "
                                               f"{case.text[start:end]!r}"))
     return failures
+
+
+def tail_mask_of(fixed: str, marker: str) -> str:
+    """The tail-side mask the fixer gave the call on the line holding `marker`: written inline
+    (`mask=None if EVEN_K else m, other=`) or, for a long line, named on the line above it
+    (`offs_k_mask = None if EVEN_K else m`, then `mask=offs_k_mask`)."""
+    lines = fixed.splitlines()
+    index = next(i for i, line in enumerate(lines) if marker in line and "mask=" in line)
+    inline = re.search(r"mask=None if EVEN_K else (.+?), other=", lines[index])
+    if inline:
+        return inline.group(1)
+    name = re.search(r"mask=(\w+_mask(?:_\d+)?)\b", lines[index])
+    assert name, lines[index]
+    definition = re.fullmatch(rf"\s*{name.group(1)} = None if EVEN_K else (.+)", lines[index - 1])
+    assert definition, lines[index - 1]
+    return definition.group(1)

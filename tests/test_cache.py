@@ -142,6 +142,7 @@ def test_the_key_covers_configuration_and_analysis_source(tmp_path: Path, monkey
     assert settings_key(Config(select=frozenset({"TL101"}))) != base
     assert settings_key(Config(ignore=frozenset({"TL102"}))) != base
     assert settings_key(Config(even_flags=frozenset({"WHOLE"}))) != base
+    assert settings_key(Config(line_length=88)) != base  # a long fix's layout depends on it
     sources = cache_module.analysis_sources()
     names = {path.relative_to(ROOT).as_posix() for path in sources if ROOT in path.parents}
     assert {"tritonlint/engine.py", "tritonlint/triton/model.py", "rules/unmasked_tail_load.py"} <= names

@@ -3,11 +3,11 @@ that is a multiple of 32 (issue 3), evaluated lane by lane with numpy."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import numpy as np
 import pytest
+from fuzz_kernels import tail_mask_of
 
 from tritonlint.config import Config
 from tritonlint.engine import fix_source
@@ -20,11 +20,7 @@ def derived_mask() -> str:
     """The `mask=` the fixer writes into the Hopper scale load, on its tail side."""
     fixed = fix_source(str(CASE), CASE.read_text(), Config(), unsafe=True, strict=True).fixed_text
     assert fixed is not None
-    line = next(line for line in fixed.splitlines()
-                if "unswizzle_scale_hopper(tl.load(WMxScalePtrs," in line and "mask=" in line)
-    match = re.search(r"mask=None if EVEN_K else (.+?), other=", line)
-    assert match, line
-    return match.group(1)
+    return tail_mask_of(fixed, "unswizzle_scale_hopper(tl.load(WMxScalePtrs,")
 
 
 @pytest.mark.parametrize("block_k", [32, 64, 128, 256])
@@ -36,7 +32,7 @@ def test_fix_equals_upstream_mask_for_k_multiple_of_32(block_k: int) -> None:
     checked = 0
     for K in range(32, 4096 + 1, 32):
         for k in range(K, 0, -block_k):  # the kernel's `for k in range(K, 0, -BLOCK_K)`: k = K left
-            ours = eval(mask, {"offs_k_scale": offs_k_scale, "BLOCK_K": block_k,  # noqa: S307 - our own text
+            ours = eval(mask, {"offs_k_scale": offs_k_scale, "BLOCK_K": block_k,
                                "PACKED_MX_BLOCK": packed, "k": k, "None": None})
             upstream = (offs_k_scale[:, None] // 32) * MX_PACK_DIVISOR < k
             assert np.array_equal(ours, upstream), (K, k, mask)

@@ -186,6 +186,9 @@ def _mask_lanes(fixed: str, kernel: str, flag: str, **values: object) -> dict[bo
     load = next(n for n in ast.walk(function) if isinstance(n, ast.Call) and fk.is_access(n)
                 and fk._kind(n) == "load")
     mask = next(k.value for k in load.keywords if k.arg == "mask")
+    if isinstance(mask, ast.Name):  # a long fix names its mask on the line above (`offs_k_mask = ...`)
+        mask = next(n.value for n in ast.walk(function) if isinstance(n, ast.Assign)
+                    and [t.id for t in n.targets if isinstance(t, ast.Name)] == [mask.id])
     code = compile(ast.Expression(mask), "<mask>", "eval")
     return {even: eval(code, {**values, flag: even})  # the fixer's own output, not user input
             for even in (True, False)}
@@ -200,8 +203,8 @@ def test_regression_none_mask_combined_with_and() -> None:
     assert _findings(text) == [(32, "TL101")]
     fixed = _fixed(text)
     code = fixed.split("def row_block_sum", 1)[1]  # the comments above quote the bad fix
-    assert "mask=(k + offs_k)[None, :] < K if EVEN_M else (offs_m[:, None] < M) & ((k + offs_k)[None, :] < K)," \
-        in code, code
+    wanted = "(k + offs_k)[None, :] < K if EVEN_M else (offs_m[:, None] < M) & ((k + offs_k)[None, :] < K)"
+    assert f"mask={wanted}," in code or f"_mask = {wanted}\n" in code, code
     assert not fk._NONE_AND.search(code), code
     assert _findings(fixed) == []
     offs_m, offs_k = 4 + np.arange(4), np.arange(4)  # program 1 of BLOCK_M=4; BLOCK_K=4

@@ -1,6 +1,8 @@
 """The fixer's mask for the seed bug (the Hopper-swizzled MXFP4 weight-scale load of triton_kernels'
 `_matmul_ogs`) must keep exactly the lanes of each K tile that hold real scales: not the pad column
 that the host swizzle adds to an odd count of scale columns, not bytes past the end of the tensor.
+The fixture `mxfp4_hopper_scale_interleaved.py` has the kernel's shape: a flat tile of scale lanes
+put back in K order by a reshape/transpose helper, which the fixer follows (tritonlint/triton/layouts.py).
 
 The host swizzle (`HopperMXScaleLayout.swizzle_data`, triton_kernels/tensor_details/layout_details/
 hopper_scale.py) is simulated in numpy below. A (N, Kc) scale tensor (Kc = K // 32 columns) is padded
@@ -12,7 +14,7 @@ advances the pointer (not offs_k_scale) by `PACKED_MX_BLOCK * SPLIT_K` per tile;
 tiles already done. So the lanes a correct mask keeps are those whose column is below K // 32.
 
 A mask that reads lane j as column j // 32 (the upstream `(offs_k_scale // 32) * MX_PACK_DIVISOR < k`,
-and the fixer's `offs_k_scale * BLOCK_K // PACKED_MX_BLOCK < k`, equal for K a multiple of 32) is right
+and the fixer's before it followed the helper, `offs_k_scale * BLOCK_K // PACKED_MX_BLOCK < k`) is right
 when the last tile holds an even number of columns, and wrong for K = 32 (mod 64): there it keeps the
 pad half of the last 64-lane group and drops the real half. A mask that keeps exactly the real lanes:
 
@@ -25,25 +27,23 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from fuzz_kernels import tail_mask_of
 
 from tritonlint.config import Config
 from tritonlint.engine import fix_source
 
-CASE = Path(__file__).resolve().parents[1] / "fixtures" / "unmasked-tail-load" / "mxfp4_hopper_scale_swizzled.py"
+CASE = Path(__file__).resolve().parents[1] / "fixtures" / "unmasked-tail-load" / "mxfp4_hopper_scale_interleaved.py"
 MX_PACK_DIVISOR = 32
 NUM_WARPS = 8
 BLOCK_KS = [32, 64, 128, 256]
 KS = range(32, 8192 + 1, 32)
 CORRECT_MASK = "(2 * (offs_k_scale // 64) + (offs_k_scale // 2) % 2) * MX_PACK_DIVISOR < k"
-FLAW = ("fixer's mask reads swizzled lane j as scale column j // 32; the Hopper swizzle interleaves two columns "
-        "per 64 lanes ((j // 2) % 2) and pads an odd column count, so for K = 32 (mod 64) the last tile drops the "
-        "real half of the last 64-lane group and keeps the pad half; correct: " + CORRECT_MASK)
+LANE_ORDER_MASK = "offs_k_scale * BLOCK_K // PACKED_MX_BLOCK < k"  # the fixer's, had it not followed the helper
 
 
 def swizzle_scale_columns(kcols: int, nrows: int, num_warps: int = NUM_WARPS) -> np.ndarray:
@@ -71,11 +71,7 @@ def fixer_mask() -> str:
     """The `mask=` the fixer writes into the Hopper scale load, on its tail side (as test_fix_equivalence)."""
     fixed = fix_source(str(CASE), CASE.read_text(), Config(), unsafe=True, strict=True).fixed_text
     assert fixed is not None
-    line = next(line for line in fixed.splitlines()
-                if "unswizzle_scale_hopper(tl.load(WMxScalePtrs," in line and "mask=" in line)
-    match = re.search(r"mask=None if EVEN_K else (.+?), other=", line)
-    assert match, line
-    return match.group(1)
+    return tail_mask_of(fixed, "unswizzle_scales(tl.load(WMxScalePtrs,")
 
 
 def lane_mismatch(mask: str, K: int, block_k: int, split_k: int = 1, pid_k: int = 0) -> str | None:
@@ -106,17 +102,9 @@ def lane_mismatch(mask: str, K: int, block_k: int, split_k: int = 1, pid_k: int 
             f"{kept_pad.tolist()[:8]}, keeps out-of-bounds lanes {kept_oob.tolist()[:8]}")
 
 
-def _case(K: int, block_k: int):
-    if block_k == 32:
-        return pytest.param(K, block_k, marks=pytest.mark.skip(
-            reason="not a Hopper config: the kernel static_asserts MX_SCALE_BLOCK_K % 2 == 0 (a 32-lane tile "
-                   "would split a 64-lane swizzle group, which unswizzle_mxfp4_scale_hopper cannot undo)"))
-    if K % 64 == 32:
-        return pytest.param(K, block_k, marks=pytest.mark.xfail(strict=True, reason=FLAW))
-    return pytest.param(K, block_k)
-
-
-@pytest.mark.parametrize(("K", "block_k"), [_case(K, bk) for bk in BLOCK_KS for K in KS])
+# BLOCK_K = 32 is not a Hopper config: a 32-lane tile would split a 64-lane swizzle group, and the
+# kernel static_asserts MX_SCALE_BLOCK_K % 2 == 0 (the fixture's helper: LANES % 64 == 0).
+@pytest.mark.parametrize(("K", "block_k"), [(K, bk) for bk in BLOCK_KS[1:] for K in KS])
 def test_fixer_mask_keeps_exactly_the_real_lanes(K: int, block_k: int) -> None:
     problem = lane_mismatch(fixer_mask(), K, block_k)
     assert problem is None, f"{problem}; mask {fixer_mask()}"
@@ -129,6 +117,22 @@ def test_correct_mask_keeps_exactly_the_real_lanes_with_split_k(block_k: int) ->
             for pid_k in range(split_k):
                 problem = lane_mismatch(CORRECT_MASK, K, block_k, split_k, pid_k)
                 assert problem is None, problem
+
+
+@pytest.mark.parametrize("block_k", BLOCK_KS[1:])
+def test_fixer_mask_with_split_k(block_k: int) -> None:
+    for K in range(32, 2048 + 1, 32):
+        for split_k in (2, 3):
+            for pid_k in range(split_k):
+                problem = lane_mismatch(fixer_mask(), K, block_k, split_k, pid_k)
+                assert problem is None, f"{problem}; mask {fixer_mask()}"
+
+
+def test_lane_order_mask_drops_real_scales() -> None:
+    """What the fixer wrote before it followed the helper: right for an even count of scale columns,
+    wrong for K = 32 (mod 64). Keeps the lane simulation honest: it tells the two masks apart."""
+    assert lane_mismatch(LANE_ORDER_MASK, 2880, 128) is None
+    assert "drops real lanes [32, 33, 36, 37" in (lane_mismatch(LANE_ORDER_MASK, 2848, 128) or "")
 
 
 def test_upstream_mask_shares_the_flaw() -> None:

@@ -520,3 +520,72 @@ def test_a_specialization_is_all_even_by_checks_own_flag_recogniser(tmp_path: Pa
     assert _all_even(kernel, "weighted_row_sum_kernel", {"MASK_K": False})
     assert not _all_even(kernel, "weighted_row_sum_kernel", {"MASK_K": True})
     assert not _all_even(kernel, "weighted_row_sum_kernel", {"BLOCK_K": 32})  # sets no flag
+
+
+def test_keep_only_reverts_the_unselected_fixes(tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    (a / "sub").mkdir(parents=True), (b / "sub").mkdir(parents=True)
+    orig = ["x = tl.load(p)\n", "y = 2\n", "z = tl.load(q)\n", "w = tl.load(r)\n"]
+    new = ["x = tl.load(p, mask=m)\n", "y = 2\n", "z = tl.load(q, mask=n)\n", "w = tl.load(r, mask=o)\n"]
+    (a / "sub" / "k.py").write_text("".join(orig))
+    (b / "sub" / "k.py").write_text("".join(new))
+    (a / "other.py").write_text("v = tl.load(s)\n")
+    (b / "other.py").write_text("v = tl.load(s, mask=t)\n")
+    assert runner.keep_only(a, b, {"sub/k.py": {3}}) == ["sub/k.py:3"]
+    assert (b / "sub" / "k.py").read_text() == "".join([orig[0], orig[1], new[2], orig[3]])
+    assert (b / "other.py").read_text() == "v = tl.load(s)\n"  # a file with no selection: all reverted
+    (fix,) = diff_trees(a, b)[0]
+    assert (fix.path, fix.orig_lines) == ("sub/k.py", (3, 3))
+    with pytest.raises(runner.VerifyError, match="no fix at sub/k.py:2"):
+        runner.keep_only(a, b, {"sub/k.py": {2}})
+
+
+def test_keep_only_never_leaves_a_tree_that_does_not_compile(tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir(), b.mkdir()
+    (a / "k.py").write_text("x = [1,\n     2]\n")
+    (b / "k.py").write_text("x = (1,\n     2)\n")
+    with pytest.raises(runner.VerifyError, match="does not compile"):
+        runner.keep_only(a, b, {"k.py": {1}})
+    assert (b / "k.py").read_text() == "x = (1,\n     2)\n"  # left as the fixer wrote it
+
+
+def test_only_selects_one_fix_end_to_end(capsys: pytest.CaptureFixture[str]) -> None:
+    """flag_named_oddly: three findings in three kernels its harness all runs. With only the first fix
+    kept, the other two accesses still go out of bounds in the fixed tree: FAILED, and they are named."""
+    case = Path(__file__).resolve().parents[1] / "fixtures" / "unmasked-tail-load" / "flag_named_oddly.py"
+    harness = case.with_name("flag_named_oddly_harness.py")
+    code = cli.run(parse([str(case), "--harness", str(harness), "--only", f"{case}:52", "--no-compile",
+                          "--output-format", "json"]))
+    out = json.loads(capsys.readouterr().out)
+    assert [(f["path"], f["orig_lines"][0]) for f in out["fixes"]] == [("flag_named_oddly.py", 52)]
+    assert code == 1 and out["verdict"] == "failed"
+    assert sorted(acc["line"] for acc in out["accesses"] if acc["fix"] is None and acc["verdict"] == "failed") == [73, 86]
+    assert cli.run(parse([str(case), "--harness", str(harness), "--only", f"{case}:53"])) == 2
+    assert "no fix at flag_named_oddly.py:53" in capsys.readouterr().err
+    assert cli.run(parse([str(case), "--harness", str(harness), "--only", "nowhere"])) == 2
+    assert "expected FILE:LINE" in capsys.readouterr().err
+
+
+def _gpu_runs_without_memcheck() -> list[runner.RunResult]:
+    """Six poisoned GPU runs (no memcheck): the original's output has NaN at fill 0xff only."""
+    clean, poisoned = torch.ones(4), torch.tensor([1.0, float("nan"), 1.0, 1.0])
+    runs = [runner.RunResult("original", fill, outputs={"y": poisoned if fill == 0xFF else clean})
+            for fill in (0, 0xFE, 0xFF)]
+    runs += [runner.RunResult("fixed", fill, outputs={"y": clean}) for fill in (0, 0xFE, 0xFF)]
+    return runs
+
+
+@pytest.mark.parametrize("count", [1, 3])
+def test_gpu_fill_evidence_without_memcheck_names_what_it_proves(tmp_path: Path, count: int) -> None:
+    """Without memcheck a GPU run cannot tie the fill to a line: one fix is verified by the outputs
+    alone; several are verified only together, and each says so (and how to prove one)."""
+    verifier = runner.Verifier(tmp_path / "k.py", tmp_path / "h.py",
+                               options=runner.Options(device="cuda", compile=False))
+    report = runner.Report(str(tmp_path / "k.py"), "h.py", str(tmp_path), "cuda", [0, 0xFE, 0xFF],
+                           runs=_gpu_runs_without_memcheck(),
+                           fixes=[runner.Fix("k.py", (n, n), (n, n), f"-{n}\n+{n}\n") for n in range(1, count + 1)])
+    verifier._judge(report, {}, {}, 0)
+    assert report.verdict == "verified" and {f.verdict for f in report.fixes} == {"verified"}
+    together = [f for f in report.fixes if "together" in f.reason and "--only" in f.reason]
+    assert len(together) == (0 if count == 1 else count), [f.reason for f in report.fixes]

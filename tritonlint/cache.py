@@ -61,6 +61,7 @@ def settings_key(config: Config) -> str:
         "select": sorted(config.select) if config.select is not None else None,
         "ignore": sorted(config.ignore),
         "even_flags": sorted(config.even_flags),
+        "line_length": config.line_length,  # a long fix names its mask on the line above
     }
     digest.update(json.dumps(settings, sort_keys=True).encode())
     for path in analysis_sources():
@@ -110,8 +111,8 @@ class Cache:
 
     def store(self, digest: str, report: FileReport) -> None:
         """Save `report` (never one with crashes); failures to write are silent, the run goes on."""
-        if report.crashes or report.fixed_text is not None:
-            return
+        if report.crashes or report.fixed_text is not None or report.depends:
+            return  # a report that read other files is stale when they change
         entry = _encode(report)
         if entry is None:
             return

@@ -144,8 +144,11 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False) 
     helpers = {kernel.name: model for kernel, model in models}
     sources = {id(model): kernel for kernel, model in models}
     reported: set[tuple[str, int]] = set()  # a helper's access is reported once, from its first caller
+    depends: set[str] = set()
     for kernel, model in models:
         model.helpers = helpers
+        model.origin = (path, text)
+        model.depends = depends
         for rule in rules:
             try:
                 hazards = list(rule.check(model))
@@ -155,7 +158,8 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False) 
                     if key in reported:
                         continue
                     reported.add(key)
-                    diagnostic = _diagnostic(rule, hazard, owner, sources[id(owner)], path, text, starts)
+                    diagnostic = _diagnostic(rule, hazard, owner, sources[id(owner)], path, text, starts,
+                                             config.line_length or DEFAULT_LINE_LENGTH)
                     by = _suppressed_by(diagnostic, text, starts)
                     if by:
                         suppressed += 1
@@ -176,7 +180,7 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False) 
         diagnostics = kept
     diagnostics.sort(key=Diagnostic.sort_key)
     return FileReport(path, tuple(diagnostics), crashes=tuple(crashes), suppressed=suppressed, text=text,
-                      suppressions_used=tuple(sorted(set(used))))
+                      suppressions_used=tuple(sorted(set(used))), depends=tuple(sorted(depends)))
 
 
 def evenness_flags(text: str, config: Config) -> dict[str, dict[str, bool]]:
@@ -273,7 +277,7 @@ def _print(module: cst.Module, node: cst.CSTNode, indent: str) -> str:
 
 
 def _diagnostic(rule: Rule, hazard: TailHazard, model: KernelModel, kernel: KernelSource, path: str, text: str,
-                starts: Sequence[int]) -> Diagnostic:
+                starts: Sequence[int], line_length: int = 0) -> Diagnostic:
     span = model.span_of(hazard.access.call)
     line, end_line = span.line, span.end_line
     start_offset = starts[line - 1] + span.column
@@ -295,6 +299,8 @@ def _diagnostic(rule: Rule, hazard: TailHazard, model: KernelModel, kernel: Kern
             fix = Fix(proposed.title, Applicability.DISPLAY_ONLY, ())
         else:
             edit = _segment_edit(model, kernel, hazard.access.call, proposed.new_call, text, span, starts)
+            if line_length and _longest_line(text, edit) > line_length:
+                edit = _hoisted_mask(model, kernel, hazard, proposed.new_call, text, span, starts) or edit
             fix = Fix(proposed.title, proposed.applicability, (edit,))
     return Diagnostic(
         code=rule.code, name=rule.name, message=message, path=path,
@@ -304,6 +310,74 @@ def _diagnostic(rule: Rule, hazard: TailHazard, model: KernelModel, kernel: Kern
 
 
 MAX_FIX_ROUNDS = 10
+# A fix whose line would be longer than this (or the project's line-length) names its mask in a
+# variable on the line above. Not ruff's 88: Triton kernels are commonly written to 120 columns,
+# and a project that wants less says so in its pyproject.
+DEFAULT_LINE_LENGTH = 120
+
+
+def _longest_line(text: str, edit: Edit) -> int:
+    """The longest line the edit leaves in the lines it touches."""
+    start = text.rfind("\n", 0, edit.start) + 1
+    end = text.find("\n", edit.end)
+    after = text[start:edit.start] + edit.content + text[edit.end:end if end >= 0 else len(text)]
+    return max(len(line) for line in after.split("\n"))
+
+
+def _hoisted_mask(model: KernelModel, kernel: KernelSource, hazard: TailHazard, new: cst.Call, text: str,
+                  span: Span, starts: Sequence[int]) -> Edit | None:
+    """The fix with its mask named on the line above the statement (`offs_k_mask = ...`), read like
+    the code around it. One edit, from the statement's line to the end of the call. None where the
+    statement is not alone on its lines (a compound statement's header, `a; b`) or holds another
+    load or store (its fix would insert above the same line)."""
+    statement = _statement_of(model.function, hazard.access.call)
+    mask = next((arg for arg in new.args if arg.keyword is not None and arg.keyword.value == "mask"), None)
+    if statement is None or mask is None or isinstance(mask.value, cst.Name):
+        return None
+    calls = {id(node) for node in nodes_of_type(statement, cst.Call)}
+    if sum(id(access.call) in calls for access in model.accesses) > 1:
+        return None  # two fixes would each insert above the same line: overlapping edits
+    where = model.span_of(statement)
+    line_start = starts[where.line - 1]
+    indent = text[line_start:line_start + where.column]
+    if indent.strip() or where.line > span.line:
+        return None
+    label = model.label(hazard.walk.dim) if hazard.walk.dim else ""
+    base = f"{label}_mask" if label.isidentifier() else f"{hazard.access.kind}_mask"
+    taken = set(model.defs) | {n.value for n in nodes_of_type(model.function, cst.Name) if isinstance(n, cst.Name)}
+    name, suffix = base, 1
+    while name in taken:
+        suffix += 1
+        name = f"{base}_{suffix}"
+    mask_text = cst.Module(body=[]).code_for_node(mask.value)
+    named = new.with_deep_changes(mask, value=cst.Name(name))
+    call = _segment_edit(model, kernel, hazard.access.call, named, text, span, starts)
+    content = f"{indent}{name} = {mask_text}{model.module.default_newline}" + text[line_start:call.start] + call.content
+    return Edit(line_start, call.end, content)
+
+
+def _statement_of(function: cst.FunctionDef, node: cst.CSTNode) -> cst.SimpleStatementLine | None:
+    """The simple statement line that holds `node`, alone on it (no `a; b`)."""
+    pending: list[cst.CSTNode] = [function.body]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, cst.SimpleStatementLine):
+            if any(n is node for n in nodes_of_type(current, type(node))):
+                return current if len(current.body) == 1 else None
+            continue
+        if isinstance(current, (cst.IndentedBlock, cst.BaseCompoundStatement, cst.Else)):
+            pending.extend(c for c in current.children if isinstance(c, (cst.BaseSuite, cst.BaseStatement, cst.Else,
+                                                                            cst.BaseCompoundStatement)))
+    return None
+
+
+def nodes_of_type(root: cst.CSTNode, kind: type) -> Iterator[cst.CSTNode]:
+    pending = [root]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, kind):
+            yield current
+        pending.extend(current.children)
 
 
 def fix_source(path: str, text: str, config: Config, *, unsafe: bool = False, strict: bool = False) -> FileReport:

@@ -25,3 +25,6 @@ class FileReport:
     # other errors (a fix that was not written) concern a file that was checked.
     unchecked: bool = False
     fixed: tuple[str, ...] = ()  # after fixing: the code of every finding the fixes removed
+    # Other files the results read (a jit helper imported from a sibling module): such a report is
+    # not cached, since the cache knows a result by this file's content alone.
+    depends: tuple[str, ...] = field(default=(), compare=False)

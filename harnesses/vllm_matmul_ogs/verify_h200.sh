@@ -27,12 +27,20 @@ for step in "$@"; do
     gputests)
       timeout 500 python3 -m pytest -q -p no:cacheprovider tests/test_verify_gpu.py ${GPUTESTS_K:+-k "$GPUTESTS_K"} 2>&1 | tee "$out/gputests.txt" | tail -30 ;;
     vllm)
-      verify vllm_k2880 "$tk" --harness harnesses/vllm_matmul_ogs/harness.py --device cuda --sanitizer --keep --jobs 3
+      # --only: the Hopper scale load alone; the fixer's other changes (Blackwell, CDNA4, routing)
+      # are on paths this Hopper harness never takes, and would leave the verdict NOT-EXERCISED.
+      seed="$tk/matmul_ogs_details/_matmul_ogs.py"
+      only="$seed:$(grep -n 'unswizzle_mxfp4_scale_hopper(tl.load(WMxScalePtrs)' "$seed" | cut -d: -f1)"
+      verify vllm_k2880 "$tk" --harness harnesses/vllm_matmul_ogs/harness.py --device cuda --sanitizer --keep --jobs 3 --only "$only"
       kept=$(sed -n 's/.*kept temporary trees in //p' "$out/vllm_k2880.err" | tail -1)
       if [ -n "$kept" ]; then
         (cd "$kept" && diff -ru original fixed > fix.diff; tar czf "$out/vllm_k2880_runs.tgz" fix.diff runs/*/log.txt runs/*/report.json)
       fi
-      TRITONLINT_K=3072 verify vllm_k3072 "$tk" --harness harnesses/vllm_matmul_ogs/harness.py --device cuda --sanitizer --jobs 3 ;;
+      TRITONLINT_K=3072 verify vllm_k3072 "$tk" --harness harnesses/vllm_matmul_ogs/harness.py --device cuda --sanitizer --jobs 3 --only "$only"
+      verify vllm_k2880_all "$tk" --harness harnesses/vllm_matmul_ogs/harness.py --device cuda --jobs 3 ;;
+    interleaved)
+      verify interleaved fixtures/unmasked-tail-load/mxfp4_hopper_scale_interleaved.py --device cuda --sanitizer \
+        --harness fixtures/unmasked-tail-load/mxfp4_hopper_scale_interleaved_harness.py ;;
     fixtures)
       # Six verifications at a time, two runs each at a time (16 cores, one GPU).
       ls fixtures/*/*_harness.py | xargs -P 6 -I{} sh -c 'h={}; c=${h%_harness.py}; n=$(basename "$c");

@@ -425,6 +425,51 @@ def diff_trees(orig: Path, fixed: Path) -> tuple[list[Fix], dict[str, list[tuple
     return fixes, opcodes
 
 
+def keep_only(orig: Path, fixed: Path, selected: dict[str, set[int]]) -> list[str]:
+    """Revert every changed region of the fixed tree except those that touch a selected original
+    line; returns the kept `file:line`s. Every selection must meet a fix, and every file touched
+    must still compile: otherwise VerifyError, and nothing is verified."""
+    kept: list[str] = []
+    a_files, b_files = _py_files(orig), _py_files(fixed)
+    for rel in sorted(set(a_files) & set(b_files)):
+        a = a_files[rel].read_text(errors="replace").splitlines(keepends=True)
+        b = b_files[rel].read_text(errors="replace").splitlines(keepends=True)
+        if a == b:
+            continue
+        lines = selected.get(rel, set())
+        out: list[str] = []
+        for tag, i1, i2, j1, j2 in _line_by_line(difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()):
+            touched = {line for line in lines if i1 + 1 <= line <= max(i2, i1 + 1)}
+            if tag == "equal" or not touched:
+                out.extend(a[i1:i2])
+            else:
+                out.extend(b[j1:j2])
+                kept.extend(f"{rel}:{line}" for line in sorted(touched))
+        text = "".join(out)
+        try:
+            compile(text, rel, "exec")
+        except SyntaxError as error:
+            raise VerifyError(f"--only: {rel} does not compile with only the selected fixes: {error}") from None
+        b_files[rel].write_text(text)
+    missing = sorted(f"{rel}:{line}" for rel, lines in selected.items() for line in lines
+                     if f"{rel}:{line}" not in kept)
+    if missing:
+        raise VerifyError(f"--only: no fix at {', '.join(missing)}")
+    return kept
+
+
+def _line_by_line(ops: list[tuple[str, int, int, int, int]]) -> list[tuple[str, int, int, int, int]]:
+    """A replacement of n lines by n lines is n one-line replacements: adjacent fixed calls are
+    separate fixes (a fix that wraps a call over more lines stays one region)."""
+    out: list[tuple[str, int, int, int, int]] = []
+    for tag, i1, i2, j1, j2 in ops:
+        if tag == "replace" and i2 - i1 == j2 - j1:
+            out.extend(("replace", i1 + k, i1 + k + 1, j1 + k, j1 + k + 1) for k in range(i2 - i1))
+        else:
+            out.append((tag, i1, i2, j1, j2))
+    return out
+
+
 def _map_fixed_line(ops: list[tuple[str, int, int, int, int]] | None, line: int) -> int | None:
     """Original line of an unchanged fixed-tree line (None when it lies in a changed region)."""
     if ops is None:
@@ -707,6 +752,9 @@ class Options:
     full_compile: bool = False
     keep: bool = False
     pad_bytes: int = 256 << 10  # cuda: fill bytes on each side of every allocation
+    # "FILE:LINE" selections: only the fixes at these lines are kept in the fixed tree (the others
+    # are reverted), so one fix can be proved where the fixer also changes paths a harness never takes.
+    only: Sequence[str] = ()
     # Fork CPU runs from a server with torch/triton preloaded (much faster); off = fresh exec.
     forkserver: bool = os.environ.get("TRITONLINT_VERIFY_FORKSERVER", "1") != "0"
 
@@ -772,6 +820,20 @@ class Verifier:
         rel = p.relative_to(self.root)
         return Path(self.package) / rel if self.package else rel
 
+    def _selections(self, only: Sequence[str]) -> dict[str, set[int]]:
+        """`--only FILE:LINE` values as {path in the copy: lines}; FILE is a path to the original."""
+        selected: dict[str, set[int]] = {}
+        for item in only:
+            file, _, line = item.rpartition(":")
+            if not file or not line.isdigit():
+                raise VerifyError(f"--only {item!r}: expected FILE:LINE")
+            try:
+                rel = self._in_copy(Path(file).resolve())
+            except ValueError:
+                raise VerifyError(f"--only {item}: {file} is not inside {self.root}") from None
+            selected.setdefault(str(rel), set()).add(int(line))
+        return selected
+
     def _harness_in(self, tree: Path) -> Path:
         try:
             return tree / self._in_copy(self.harness)
@@ -790,6 +852,9 @@ class Verifier:
                             symlinks=True)
         self.progress(f"fixing {rel_path} in the copy")
         self.fixer(trees["fixed"], trees["fixed"] / rel_path)
+        if opts.only:
+            kept = keep_only(trees["original"], trees["fixed"], self._selections(opts.only))
+            self.progress(f"kept the fixes at {', '.join(kept)}; reverted the others (--only)")
         fixes, opcodes = diff_trees(trees["original"], trees["fixed"])
         report.fixes = fixes
         self.progress(f"{len(fixes)} fix(es) in {len(opcodes)} file(s)")
@@ -1289,7 +1354,10 @@ class Verifier:
                     f.reason = ("original goes out of bounds here; fixed tree does not, outputs "
                                 "identical across fills and equal to the original at fill "
                                 + str(_hex(zero))) if f.sites else \
-                        "original outputs depend on the fill; fixed outputs do not"
+                        "original outputs depend on the fill; fixed outputs do not" + (
+                            "" if len(report.fixes) == 1 else
+                            f" (said of the {len(report.fixes)} fixes together: without --sanitizer a GPU run "
+                            "cannot tell which line the fill reached; prove one with --only FILE:LINE)")
                     if explained:
                         f.reason += (" except where the original is off the harness reference "
                                      "(an overrun inside the storage): " + ", ".join(sorted(explained)))
