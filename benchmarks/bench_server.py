@@ -47,6 +47,7 @@ class Bench:
         self.client = LanguageClient("tritonlint-bench", "1")
         self.arrived: dict[tuple[str, int], float] = {}
         self.counts: dict[tuple[str, int], int] = {}
+        self.diagnostics: dict[tuple[str, int], list[types.Diagnostic]] = {}
         self.waiting: dict[tuple[str, int], asyncio.Future[None]] = {}
 
         @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
@@ -54,6 +55,7 @@ class Bench:
             key = (params.uri, params.version or 0)
             self.arrived[key] = time.perf_counter()
             self.counts[key] = len(params.diagnostics)
+            self.diagnostics[key] = list(params.diagnostics)
             future = self.waiting.pop(key, None)
             if future is not None and not future.done():
                 future.set_result(None)
@@ -93,6 +95,41 @@ class Bench:
         return await self.until(uri, version, sent)
 
 
+    async def round_trip(self, uri: str, text: str, version: int) -> tuple[dict[str, float], str]:
+        """The editor's loop on the first TL101 of `version`: ask for code actions, apply the fix's
+        edit, send it (didChange) and wait for the diagnostics without it. Times in ms, and the text."""
+        before = self.diagnostics[(uri, version)]
+        target = next(d for d in before if d.code == "TL101")
+        sent = time.perf_counter()
+        actions = await self.client.text_document_code_action_async(types.CodeActionParams(
+            types.TextDocumentIdentifier(uri), target.range, types.CodeActionContext([target])))
+        answered = time.perf_counter() - sent
+        fix = next(a for a in actions or () if isinstance(a, types.CodeAction) and a.title.startswith("Mask"))
+        assert fix.edit is not None and fix.edit.changes is not None
+        fixed = apply(text, [e for e in fix.edit.changes[uri] if isinstance(e, types.TextEdit)])
+        sent = time.perf_counter()
+        self.client.text_document_did_change(types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=version + 1),
+            [types.TextDocumentContentChangeWholeDocument(text=fixed)]))
+        cleared, count = await self.until(uri, version + 1, sent)
+        after = self.diagnostics[(uri, version + 1)]
+        assert count == len(before) - 1 and not any(d.range == target.range and d.code == "TL101" for d in after), \
+            "the fixed finding is still reported"
+        return {"code_action_ms": answered * 1000, "edit_to_cleared_ms": cleared * 1000}, fixed
+
+
+def apply(text: str, edits: list[types.TextEdit]) -> str:
+    """`text` with LSP edits applied (ASCII text: characters are code points)."""
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    for edit in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+        start = starts[edit.range.start.line] + edit.range.start.character
+        end = starts[edit.range.end.line] + edit.range.end.character
+        text = text[:start] + edit.new_text + text[end:]
+    return text
+
+
 def summary(times: list[float]) -> dict[str, float]:
     ms = sorted(t * 1000 for t in times)
     return {"median": statistics.median(ms), "min": ms[0], "max": ms[-1],
@@ -106,9 +143,10 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
     await bench.start()
     try:
         opened, found = await bench.open(uri, text)
+        trip, text = await bench.round_trip(uri, text, 1)
         line = body_line(text)
         indent = re.match(r"\s*", text.splitlines()[line]).group(0)  # type: ignore[union-attr]
-        version = 1
+        version = 2
         kernel_edits: list[float] = []
         for n in range(args.runs):
             await asyncio.sleep(args.pause)  # each edit on its own, after the last one settled
@@ -141,7 +179,7 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
     return {
         "file": args.file or f"{args.lines}-line generated kernel file", "lines": text.count("\n"),
         "kernels": len(outline(text).kernels), "findings": found,
-        "open_ms": opened * 1000, "edit_in_a_kernel_ms": summary(kernel_edits),
+        "open_ms": opened * 1000, "round_trip": trip, "edit_in_a_kernel_ms": summary(kernel_edits),
         "edit_outside_kernels_ms": summary(host_edits), "typing_burst_last_key_ms": summary(bursts),
         "burst": args.burst, "keystroke_s": args.keystroke, "runs": args.runs,
         "python": platform.python_version(), "machine": platform.machine(),
@@ -162,6 +200,10 @@ def main() -> int:
     print(f"{result['file']}: {result['lines']} lines, {result['kernels']} kernels, "
           f"{result['findings']} findings")
     print(f"didOpen -> publishDiagnostics: {result['open_ms']:.0f} ms")
+    trip = result["round_trip"]
+    assert isinstance(trip, dict)
+    print(f"round trip on the first TL101: codeAction answered in {trip['code_action_ms']:.0f} ms, "
+          f"fix applied (didChange) -> diagnostics without it {trip['edit_to_cleared_ms']:.0f} ms")
     for label, key in (("edit in one kernel", "edit_in_a_kernel_ms"),
                        (f"typing burst of {args.burst}, from the last key", "typing_burst_last_key_ms"),
                        ("edit outside the kernels", "edit_outside_kernels_ms")):

@@ -65,10 +65,20 @@ def test_unchanged_kernels_are_not_analysed_again() -> None:
     spaced = text[:between] + "\n\n" + text[between:]  # blank lines between the kernels: nothing again
     assert exactly(checker.check(spaced).diagnostics) == exactly(check_source(str(path), spaced, Config()).diagnostics)
     assert checker.analysed == ()
-    checker.check("import os\n" + text)  # the imports changed: everything again
+    # Host code (another module's import, a launcher's constant) is never read by the analysis of
+    # a kernel: edited, it re-analyses nothing, and the findings are a fresh check's, moved.
+    for host in ("import os\n" + text, "import os\n" + text + "GRID = 4\n"):
+        assert exactly(checker.check(host).diagnostics) == exactly(check_source(str(path), host, Config()).diagnostics)
+        assert checker.analysed == ()
+    # The names the kernels resolve through the imports changed: everything again.
+    rebound = "import triton.language as tl_other\n" + text
+    assert exactly(checker.check(rebound).diagnostics) == exactly(check_source(str(path), rebound, Config()).diagnostics)
     assert checker.analysed == ("gemm_twin_ok", "gemm_twin_buggy")
-    checker.check("import os\n" + text + "GRID = 4\n")  # and so did the host code
-    assert checker.analysed == ("gemm_twin_ok", "gemm_twin_buggy")
+    # A file-level suppression in the host code hides every kernel's findings, and lifted, shows them again.
+    for host in ("# tritonlint: noqa: TL101\n" + text, "# tritonlint: noqa: TL102\n" + text, text):
+        assert exactly(checker.check(host).diagnostics) == exactly(check_source(str(path), host, Config()).diagnostics)
+        assert checker.analysed == ("gemm_twin_ok", "gemm_twin_buggy")
+    assert checker.check("# tritonlint: noqa: TL101\n" + text).diagnostics == ()
 
 
 def test_kernels_calling_each_other_are_always_analysed() -> None:
@@ -85,3 +95,14 @@ def test_a_syntax_error_is_the_engines_report() -> None:
     report = checker.check("import triton\n@triton.jit\ndef k(:\n")
     assert report.errors == check_source("broken.py", "import triton\n@triton.jit\ndef k(:\n", Config()).errors
     assert report.errors and not report.diagnostics
+
+
+def test_a_file_level_noqa_inside_one_kernel_hides_the_others_findings_too() -> None:
+    path = ROOT / "fixtures" / "unmasked-tail-load" / "gemm_even_k_twin.py"
+    text = path.read_text(encoding="utf-8")
+    checker = IncrementalChecker(str(path), Config())
+    assert len(checker.check(text).diagnostics) == 1  # in gemm_twin_buggy
+    body = text.index("\n", text.index("def gemm_twin_ok")) + 1
+    hidden = text[:body] + "    # tritonlint: noqa\n" + text[body:]  # a comment on its own line, in the other kernel
+    assert check_source(str(path), hidden, Config()).diagnostics == ()
+    assert checker.check(hidden).diagnostics == ()

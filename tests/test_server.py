@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -76,7 +78,36 @@ def _make_client() -> RecordingClient:
     return client
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "tritonlint", "server"],
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def readme_commands() -> dict[str, list[str]]:
+    """The server command lines of the README's editor snippets: VS Code's settings.json, Neovim's init.lua."""
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("## Editors: `tritonlint server`"):]
+    vscode_block = re.search(r"```json\n(.*?)```", section, re.DOTALL)
+    neovim_block = re.search(r"```lua\n(.*?)```", section, re.DOTALL)
+    assert vscode_block and neovim_block, "the README's editor snippets moved"
+    settings = json.loads(vscode_block.group(1))
+    cmd = re.search(r"\bcmd = \{([^}]*)\}", neovim_block.group(1))
+    assert cmd, neovim_block.group(1)
+    return {"vscode": [settings["glspc.server.command"], *settings["glspc.server.commandArguments"]],
+            "neovim": re.findall(r'"([^"]*)"', cmd.group(1))}
+
+
+# Every test here starts the server with the README's own command line, the console script taken from
+# this interpreter's environment (where `pip install` puts it), so the snippets stay true.
+SERVER = readme_commands()["vscode"]
+SERVER_COMMAND = [str(Path(sys.executable).parent / SERVER[0]), *SERVER[1:]]
+
+
+def test_the_readme_snippets_start_the_server_these_tests_start() -> None:
+    commands = readme_commands()
+    assert commands["vscode"] == commands["neovim"] == ["tritonlint", "server"]
+    assert Path(SERVER_COMMAND[0]).is_file(), f"{SERVER_COMMAND[0]}: install the package (pip install -e .)"
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND,
                                               client_factory=_make_client))
 async def client(lsp_client: RecordingClient):  # type: ignore[no-untyped-def]
     await lsp_client.initialize_session(types.InitializeParams(

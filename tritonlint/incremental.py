@@ -10,13 +10,13 @@ from tritonlint.config import Config
 from tritonlint.diagnostics import Diagnostic, Edit
 from tritonlint.engine import _collector_paused, check_source
 from tritonlint.report import FileReport
+from tritonlint.suppressions import Suppression, file_suppressions
 from tritonlint.triton.outline import KernelSource, outline
 
 _NOT_NEWLINE = re.compile(r"[^\r\n]")
 # How findings name a line of the file ("advanced by the loop at line 9"): moved with the kernel.
 _LINE_REFERENCE = re.compile(r"\bline (\d+)\b")
 _WORD = re.compile(r"[^\W\d]\w*")
-_BLANK_LINE = re.compile(r"^[ \t\f]*(?:\r\n|\r|\n)", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -32,10 +32,11 @@ class IncrementalChecker:
     """`check_source` for one buffer: the same report's findings, after an edit mostly from memory.
 
     The engine gives each kernel only its own text, the file's imports, the configuration and the
-    file's other jit functions (the helpers it calls). So a top-level kernel that names no other
-    jit function of the file, and that none of them names, has the same findings, moved, while its
-    text, the imports and the text outside every kernel stay the same (the last keeps the cache
-    right should the engine come to read the host code too). Such kernels are blanked out of the
+    file's other jit functions (the helpers it calls); of the rest of the file only a file-level
+    `# tritonlint: noqa` changes what is reported. So a top-level kernel that names no other jit
+    function of the file, and that none of them names, has the same findings, moved, while its
+    text, the imports and the file-level suppressions stay the same: an edit to the host code
+    (launchers, imports of other modules) re-analyses nothing. Such kernels are blanked out of the
     text the engine sees (spaces; line breaks kept, so every other offset and line stays where it
     is) and their earlier findings are shifted to where they now start, the lines they name
     ("the loop at line 9") too. A kernel whose findings name a line outside it is always analysed.
@@ -57,7 +58,7 @@ class IncrementalChecker:
             self._kept = {}  # the engine reports why it cannot check the text
             self.analysed = ()
             return self._engine(text)
-        context = (_host_text(text, found.kernels), tuple(sorted(found.imports.bindings.items())))
+        context = (_file_noqa(file_suppressions(text)), tuple(sorted(found.imports.bindings.items())))
         reusable = _standalone(found.kernels)
         blanked: list[KernelSource] = []
         reused: list[Diagnostic] = []
@@ -103,18 +104,11 @@ def _standalone(kernels: list[KernelSource]) -> set[str]:
     return {kernel.name for kernel in kernels if not kernel.indented and kernel.name not in linked}
 
 
-def _host_text(text: str, kernels: list[KernelSource]) -> str:
-    """The text outside every kernel, blank lines left out: a blank line added between two kernels
-    changes where they are (which is not part of a kernel's key), not what the host code says."""
-    pieces = []
-    previous = 0
-    for kernel in sorted(kernels, key=lambda k: k.start_offset):
-        if kernel.start_offset < previous:
-            continue  # nested in a kernel already left out
-        pieces.append(text[previous:kernel.start_offset])
-        previous = kernel.start_offset + len(kernel.text)
-    pieces.append(text[previous:])
-    return _BLANK_LINE.sub("", "\0".join(pieces))
+def _file_noqa(noqa: Suppression | None) -> str:
+    """The file-level suppressions as part of a key: which codes they hide, not on which line."""
+    if noqa is None:
+        return ""
+    return "*" if noqa.codes is None else ",".join(sorted(noqa.codes))
 
 
 def _blank(text: str, kernels: list[KernelSource]) -> str:
