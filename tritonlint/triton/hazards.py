@@ -9,6 +9,7 @@ the evaluator, on the tail side of the flag), the even side of a flag, or a cons
 from __future__ import annotations
 
 import dataclasses
+import re
 import weakref
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -18,6 +19,7 @@ import libcst as cst
 from tritonlint.triton.facts import full_tile_loop, full_tiles
 from tritonlint.triton.ir import (
     LOOP_PREFIX,
+    PROGRAM,
     Access,
     HelperCall,
     Judgement,
@@ -30,6 +32,9 @@ from tritonlint.triton.names import code_of
 from tritonlint.triton.paths import EMPTY, Literal, compatible
 from tritonlint.triton.syntax import ordered
 from tritonlint.triton.tree import names_in
+
+# `tl.program_id(0)`, `tl.program_id(axis=1)`: the axis a program's tile index is read along.
+_PROGRAM_AXIS = re.compile(r"program_id\(\s*(?:axis\s*=\s*)?(\d+)\s*\)")
 
 if TYPE_CHECKING:
     from tritonlint.triton.model import KernelModel
@@ -189,8 +194,45 @@ class HazardFinder:
             fact = full_tile_loop.fact(self.kernel, access, walk)
             if fact is not None:
                 return Judgement(walk, None, fact.reason, fact)
+        if walk.loop is None and walk.dim is not None and PROGRAM in moved_by and self.kernel.launches:
+            launched = self._launch_evidence(access, walk)
+            if launched is not None:
+                return launched
         return Judgement(walk, None, "no evidence that a tile can be partial (no evenness flag, masked sibling "
                          "or partial loop speaks of it)")
+
+    def _launch_evidence(self, access: Access, walk: Walk) -> Judgement | None:
+        """A program-id tile (`pid * BLOCK + tl.arange(0, BLOCK)`) on an axis that a launch's grid
+        rounds up by the same BLOCK (`triton.cdiv(n, BLOCK)`): the last program's tile can be
+        partial. Guarded when every such launch has a host test keeping `n` a multiple of BLOCK."""
+        assert walk.dim is not None
+        size = self.ev.dim_size.get(walk.dim)
+        axis = self._program_axis(access, walk.dim)
+        if size is None or axis is None:
+            return None
+        rounded = [(launch, launch.grid[axis]) for launch in self.kernel.launches
+                   if axis < len(launch.grid) and launch.grid[axis].kind == "partial"
+                   and size in launch.sizes(launch.grid[axis])]
+        if not rounded:
+            return None
+        launch, grid = next(((launch, grid) for launch, grid in rounded if not grid.guard), rounded[0])
+        evidence = f"launched at {launch.where} on `{grid.text}` programs"
+        extent = next((param for param, text in launch.args.items() if text == grid.extent), grid.extent)
+        condition = f"reachable on the last program along axis {axis}, whose tile is partial unless " \
+                    f"{extent} is a multiple of {size}"
+        if not grid.guard:
+            return Judgement(walk, TailHazard(access, walk, condition, evidence), evidence)
+        guards = sorted({grid.guard for _, grid in rounded})
+        guard = f"every launch keeps it full: {', '.join(guards)}"
+        return Judgement(walk, TailHazard(access, walk, condition, evidence, guard=guard), f"{evidence}; {guard}")
+
+    def _program_axis(self, access: Access, dim: str) -> int | None:
+        """The one program axis the tile `dim` is placed by (`tl.program_id(0)` in what it is built from)."""
+        node: cst.BaseExpression = cst.Name(dim) if dim in self.ir.defs else access.pointer
+        chain = self.flow.build_chain(node, access.order, access.path, access.loops)
+        texts = [code_of(node)] + [code_of(d.value) for defs in chain.values() for d in defs if d.value is not None]
+        axes = {int(axis) for text in texts for axis in _PROGRAM_AXIS.findall(text)}
+        return axes.pop() if len(axes) == 1 else None
 
     def _runtime_bound(self, access: Access, dim: str, moved_by: frozenset[str]) -> bool:
         """Whether the access's mask compares `dim`, shifted by the same loops and program id as
