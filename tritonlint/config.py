@@ -17,6 +17,9 @@ DEFAULT_EXCLUDES = (".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__p
                     "site-packages", ".eggs")
 
 
+_FAMILY = "TL1"  # the prefix all rule codes share
+
+
 class ConfigError(Exception):
     """A configuration that cannot be used; the message names the file and the key."""
 
@@ -30,10 +33,17 @@ class Config:
     root: Path | None = None  # folder holding the pyproject.toml the config came from
     source: Path | None = field(default=None, compare=False)
 
-    def enabled(self, code: str) -> bool:
+    def enabled(self, code: str, default: bool = True) -> bool:
+        """Whether the rule `code` runs. A rule off by default (`default=False`: the guarded findings
+        TL111/TL112) runs only when selected by `ALL`, by its code or by a prefix of it longer than
+        its family's (`TL11`): `select = ["TL1"]` keeps meaning the default rules of TL1."""
         if any(code.startswith(prefix) for prefix in self.ignore):
             return False
-        return self.select is None or any(code.startswith(prefix) for prefix in self.select)
+        if self.select is None:
+            return default
+        if "ALL" in self.select:
+            return True
+        return any(code.startswith(prefix) and (default or len(prefix) > len(_FAMILY)) for prefix in self.select)
 
 
 def find_pyproject(start: Path) -> Path | None:

@@ -36,7 +36,7 @@ class RuleCrash(Exception):
 
 
 def enabled_rules(config: Config) -> list[Rule]:
-    return [rule() for rule in all_rules() if config.enabled(rule.code)]
+    return [rule() for rule in all_rules() if config.enabled(rule.code, rule.default)]
 
 
 def parse_kernels(text: str) -> tuple[ImportMap, list[tuple[KernelSource, cst.Module]]]:
@@ -202,22 +202,22 @@ def find_file_launches(path: str, text: str, found: Outline, neighbours: Neighbo
         launches += find_launches(found.tree, names, params, os.path.basename(path))
     stem = os.path.splitext(os.path.basename(path))[0]
     for display, other in neighbours() if neighbours is not None else ():
-        if stem not in other or not launch_pattern(list(params)).search(other):
+        if stem not in other or not launch_pattern(list(names)).search(other):
             continue
         try:
             tree = ast.parse(other)
         except (SyntaxError, ValueError, RecursionError):
             continue  # reported when that file itself is checked
-        local, modules = _imported_kernels(tree, stem, params)
+        local, modules = _imported_kernels(tree, stem, names)
         if local or modules:
-            launches += find_launches(tree, local, params, os.path.basename(display), frozenset(modules))
+            launches += find_launches(tree, local, params, os.path.basename(display), frozenset(modules), names)
     by_kernel: dict[str, list[Launch]] = {}
     for launch in launches:
         by_kernel.setdefault(launch.kernel, []).append(launch)
     return by_kernel
 
 
-def _imported_kernels(tree: ast.Module, stem: str, params: dict[str, list[str]]) -> tuple[dict[str, str], set[str]]:
+def _imported_kernels(tree: ast.Module, stem: str, names: dict[str, str]) -> tuple[dict[str, str], set[str]]:
     """Local names of the kernels a module imports from the module `stem` (`from .kernels import k as
     local`), and local names of that module itself (`from . import kernels`)."""
     local: dict[str, str] = {}
@@ -225,7 +225,8 @@ def _imported_kernels(tree: ast.Module, stem: str, params: dict[str, list[str]])
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             if node.module is not None and node.module.split(".")[-1] == stem:
-                local.update({alias.asname or alias.name: alias.name for alias in node.names if alias.name in params})
+                local.update({alias.asname or alias.name: names[alias.name] for alias in node.names
+                              if alias.name in names})
             else:
                 modules.update(alias.asname or alias.name for alias in node.names if alias.name == stem)
         elif isinstance(node, ast.Import):
@@ -321,6 +322,8 @@ def _diagnostic(rule: Rule, hazard: TailHazard, model: KernelModel, kernel: Kern
     what = f"`{model.label(hazard.walk.dim)}`" if hazard.walk.dim else "the loop's tile"
     message = f"{call} can {verb} past the end of the tensor on a partial tail tile: no mask bounds {what}"
     notes = [hazard.condition, f"walks {hazard.walked or model.describe_walk(hazard.walk)}", hazard.evidence]
+    if hazard.guard:
+        notes.append(hazard.guard)
     fix = None
     proposed = rule.fix(model, hazard) if not hazard.via else None
     if hazard.via:
@@ -344,7 +347,8 @@ def _diagnostic(rule: Rule, hazard: TailHazard, model: KernelModel, kernel: Kern
 MAX_FIX_ROUNDS = 10
 
 
-def fix_source(path: str, text: str, config: Config, *, unsafe: bool = False, strict: bool = False) -> FileReport:
+def fix_source(path: str, text: str, config: Config, *, unsafe: bool = False, strict: bool = False,
+               neighbours: Neighbours | None = None) -> FileReport:
     """Apply fixes until none applies; the result is re-checked and must parse.
 
     Overlapping edits (a load nested in a store) are applied one per round; the loop stops when a
@@ -352,7 +356,7 @@ def fix_source(path: str, text: str, config: Config, *, unsafe: bool = False, st
     """
     allowed = {Applicability.SAFE, Applicability.UNSAFE} if unsafe else {Applicability.SAFE}
     current = text
-    report = check_source(path, current, config, strict=strict)
+    report = check_source(path, current, config, strict=strict, neighbours=neighbours)
     written: set[str] = set()  # text our fixes produced: a finding on it again means the fix failed
     for _ in range(MAX_FIX_ROUNDS):
         edits = [d.fix.edits[0] for d in report.diagnostics
@@ -374,7 +378,7 @@ def fix_source(path: str, text: str, config: Config, *, unsafe: bool = False, st
             return FileReport(path, report.diagnostics, text=report.text, errors=(
                 f"{path}: fix not applied: the fixed source would not parse ({error.msg}, line {error.lineno})",))
         current = candidate
-        report = check_source(path, current, config, strict=strict)
+        report = check_source(path, current, config, strict=strict, neighbours=neighbours)
     else:
         return FileReport(path, report.diagnostics, text=report.text, errors=(
             f"{path}: fix not applied: fixes did not settle after {MAX_FIX_ROUNDS} rounds",))

@@ -64,21 +64,23 @@ def launch_pattern(names: Sequence[str]) -> re.Pattern[str]:
 
 
 def find_launches(tree: ast.Module, names: Mapping[str, str], params: Mapping[str, list[str]],
-                  display: str, modules: frozenset[str] = frozenset()) -> list[Launch]:
+                  display: str, modules: frozenset[str] = frozenset(),
+                  members: Mapping[str, str] | None = None) -> list[Launch]:
     """The launches in `tree` of the kernels `names` maps to (local name -> kernel name).
 
-    `modules` are local names of the kernels' module (`from . import kernels`): `kernels.k[grid]`.
-    `display` names the file in notes.
+    `modules` are local names of the kernels' module (`from . import kernels`), and `members` maps
+    that module's names to kernels: `kernels.k[grid]`. `display` names the file in notes.
     """
-    finder = _Finder(names, params, display, modules)
+    finder = _Finder(names, params, display, modules, members or {})
     finder.body(tree.body, (), tree.body)
     return finder.found
 
 
 class _Finder:
     def __init__(self, names: Mapping[str, str], params: Mapping[str, list[str]], display: str,
-                 modules: frozenset[str]) -> None:
+                 modules: frozenset[str], members: Mapping[str, str]) -> None:
         self.names, self.params, self.display, self.modules = names, params, display, modules
+        self.members = members
         self.found: list[Launch] = []
 
     def body(self, statements: list[ast.stmt], ifs: tuple[tuple[ast.expr, bool], ...],
@@ -86,7 +88,7 @@ class _Finder:
         """Statements, with the `if` tests around them (test, on its true side) and the function body they are in."""
         for statement in statements:
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                if statement.name in self.names.values() and statement.decorator_list:
+                if statement.name in self.params and statement.decorator_list:
                     continue  # a kernel itself launches nothing
                 self.body(statement.body, (), statement.body)
                 continue
@@ -121,8 +123,8 @@ class _Finder:
             if isinstance(target, ast.Name):
                 kernel = self.names.get(target.id)
             elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
-                    and target.value.id in self.modules and target.attr in self.names.values():
-                kernel = target.attr
+                    and target.value.id in self.modules:
+                kernel = self.members.get(target.attr)
             if kernel is not None:
                 self.found.append(self.launch(kernel, inner, inner.func.slice, ifs, scope))
 
