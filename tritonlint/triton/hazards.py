@@ -217,14 +217,15 @@ class HazardFinder:
             return None
         launch, grid = next(((launch, grid) for launch, grid in rounded if not grid.guard), rounded[0])
         evidence = f"launched at {launch.where} on `{grid.text}` programs"
-        extent = next((param for param, text in launch.args.items() if text == grid.extent), grid.extent)
+        param = next((param for param, text in launch.args.items() if text == grid.extent), "")
+        extent = param or grid.extent
         condition = f"reachable on the last program along axis {axis}, whose tile is partial unless " \
                     f"{extent} is a multiple of {size}"
         if not grid.guard:
-            return Judgement(walk, TailHazard(access, walk, condition, evidence), evidence)
+            return Judgement(walk, TailHazard(access, walk, condition, evidence, bound=param), evidence)
         guards = sorted({grid.guard for _, grid in rounded})
         guard = f"every launch keeps it full: {', '.join(guards)}"
-        return Judgement(walk, TailHazard(access, walk, condition, evidence, guard=guard), f"{evidence}; {guard}")
+        return Judgement(walk, TailHazard(access, walk, condition, evidence, bound=param, guard=guard), f"{evidence}; {guard}")
 
     def _program_axis(self, access: Access, dim: str) -> int | None:
         """The one program axis the tile `dim` is placed by (`tl.program_id(0)` in what it is built from)."""
