@@ -26,6 +26,7 @@ class Axis:
     extent: str = ""  # what is divided (`n`), when divided
     size: str = ""  # the divisor as the host spells it (`BLOCK`, `1024`, `meta["BLOCK"]`)
     meta_key: str = ""  # the divisor read from the launch's meta-parameters (`meta["BLOCK"]`): a kernel parameter
+    count: str = ""  # the name the grid gives the axis's size (`blocks` of `blocks = cdiv(n, B)`), if any
     guard: str = ""  # the host line that keeps `extent` a multiple of `size`: "`assert n % 1024 == 0` at ops.py:40"
 
 
@@ -37,6 +38,8 @@ class Launch:
     where: str  # "ops.py:41"
     grid: tuple[Axis, ...]
     args: Mapping[str, str] = field(default_factory=dict, hash=False)  # kernel parameter -> host text
+    # kernel parameter -> the values its argument's name is assigned before the launch, with their lines
+    allocations: Mapping[str, tuple[tuple[str, int], ...]] = field(default_factory=dict, hash=False)
 
     def sizes(self, axis: Axis) -> frozenset[str]:
         """The kernel-side names and literals the axis's divisor stands for."""
@@ -143,14 +146,65 @@ class _Finder:
         axes = []
         for element, meta in _grid_elements(grid, scope, line):
             axis = _classify(_resolved(element, scope, line), meta)
+            if isinstance(element, ast.Name):
+                axis = Axis(axis.kind, axis.text, axis.extent, axis.size, axis.meta_key, element.id)
+            if axis.kind == "partial" and _divides(axis, scope, line):
+                axis = Axis("exact", axis.text, axis.extent, axis.size, axis.meta_key, axis.count)
             if axis.kind == "partial":
                 sizes = {axis.size} | ({args[axis.meta_key]} if axis.meta_key in args else set())
                 guard = _guard(axis.extent, sizes, ifs, scope, line)
                 if guard:
-                    axis = Axis(axis.kind, axis.text, axis.extent, axis.size, axis.meta_key,
+                    axis = Axis(axis.kind, axis.text, axis.extent, axis.size, axis.meta_key, axis.count,
                                 f"`{guard[0]}` at {self.display}:{guard[1]}")
             axes.append(axis)
-        return Launch(kernel, f"{self.display}:{line}", tuple(axes), args)
+        allocations = {}
+        for param, value in zip(params, call.args):
+            if isinstance(value, ast.Name):
+                allocations[param] = _values(scope, value.id, line)
+        for keyword in call.keywords:
+            if keyword.arg is not None and isinstance(keyword.value, ast.Name):
+                allocations[keyword.arg] = _values(scope, keyword.value.id, line)
+        return Launch(kernel, f"{self.display}:{line}", tuple(axes), args, allocations)
+
+
+
+def padded(launch: Launch, axis: Axis, param: str, sizes: frozenset[str]) -> str:
+    """"`out_ret` is allocated in whole tiles: `torch.empty(...)` at ops.py:12" when the argument for
+    `param` is assigned a value sized by the axis's program count times its block (`blocks * BLOCK`)."""
+    counts = {axis.count, _squashed(axis.text)} - {""}
+    blocks = set(sizes) | {axis.size} | {launch.args[s] for s in sizes if s in launch.args}
+    products = {f"{c}*{b}" for c in counts for b in blocks} | {f"{b}*{c}" for c in counts for b in blocks}
+    file = launch.where.rsplit(":", 1)[0]
+    for text, line in launch.allocations.get(param, ()):
+        if any(product in text for product in products):
+            return f"`{launch.args.get(param, param)}` is allocated in whole tiles at {file}:{line}"
+    return ""
+
+
+def _values(scope: list[ast.stmt], name: str, before: int) -> tuple[tuple[str, int], ...]:
+    """Every value assigned to `name` in the scope before line `before`, squashed, with its line."""
+    found = []
+    for statement in scope:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Assign) and node.lineno < before \
+                    and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+                found.append((_squashed(_text(node.value)), node.lineno))
+    return tuple(found)
+
+
+def _divides(axis: Axis, scope: list[ast.stmt], line: int) -> bool:
+    """`triton.cdiv(512, bd)` with `bd = 64 if ne else 512`: literal sizes that all divide a literal extent."""
+    if not axis.extent.isdigit() or axis.meta_key:
+        return False
+    try:
+        size: ast.expr = ast.parse(axis.size, mode="eval").body
+    except SyntaxError:  # squashed text of a conditional expression (`aifbelsec`)
+        return False
+    if isinstance(size, ast.Name):
+        size = _assignments(scope, size.id, line) or size
+    options = [size.body, size.orelse] if isinstance(size, ast.IfExp) else [size]
+    values = [o.value for o in options if isinstance(o, ast.Constant) and isinstance(o.value, int) and o.value > 0]
+    return len(values) == len(options) and all(int(axis.extent) % value == 0 for value in values)
 
 
 def _assignments(scope: list[ast.stmt], name: str, before: int) -> ast.expr | None:
