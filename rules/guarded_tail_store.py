@@ -30,10 +30,11 @@ class GuardedTailStore(Rule):
     @triton.jit
     def scale(X, Y, n, BLOCK: tl.constexpr):
         offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-        x = tl.load(X + offs, mask=offs < n)
+        x = tl.load(X + offs)
         tl.store(Y + offs, x * 2)
 
-    def launch(x, y, n):
+    def launch(x, y):
+        n = x.numel()
         assert n % 1024 == 0
         scale[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)
     ```
@@ -49,7 +50,8 @@ class GuardedTailStore(Rule):
         x = tl.load(X + offs, mask=offs < n, other=0.0)
         tl.store(Y + offs, x * 2, mask=offs < n)
 
-    def launch(x, y, n):
+    def launch(x, y):
+        n = x.numel()
         assert n % 1024 == 0
         scale[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)
     ```

@@ -597,6 +597,21 @@ def detection_case(rng: random.Random, max_mutations: int = 4) -> Case:
     return Case(pair.name, text, log, tuple(targets), tuple(kind for _n, kind, _i in marks))
 
 
+# Kernels of fix shapes the fixtures lack (tests/regressions/): one whose first fix round creates
+# the evidence for a second, and a reported load whose mask is already `None if F else m`.
+SHAPES = ("fix_needs_second_round.py", "none_mask_combined_with_and.py")
+REGRESSIONS = ROOT / "tests" / "regressions"
+
+
+def shape_case(rng: random.Random, max_mutations: int = 3) -> Case:
+    """One of SHAPES under meaning-preserving mutations only, so the shape (and its finding) stays."""
+    name = rng.choice(SHAPES)
+    log: list[str] = []
+    text = _apply((REGRESSIONS / name).read_text(), rng, NEUTRAL, rng.randint(0, max_mutations), log)
+    text = _finish(text, rng, log, mixed=False)
+    return Case(f"regressions/{name}", text, log)
+
+
 def _kind(call: ast.Call) -> str:
     return call.func.attr if isinstance(call.func, ast.Attribute) else call.func.id  # type: ignore[attr-defined]
 

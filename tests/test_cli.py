@@ -121,11 +121,12 @@ def test_finding_exits_1_with_path_line_col_code(run: Run, tmp_path: Path) -> No
     assert lines[-1].startswith("Found 1 error")
 
 
-def test_missing_path_exits_2_with_a_clear_message(run: Run, tmp_path: Path) -> None:
+def test_missing_path_is_tl001_and_the_run_goes_on(run: Run, tmp_path: Path) -> None:
     write(tmp_path / "bad.py", buggy())
-    code, out, err = run("check", "bad.py", "nope.py")
-    assert code == 2 and out == ""
-    assert err == "tritonlint: nope.py: no such file or directory\n"
+    code, out, err = run("check", "nope.py", "bad.py")
+    assert (code, err) == (1, "")
+    assert findings(out) == ["bad.py:9:5: TL102", "nope.py:1:1: TL001"]
+    assert "nope.py:1:1: TL001 file not checked: no such file or directory\n" in out
 
 
 @pytest.mark.parametrize("argv", [["check", "--no-such-option"], ["check", "--output-format", "xml"], []])
@@ -216,16 +217,15 @@ def test_syntax_error_is_one_line_and_the_good_files_are_still_checked(run: Run,
     write(tmp_path / "c_bad.py", buggy())
     code, out, err = run("check", ".")
     assert code == 1
-    assert findings(out) == ["./a_bad.py:9:5: TL102", "./c_bad.py:9:5: TL102"]
-    assert err.count("\n") == 1
-    assert err.startswith("tritonlint: ./b_broken.py:4: syntax error")
+    assert findings(out) == ["./a_bad.py:9:5: TL102", "./b_broken.py:4:1: TL001", "./c_bad.py:9:5: TL102"]
+    assert "./b_broken.py:4:1: TL001 file not checked: syntax error" in out and err == ""
 
 
 def test_only_a_syntax_error_exits_1_naming_the_file(run: Run, tmp_path: Path) -> None:
     write(tmp_path / "broken.py", "import triton\ndef k(:\n  jit\n")
-    code, _out, err = run("check", "broken.py")
-    assert code == 1
-    assert err == "tritonlint: broken.py:2: syntax error: invalid syntax\n"
+    code, out, err = run("check", "broken.py")
+    assert (code, err) == (1, "")
+    assert out == "broken.py:2:1: TL001 file not checked: syntax error: invalid syntax\nFound 1 error.\n"
 
 
 def test_summary_does_not_say_all_passed_when_a_file_could_not_be_checked(run: Run, tmp_path: Path) -> None:
@@ -246,9 +246,9 @@ def test_undecodable_files_are_one_line_errors(run: Run, tmp_path: Path, content
     write(tmp_path / "weird.py", content)
     write(tmp_path / "z_bad.py", buggy())
     code, out, err = run("check", ".")
-    assert code == 1
-    assert err == f"tritonlint: ./weird.py: {message}\n"
-    assert findings(out) == ["./z_bad.py:9:5: TL102"]
+    assert (code, err) == (1, "")
+    assert f"./weird.py:1:1: TL001 file not checked: {message}\n" in out
+    assert findings(out) == ["./weird.py:1:1: TL001", "./z_bad.py:9:5: TL102"]
 
 
 def test_utf8_bom_is_fine(run: Run, tmp_path: Path) -> None:
@@ -283,9 +283,9 @@ def test_unreadable_file_is_a_one_line_error(run: Run, tmp_path: Path) -> None:
         code, out, err = run("check", ".")
     finally:
         locked.chmod(0o644)
-    assert code == 1
-    assert err.startswith("tritonlint: ./locked.py: cannot read:") and err.count("\n") == 1
-    assert findings(out) == ["./z_bad.py:9:5: TL102"]
+    assert (code, err) == (1, "")
+    assert out.startswith("./locked.py:1:1: TL001 file not checked: cannot read:")
+    assert findings(out) == ["./locked.py:1:1: TL001", "./z_bad.py:9:5: TL102"]
 
 
 @pytest.mark.parametrize(
@@ -308,9 +308,9 @@ def test_read_failures_are_one_line_errors(run: Run, tmp_path: Path, monkeypatch
 
     monkeypatch.setattr(Path, "read_bytes", read_bytes)
     code, out, err = run("check", ".")
-    assert code == 1
-    assert err == f"tritonlint: ./locked.py: {message}\n"
-    assert findings(out) == ["./z_bad.py:9:5: TL102"]
+    assert (code, err) == (1, "")
+    assert out.startswith(f"./locked.py:1:1: TL001 file not checked: {message}\n")
+    assert findings(out) == ["./locked.py:1:1: TL001", "./z_bad.py:9:5: TL102"]
 
 
 # --- configuration ---------------------------------------------------------------------------
@@ -527,7 +527,10 @@ def test_rules_lists_every_rule(run: Run) -> None:
     assert code == 0
     assert [line.split()[:2] for line in out.splitlines()] == [["TL101", "unmasked-tail-load"],
                                                                ["TL102", "unmasked-tail-store"],
-                                                               ["TL100", "unused-suppression"]]
+                                                               ["TL111", "guarded-tail-load"],
+                                                               ["TL112", "guarded-tail-store"],
+                                                               ["TL100", "unused-suppression"],
+                                                               ["TL001", "file-not-checked"]]
 
 
 def test_statistics_end_without_a_blank_line(run: Run, tmp_path: Path) -> None:
@@ -565,7 +568,7 @@ def test_python_dash_m_end_to_end(tmp_path: Path) -> None:
     assert done.stdout.endswith("Found 1 error (1 fixable with --fix).\n")
     assert _subprocess(sys.executable, "-m", "tritonlint", "check", "ok.py", cwd=tmp_path).returncode == 0
     missing = _subprocess(sys.executable, "-m", "tritonlint", "check", "nope", cwd=tmp_path)
-    assert missing.returncode == 2 and "nope: no such file or directory" in missing.stderr
+    assert missing.returncode == 1 and "nope:1:1: TL001 file not checked: no such file" in missing.stdout
 
 
 def test_console_script_on_the_fixtures(tmp_path: Path) -> None:
@@ -629,5 +632,5 @@ def test_runs_from_a_source_checkout_without_install() -> None:
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False, timeout=120)
     assert result.returncode == 0, result.stderr
     codes, folder = result.stdout.splitlines()
-    assert codes == "TL101 TL102"
+    assert codes == "TL101 TL102 TL111 TL112"
     assert Path(folder).resolve() == ROOT / "rules"

@@ -91,3 +91,20 @@ def test_a_line_without_an_access_and_bad_arguments(tmp_path: Path, capsys: pyte
     assert main(["check", "--explain", f"{tmp_path / 'missing.py'}:3"]) == 2
     err = capsys.readouterr().err
     assert "missing.py: cannot read" in err and len(err.splitlines()) == 1
+
+
+def test_the_readme_explain_example_prints_what_it_shows(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The `--explain` block in README.md, run on the README's first example, prints exactly that."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    first = readme[readme.index("## A first example"):]
+    source = first[first.index("<<'EOF'\n") + 8:first.index("\nEOF\n") + 1]
+    section = readme[readme.index("## Why is (or isn't) this line flagged?"):]
+    block = section[section.index("```text\n") + 8:section.index("\n```", section.index("```text\n")) + 1]
+    command, shown = block.split("\n", 1)
+    assert command.startswith("$ tritonlint check --explain dot.py:")
+    (tmp_path / "dot.py").write_text(source)
+    monkeypatch.chdir(tmp_path)
+    code = main(command.split()[2:])
+    assert capsys.readouterr().out == shown
+    assert code == 0

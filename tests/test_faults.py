@@ -64,6 +64,12 @@ def one_line(err: str, *needles: str) -> None:
         assert needle in lines[0], err
 
 
+def not_checked(out: str, where: str, reason: str) -> None:
+    """Exactly one TL001 finding in `out`, for `where` (path or path:line), saying `reason`."""
+    lines = [line for line in out.splitlines() if " TL001 " in line]
+    assert len(lines) == 1 and lines[0].startswith(where + ":") and reason in lines[0], out
+
+
 def heads(out: str) -> list[str]:
     return [line.split(" ")[0] + " " + line.split(" ")[1] for line in out.splitlines()
             if line and not line.startswith(" ") and ": TL" in line]
@@ -100,13 +106,13 @@ def test_unreadable_file_simulated(run: Run, tmp_path: Path, monkeypatch: pytest
     monkeypatch.setattr(Path, "read_bytes", read_bytes)
     code, out, err = run("check", *(["--fix", "--unsafe-fixes", "-q"] if fix else []), ".")
     assert code == 1
-    one_line(err, "./locked.py", "cannot read: Permission denied")
+    not_checked(out, "./locked.py", "cannot read: Permission denied")
     monkeypatch.undo()
     assert (tmp_path / "locked.py").read_text() == BUGGY
     if fix:
         assert (tmp_path / "z.py").read_text() == CLEAN
     else:
-        assert heads(out) == ["./z.py:9:5: TL102"]
+        assert heads(out) == ["./locked.py:1:1: TL001", "./z.py:9:5: TL102"]
 
 
 def test_file_deleted_between_discovery_and_read(run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -122,8 +128,8 @@ def test_file_deleted_between_discovery_and_read(run: Run, tmp_path: Path, monke
     monkeypatch.setattr("tritonlint.cli.discover", discover_then_delete)
     code, out, err = run("check", ".")
     assert code == 1
-    one_line(err, "./a_gone.py", "vanished")
-    assert heads(out) == ["./b.py:9:5: TL102"]
+    not_checked(out, "./a_gone.py", "vanished")
+    assert heads(out) == ["./a_gone.py:1:1: TL001", "./b.py:9:5: TL102"]
 
 
 # --- writing ----------------------------------------------------------------------------------
@@ -234,7 +240,7 @@ def test_binary_file_named_py(run: Run, tmp_path: Path, data: bytes) -> None:
     write(tmp_path / "z.py", BUGGY)
     code, out, err = run("check", "--fix", "--unsafe-fixes", "-q", ".")
     assert code == 1
-    one_line(err, "./blob.py", "binary file")
+    not_checked(out, "./blob.py", "binary file")
     assert (tmp_path / "blob.py").read_bytes() == data
     assert (tmp_path / "z.py").read_text() == CLEAN
 
@@ -250,9 +256,9 @@ def test_binary_file_without_kernel_words_is_skipped_silently(run: Run, tmp_path
 def test_non_utf8_file(run: Run, tmp_path: Path) -> None:
     data = BUGGY.encode().replace(b"import triton\n", b"import triton  # caf\xe9 (latin-1)\n", 1)
     write(tmp_path / "latin.py", data)
-    code, _out, err = run("check", "--fix", "--unsafe-fixes", "latin.py")
+    code, out, err = run("check", "--fix", "--unsafe-fixes", "latin.py")
     assert code == 1
-    one_line(err, "latin.py", "not UTF-8 (byte 0xe9")
+    not_checked(out, "latin.py", "not UTF-8 (byte 0xe9")
     assert (tmp_path / "latin.py").read_bytes() == data
 
 
@@ -274,10 +280,10 @@ def test_syntax_error_next_to_good_files(run: Run, tmp_path: Path) -> None:
     write(tmp_path / "d.py", BUGGY)
     code, out, err = run("check", ".")
     assert code == 1
-    one_line(err, "./b_broken.py:4", "syntax error")
-    assert heads(out) == ["./a.py:9:5: TL102", "./d.py:9:5: TL102"]
-    code, _out, err = run("check", "--fix", "--unsafe-fixes", "-q", ".")
-    assert code == 1 and "b_broken.py" in err
+    not_checked(out, "./b_broken.py:4", "syntax error")
+    assert heads(out) == ["./a.py:9:5: TL102", "./b_broken.py:4:1: TL001", "./d.py:9:5: TL102"]
+    code, out, err = run("check", "--fix", "--unsafe-fixes", "-q", ".")
+    assert code == 1 and "./b_broken.py:4:1: TL001" in out
     assert snapshot(tmp_path) == {"a.py": CLEAN.encode(), "b_broken.py": broken.encode(),
                                   "c.py": CLEAN.encode(), "d.py": CLEAN.encode()}
 

@@ -6,8 +6,8 @@ from the repository root (notes included, the closing summary line left out); `<
 where present, is the exact file `check --fix --unsafe-fixes` leaves (through `engine.fix_source`). `<case>_harness.py` files
 drive the dynamic verifier and `_*.py` files are helpers: neither is a fixture.
 
-Regenerate the `.expected` (and existing `.fixed.py`) files with `python -m pytest
-tests/test_fixtures.py --regen` (or TRITONLINT_REGEN=1), then review them with `git diff`.
+The tests only compare: `python scripts/regen_fixtures.py` rewrites the `.expected` (and existing
+`.fixed.py`) files and prints each one it rewrote; review them with `git diff fixtures/`.
 """
 
 from __future__ import annotations
@@ -110,14 +110,12 @@ def test_findings_match_expect_markers(case: Path) -> None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=_id)
-def test_text_output_matches_expected_file(case: Path, regen: bool) -> None:
+def test_text_output_matches_expected_file(case: Path) -> None:
     """The exact text output (notes included, no summary line) equals `<case>.expected`, byte for byte."""
     report = _check(case)
     actual = text_output.render(report.diagnostics, summary=False).encode("utf-8")
     expected_file = case.with_suffix(".expected")
-    if regen:
-        expected_file.write_bytes(actual)
-    assert expected_file.exists(), f"{_rel(expected_file)} is missing: run `python -m pytest --regen`"
+    assert expected_file.exists(), f"{_rel(expected_file)} is missing: run `python scripts/regen_fixtures.py`"
     assert actual == expected_file.read_bytes(), _diff(expected_file.read_bytes(), actual, expected_file)
 
 
@@ -165,14 +163,12 @@ def _changed_lines(before: str, after: str) -> set[int]:
 
 
 @pytest.mark.parametrize("case", FIXED_CASES, ids=_id)
-def test_fix_produces_fixed_file(case: Path, regen: bool) -> None:
+def test_fix_produces_fixed_file(case: Path) -> None:
     """`--fix --unsafe-fixes` gives `<case>.fixed.py` byte for byte; it parses, re-checks clean
     on the lines it changed, and a second fix changes nothing."""
     fixed_file = case.with_name(case.stem + ".fixed.py")
     original = _read(case, _rel(case))
     fixed = _fix(case, original)
-    if regen:
-        fixed_file.write_bytes(fixed.encode("utf-8"))
     assert fixed.encode("utf-8") == fixed_file.read_bytes(), _diff(fixed_file.read_bytes(),
                                                                     fixed.encode("utf-8"), fixed_file)
     assert fixed != original, "a .fixed.py identical to its case documents no fix"
@@ -191,7 +187,7 @@ def _diff(expected: bytes, actual: bytes, path: Path) -> str:
         actual.decode("utf-8", "replace").splitlines(keepends=True),
         f"{_rel(path)} (expected)", "actual",
     )
-    hint = "\n(rerun with --regen or TRITONLINT_REGEN=1 if the change is intended, then review git diff)"
+    hint = "\n(if the change is intended: python scripts/regen_fixtures.py, then review git diff fixtures/)"
     return "".join(lines) + hint
 
 

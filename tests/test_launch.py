@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tritonlint.cli import main
-from tritonlint.config import Config
+from tritonlint.config import Config, check_selectors
 from tritonlint.engine import check_source
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,7 +31,8 @@ def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
 
 
 def _findings(path: str, text: str, select: frozenset[str] | None = None) -> list[tuple[int, str]]:
-    report = check_source(path, text, Config(select=select), strict=True)
+    chosen = None if select is None else check_selectors(sorted(select), "test")  # `ALL` as the CLI reads it
+    report = check_source(path, text, Config(select=chosen), strict=True)
     return [(d.line, d.code) for d in report.diagnostics]
 
 
@@ -82,7 +83,7 @@ def test_guarded_launch_is_tl111_tl112_only_when_selected(launch: str, guard: st
     assert _findings("k.py", text, frozenset({"TL1"})) == []  # the family prefix keeps the default rules
     assert _findings("k.py", text, frozenset({"ALL"})) == [(9, "TL111"), (10, "TL111"), (11, "TL112")]
     assert _findings("k.py", text, frozenset({"TL112"})) == [(11, "TL112")]
-    report = check_source("k.py", text, Config(select=frozenset({"ALL"})), strict=True)
+    report = check_source("k.py", text, Config(select=check_selectors(["ALL"], "test")), strict=True)
     assert all(f"every launch keeps it in bounds: {guard}" in d.notes for d in report.diagnostics)
 
 
@@ -127,6 +128,9 @@ def test_kernel_launched_from_a_sibling_module(capsys: pytest.CaptureFixture[str
                for f in found)
     guarded = _check_json(capsys, "--select", "TL11", str(PACKAGE / "kernels.py"))
     assert [(f["line"], f["code"]) for f in guarded] == [(19, "TL112"), (19, "TL111")]
+    everything = _check_json(capsys, "--select", "ALL", str(PACKAGE / "kernels.py"))
+    assert [(f["line"], f["code"]) for f in everything] == [(11, "TL101"), (12, "TL101"), (13, "TL102"),
+                                                            (19, "TL112"), (19, "TL111")]
     assert all("every launch keeps it in bounds: `assert n % 256 == 0` at ops.py:21" in f["notes"]  # type: ignore[operator]
                for f in guarded)
 

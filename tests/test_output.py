@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import subprocess
@@ -383,6 +384,54 @@ def test_sarif_of_the_fixtures_validates_and_carries_their_fixes() -> None:
     )
 
 
+def _apply_sarif(text: str, replacements: list[dict[str, Any]], by: str) -> str:
+    """`text` with SARIF replacements applied the way a consumer does: each deleted region found
+    by its line/column fields (`by="lines"`, code points, 1-based, end exclusive) or by
+    charOffset/charLength (`by="offsets"`), removed and replaced by the inserted text."""
+    starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
+    spans = []
+    for r in replacements:
+        region = r["deletedRegion"]
+        if by == "lines":
+            start = starts[region["startLine"] - 1] + region["startColumn"] - 1
+            end = starts[region["endLine"] - 1] + region["endColumn"] - 1
+        else:
+            start, end = region["charOffset"], region["charOffset"] + region["charLength"]
+        spans.append((start, end, r["insertedContent"]["text"]))
+    for start, end, inserted in sorted(spans, reverse=True):
+        text = text[:start] + inserted + text[end:]
+    return text
+
+
+def test_applying_the_sarif_fixes_gives_the_fixed_files() -> None:
+    """`check --output-format sarif` over the fixtures (real CLI): applying each file's fix
+    replacements, by line/column and by character offset, gives its `.fixed.py` byte for byte.
+    The fixtures' fixes need one round each (kernels needing two live in tests/regressions/), and
+    several replace text (a `mask=None if F else m` rewritten), not only insert it."""
+    argv = [sys.executable, "-m", "tritonlint", "check", "--no-cache", "fixtures", "--output-format", "sarif"]
+    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False)
+    assert done.returncode == 1, done.stderr
+    replacements: dict[str, list[dict[str, Any]]] = {}
+    for result in json.loads(done.stdout)["runs"][0]["results"]:
+        for fix in result.get("fixes", []):
+            for change in fix["artifactChanges"]:
+                replacements.setdefault(change["artifactLocation"]["uri"], []).extend(change["replacements"])
+    fixed_files = sorted((ROOT / "fixtures").glob("*/*.fixed.py"))
+    assert len(fixed_files) >= 30
+    deleting = 0
+    for fixed in fixed_files:
+        case = fixed.with_name(fixed.name[: -len(".fixed.py")] + ".py")
+        uri = case.relative_to(ROOT).as_posix()
+        original = case.read_bytes().decode("utf-8")
+        assert uri in replacements, f"{uri} has a .fixed.py but no SARIF fix"
+        deleting += sum(r["deletedRegion"]["charLength"] > 0 for r in replacements[uri])
+        for by in ("lines", "offsets"):
+            applied = _apply_sarif(original, replacements[uri], by)
+            assert applied.encode("utf-8") == fixed.read_bytes(), (uri, by)
+            ast.parse(applied)
+    assert deleting >= 5  # replacements with a real deleted region, not insertions only
+
+
 # --- github ---------------------------------------------------------------------------------
 
 GITHUB = """\
@@ -409,6 +458,6 @@ def test_statistics_like_ruff() -> None:
 
 
 def test_formats_and_unknown_format() -> None:
-    assert FORMATS == ("text", "json", "sarif", "github")
+    assert FORMATS == ("text", "concise", "full", "json", "sarif", "github")
     with pytest.raises(ValueError, match="unknown output format 'xml'"):
         render("xml", DIAGNOSTICS, SOURCES)

@@ -120,4 +120,4 @@ def test_check_hook_fails_naming_the_finding_and_fix_hook_patches(pre_commit: li
     assert "Failed" in fix.splitlines()[0], output
     assert "files were modified by this hook" in fix, output  # pre-commit fails a hook that changed files
     assert (project / "kernels" / "scale.py").read_text(encoding="utf-8") == FIXED
-    assert (project / "README.md").read_text(encoding="utf-8") == "not python\n"  # types: [python]
+    assert (project / "README.md").read_text(encoding="utf-8") == "not python\n"  # types_or: [python, jupyter]

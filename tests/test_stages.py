@@ -168,3 +168,12 @@ def test_a_peeled_tail_is_a_fact_naming_the_masked_access() -> None:
     (judged,) = model.hazards.judgements(_access(model, 5))
     assert judged.fact is not None and judged.fact.idiom == "peeled-tail"
     assert "line 10" in judged.fact.reason
+
+
+def test_the_flag_recogniser_answers_verify_per_kernel_with_the_even_value() -> None:
+    from tritonlint.engine import evenness_flags
+
+    text = (HEADER + textwrap.dedent(GEMM).replace("EVEN_K", "MASK_K").replace("if MASK_K:", "if not MASK_K:"))
+    # learnt by usage, whatever the name says: MASK_K False is the side with full tiles
+    assert evenness_flags(text, Config()) == {"k": {"MASK_K": False}}
+    assert evenness_flags("def broken(:\n", Config()) == {}

@@ -203,3 +203,21 @@ def test_add_suppressions_cannot_combine_with_fix(tmp_path: Path, capsys: pytest
     (tmp_path / "k.py").write_text(kernel())
     assert run(capsys, "check", "--add-suppressions", "--fix", "k.py")[0] == 2
     assert (tmp_path / "k.py").read_text() == kernel()
+
+
+def test_a_suppression_inside_a_string_suppresses_nothing(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Only real comments count: `# noqa: TL102` printed by the kernel is a string, not a comment."""
+    from tritonlint.cli import main
+
+    kernel = tmp_path / "k.py"
+    kernel.write_text(
+        "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+        "def k(X, Y, n, BLOCK: tl.constexpr):\n"
+        "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    x = tl.load(X + offs, mask=offs < n)\n"
+        '    tl.store(Y + offs, x); tl.device_print("# noqa: TL102")\n'
+        '    tl.store(Y + offs + n, x)  # noqa: TL102\n')
+    assert main(["check", "--no-cache", "--output-format", "concise", str(kernel)]) == 1
+    reported = [line.split(":")[1] for line in capsys.readouterr().out.splitlines() if " TL102 " in line]
+    assert reported == ["9"]  # the string does not hide line 9; the comment hides line 10

@@ -18,6 +18,7 @@ from tritonlint.verify import cli, runner  # noqa: E402
 from tritonlint.verify.runner import (  # noqa: E402
     _map_fixed_line,
     diff_trees,
+    merge_overreads,
     outputs_identical,
     parse_sanitizer,
     verify,
@@ -133,6 +134,75 @@ def test_not_exercised_when_tail_never_reached(project, tmp_path):
     assert leftovers(scratch) == []
 
 
+def test_wrong_in_bounds_fix_is_not_verified_without_reference(project, tmp_path):
+    """A fix that stays in bounds but is wrong (masked lanes read as 1.0, not 0.0) changes the
+    sum; with no reference() in the harness, the fixed output differing from the original at
+    fill 0x00 (where the original's overread reads zeros) is the evidence: FAILED."""
+    root, _ = project
+    harness = write_harness(tmp_path, 100)
+
+    def wrong_fixer(copy_root: Path, target: Path) -> None:
+        target.write_text(target.read_text().replace(BUGGY, FIXED.replace("other=0.0", "other=1.0")))
+
+    rep = verify(root / "kern.py", harness, fixer=wrong_fixer, fills=[0x00, 0xFF], compile=False,
+                 timeout=120, progress=lambda m: None)
+    assert rep.checks["fixed_oob_sites"] == 0 and rep.checks["fixed_fill_dependent"] == []
+    assert rep.checks["fixed_vs_reference_relative_error"] is None  # no reference() to compare with
+    assert list(rep.checks["fixed_vs_original_at_0x00"]) == ["out"]
+    assert rep.checks["fixed_vs_original_at_0x00"]["out"] == pytest.approx(28.0)  # 28 lanes past N
+    assert rep.verdict == "failed", rep.reasons
+    assert rep.fixes[0].verdict == "failed"
+    assert any("differ from the original at fill 0x00" in r for r in rep.reasons), rep.reasons
+
+
+UNDEF_KERNEL = KERNEL.replace("def row_sum(x_ptr, out_ptr, N,", "def row_sum(x_ptr, out_ptr, N, undef,")
+UNDEF_HARNESS = textwrap.dedent('''\
+    import struct
+    import sys
+
+    import torch
+    from kern import row_sum
+
+    N = 100
+
+    def run(device):
+        # The fill byte of this run (the child's --fill). On a GPU, lanes a kernel reads without
+        # defining them hold whatever the poisoned memory holds; the interpreter has no such
+        # memory, so the kernel is handed that value to read instead.
+        fill = int(sys.argv[sys.argv.index("--fill") + 1])
+        undef = struct.unpack("<f", bytes([fill]) * 4)[0]
+        x = torch.linspace(-1, 1, N, device=device)
+        out = torch.zeros(1, device=device)
+        row_sum[(1,)](x, out, N, undef, BLOCK=32, EVEN_N=False)
+        return {"out": out}
+''')
+
+
+def test_fill_dependent_fixed_output_is_not_verified(project, tmp_path):
+    """A fix that keeps the kernel in bounds but makes its output depend on the fill (its masked
+    lanes read an undefined value, here the poison itself): equal to the original at fill 0x00,
+    no new NaN (fill 0x3f is 0.747 as float32), no reference(): only the fixed outputs changing
+    with the fill show it, and that alone makes it FAILED. Real runs; fresh child processes so
+    the harness sees its --fill argument."""
+    root, _ = project
+    (root / "kern.py").write_text(UNDEF_KERNEL)
+    harness = write_harness(tmp_path, 100, body=UNDEF_HARNESS)
+
+    def undefined_lanes_fixer(copy_root: Path, target: Path) -> None:
+        target.write_text(target.read_text().replace(BUGGY, FIXED.replace("other=0.0", "other=undef")))
+
+    rep = verify(root / "kern.py", harness, fixer=undefined_lanes_fixer, fills=[0x00, 0x3F], compile=False,
+                 timeout=240, forkserver=False, progress=lambda m: None)
+    assert all(r.status == "ok" for r in rep.runs), [r.error for r in rep.runs]
+    assert rep.checks["original_fill_dependent"] == ["out"] and rep.checks["original_oob_sites"] == 1
+    assert rep.checks["fixed_oob_sites"] == 0
+    assert not rep.checks["fixed_vs_original_at_0x00"] and not rep.checks["fixed_new_nan"]
+    assert rep.checks["fixed_fill_dependent"] == ["out"]
+    assert rep.verdict == "failed", rep.reasons
+    assert rep.fixes[0].verdict == "failed"
+    assert any("fixed outputs change with the fill: out" in r for r in rep.reasons), rep.reasons
+
+
 def test_crash_and_hang_reported_not_propagated(project, tmp_path):
     root, scratch = project
     pidfile = tmp_path / "pid"
@@ -226,16 +296,58 @@ def test_outputs_identical_is_bitwise_and_nan_aware():
 
 
 def test_parse_sanitizer_output():
+    # The shape of compute-sanitizer 2025.3's memcheck report, as the H200 printed it for the
+    # seed bug (docs/verify-h200.md), with and without line information.
     text = textwrap.dedent('''\
+        ========= COMPUTE-SANITIZER
         ========= Invalid __global__ read of size 4 bytes
-        =========     at _matmul_ogs+0x1a20 in /t/_matmul_ogs.py:327
+        =========     at _matmul_ogs_NNT_bf16xbf16xmxfp4_64x256x128x1+0x4150 in /t/_matmul_ogs.py:327
+        =========     by thread (96,0,0) in block (10,0,0)
+        =========     Access to 0x7fc391a2c000 is out of bounds
+        =========     and is 1 bytes after the nearest allocation at 0x7fc390a00000 of size 16,957,440 bytes
+        =========     Saved host backtrace up to driver entry point at kernel launch time
+        =========         Host Frame: [0x2f3c1] in libcuda.so.1
         ========= Invalid __global__ read of size 4 bytes
-        =========     at _matmul_ogs+0x1a20 in /t/_matmul_ogs.py:327
-        ========= ERROR SUMMARY: 2 errors
+        =========     at _matmul_ogs_NNT_bf16xbf16xmxfp4_64x256x128x1+0x4150 in /t/_matmul_ogs.py:327
+        =========     by thread (97,0,0) in block (10,0,0)
+        =========     Access to 0x7fc391a2c03c is out of bounds
+        =========     and is 61 bytes after the nearest allocation at 0x7fc390a00000 of size 16,957,440 bytes
+        ========= Invalid __global__ write of size 2 bytes
+        =========     at store_tail+0x90
+        =========     Access to 0x7f0000000ffe is out of bounds
+        =========     and is 2 bytes before the nearest allocation at 0x7f0000001000 of size 512 bytes
+        ========= ERROR SUMMARY: 3 errors
     ''')
     count, sites = parse_sanitizer(text)
-    assert count == 2
-    assert sites == [{"kind": "load", "size": 4, "path": "/t/_matmul_ogs.py", "line": 327, "count": 2}]
+    assert count == 3
+    assert sites == [
+        {"kind": "load", "size": 4, "kernel": "_matmul_ogs_NNT_bf16xbf16xmxfp4_64x256x128x1",
+         "pc": "0x4150", "path": "/t/_matmul_ogs.py", "line": 327, "allocation": "0x7fc390a00000",
+         "allocation_size": 16957440, "direction": "after", "count": 2, "max_bytes": 64, "min_bytes": 4},
+        {"kind": "store", "size": 2, "kernel": "store_tail", "pc": "0x90", "path": None, "line": None,
+         "allocation": "0x7f0000001000", "allocation_size": 512, "direction": "before", "count": 1,
+         "max_bytes": 2, "min_bytes": 2},
+    ]
+    assert parse_sanitizer("========= ERROR SUMMARY: 0 errors\n") == (0, [])
+    assert parse_sanitizer("no report") == (None, [])
+
+
+def test_an_overread_reported_before_the_next_tensor_is_one_overread():
+    # x: 400 bytes at 0x1000, y allocated at 0x1200. A 4-byte load reading x[100..127] (bytes
+    # 400..511 past x's start) is reported partly "after x", partly "before y".
+    report = []
+    for addr in range(0x1000 + 400, 0x1000 + 512, 4):
+        near_x = addr - (0x1000 + 400) + 1 <= 0x1200 - addr
+        where = (f"is {addr - (0x1000 + 400) + 1} bytes after the nearest allocation at 0x1000 of size 400 bytes"
+                 if near_x else f"is {0x1200 - addr} bytes before the nearest allocation at 0x1200 of size 4 bytes")
+        report += ["========= Invalid __global__ read of size 4 bytes",
+                   "=========     at row_sum+0x50 in kern.py:10", f"=========     Access to {addr:#x} is out of bounds",
+                   f"=========     and {where}"]
+    count, sites = parse_sanitizer("\n".join(report + ["========= ERROR SUMMARY: 28 errors"]))
+    assert count == 28 and {s["direction"] for s in sites} == {"after", "before"}
+    (site,) = merge_overreads(sites)
+    assert (site["direction"], site["allocation"], site["count"], site["max_bytes"]) == ("after", "0x1000", 28, 112)
+    assert parse_sanitizer("no report") == (None, [])
 
 
 @pytest.mark.gpu
@@ -248,7 +360,7 @@ def test_cuda_poisoned_run(project, tmp_path):
                  progress=lambda m: None)
     assert all(r.status == "ok" for r in rep.runs), [r.error for r in rep.runs]
     assert rep.checks["fixed_fill_dependent"] == []
-    assert rep.verdict in ("verified", "not-exercised"), rep.reasons
+    assert rep.verdict == "verified", rep.reasons
 
 
 def test_original_off_reference_explains_in_storage_overruns() -> None:
@@ -278,3 +390,202 @@ def test_fix_conditions_and_flag_evaluation(tmp_path: Path) -> None:
     assert _eval_flags("EVEN_M and not EVEN_N", {"EVEN_M": True, "EVEN_N": False}) is True
     assert _eval_flags("(EVEN_M or EVEN_K)", {"EVEN_M": False, "EVEN_K": False}) is False
     assert _eval_flags("EVEN_X", {}) is None
+
+
+PKG_HARNESS = textwrap.dedent('''\
+    import torch
+    import pkg
+    from pkg.kern import row_sum
+
+    def run(device):
+        # The copy is imported by the package's own name, not the user's folder.
+        assert "tritonlint-verify-" in pkg.__file__, pkg.__file__
+        x = torch.linspace(-1, 1, 100, device=device)
+        out = torch.zeros(1, device=device)
+        row_sum[(1,)](x, out, 100, BLOCK=32, EVEN_N=False)
+        return {"out": out}
+''')
+
+
+@pytest.mark.parametrize("target", ["pkg", "pkg/kern.py"])
+def test_package_folder_keeps_its_name(project, tmp_path, target):
+    root, scratch = project
+    pkg = root / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "kern.py").write_text(KERNEL)
+    harness = write_harness(tmp_path, 0, body=PKG_HARNESS)
+    seen = []
+
+    def fixer(copy_root: Path, path: Path) -> None:
+        seen.append(path.relative_to(copy_root))
+        hand_fixer(copy_root, path / "kern.py" if path.is_dir() else path)
+
+    rep = verify(root / target, harness, fixer=fixer, fills=[0x00, 0xFF], compile=False, timeout=120,
+                 progress=lambda m: None)
+    assert seen == [Path(target)]  # the fixer is handed the package under its own name
+    assert all(r.status == "ok" for r in rep.runs), [r.error for r in rep.runs]
+    assert rep.verdict == "verified", runner.format_text(rep)
+    (fix,) = rep.fixes
+    assert fix.path == "pkg/kern.py" and fix.orig_lines[0] == BUG_LINE
+    assert fix.sites[0]["path"] == "pkg/kern.py" and fix.sites[0]["tensor"] == "x_ptr"
+    assert (pkg / "kern.py").read_text() == KERNEL
+    assert leftovers(scratch) == []
+
+
+CRASHING = textwrap.dedent('''\
+    def helper():
+        import no_such_module_for_tritonlint  # noqa: F401
+
+    def run(device):
+        helper()
+''')
+
+
+def test_harness_crashing_on_both_trees_is_exit_2(project, tmp_path, monkeypatch, capsys):
+    root, scratch = project
+    monkeypatch.setattr(runner, "cli_fixer", hand_fixer)
+    harness = write_harness(tmp_path, 0, body=CRASHING)
+    code = cli.run(parse([str(root / "kern.py"), "--harness", str(harness), "--fills", "0x00,0xff",
+                          "--no-compile", "--keep"]))
+    captured = capsys.readouterr()
+    assert code == 2, captured
+    assert captured.out == ""  # no verdict printed: FAILED / NOT-EXERCISED would be a lie
+    err = captured.err
+    assert "the harness failed on both trees (4 runs, crashed)" in err
+    # The last traceback lines: the harness's own frame and the error itself.
+    assert "in helper" in err and "No module named 'no_such_module_for_tritonlint'" in err
+    # --keep keeps every run's log, and says where.
+    (kept,) = leftovers(scratch)
+    logs = sorted(kept.glob("runs/*/log.txt"))
+    assert len(logs) == 4 and f"{kept}/runs/*/log.txt" in err
+    report = json.loads((kept / "runs" / "original-255" / "report.json").read_text())
+    assert "No module named 'no_such_module_for_tritonlint'" in report["error"]
+
+
+def test_crash_on_one_tree_only_is_a_verdict(project, tmp_path, monkeypatch, capsys):
+    root, _ = project
+    monkeypatch.setattr(runner, "cli_fixer", hand_fixer)
+    body = textwrap.dedent('''\
+        import kern
+
+        def run(device):
+            if "fixed" in kern.__file__:
+                raise RuntimeError("the fix broke it")
+            return {"out": kern.__file__.count("/")}
+    ''')
+    code = cli.run(parse([str(root / "kern.py"), "--harness", str(write_harness(tmp_path, 0, body=body)),
+                          "--fills", "0x00", "--no-compile"]))
+    out = capsys.readouterr().out
+    assert code == 1 and "FAILED" in out and "the fix broke it" in out
+
+
+def test_memcheck_line_of_a_generated_kernel_is_found_in_its_source(tmp_path):
+    # triton_kernels' specialize() rebuilds a kernel from its source text with a new header: its
+    # code (and so memcheck's line) belongs to specialize.py, counted from that function's line.
+    from tritonlint.verify.runner import Verifier, _defining_file
+
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    original = ["import triton", "", "@triton.jit", "def kern(A, B, N,", "         K: tl.constexpr):",
+                "    x = tl.load(A)", "    y = tl.load(B)  # the bad one", "    x = tl.load(A)", ""]
+    (pkg / "k.py").write_text("\n".join(original))
+    (pkg / "specialize.py").write_text("def _empty_fn():\n    pass\n")
+    generated = "def kern(A, B, N):\n    K: tl.constexpr = 4\n" + "\n".join(original[5:])
+    start = 37
+    site = {"kind": "load", "size": 4, "kernel": "kern_0d1d", "pc": "0x10", "path": "specialize.py",
+            "line": start + 3, "allocation": "0x2000", "allocation_size": 64, "direction": "after",
+            "count": 3, "max_bytes": 12, "min_bytes": 4}
+    launch = {"kernel": "kern", "path": str(pkg / "specialize.py"), "compiled": "kern_0d1d",
+              "generated": {"start": start, "src": generated, "file": _defining_file(tmp_path, "kern")}}
+    tensors = [{"kernel": "kern", "path": launch["path"], "compiled": "kern_0d1d", "param": "B",
+                "ptr": "0x2000", "storage": "0x2000", "nbytes": 64, "dtype": "torch.float32", "shape": [16]}]
+    v = Verifier.__new__(Verifier)
+    out = v._sanitizer_site(tmp_path, site, tensors, [launch])
+    assert (out["path"], out["line"], out["tensor"], out["kernel"]) == ("pkg/k.py", 7, "B", "kern")
+    # A line whose text is not unique is placed by the lines before it.
+    site["line"] = start + 4  # the second `x = tl.load(A)`
+    assert v._sanitizer_site(tmp_path, site, tensors, [launch])["line"] == 8
+
+
+def test_a_specialization_is_all_even_by_checks_own_flag_recogniser(tmp_path: Path) -> None:
+    """`verify` asks the recogniser `check` uses which constexprs are evenness flags and which value
+    promises full tiles: `DIVISIBLE_K=True` and `MASK_N=False` are even, whatever the names say."""
+    from tritonlint.verify.runner import _all_even
+
+    kernel = tmp_path / "k.py"
+    kernel.write_text((Path(__file__).resolve().parents[1] / "fixtures/unmasked-tail-load/flag_named_oddly.py").read_text())
+    assert _all_even(kernel, "bmm_divisible_kernel", {"DIVISIBLE_K": True, "DIVISIBLE_M": True, "DIVISIBLE_N": True})
+    assert not _all_even(kernel, "bmm_divisible_kernel", {"DIVISIBLE_K": False, "DIVISIBLE_M": True})
+    assert _all_even(kernel, "weighted_row_sum_kernel", {"MASK_K": False})
+    assert not _all_even(kernel, "weighted_row_sum_kernel", {"MASK_K": True})
+    assert not _all_even(kernel, "weighted_row_sum_kernel", {"BLOCK_K": 32})  # sets no flag
+
+
+def test_keep_only_reverts_the_unselected_fixes(tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    (a / "sub").mkdir(parents=True), (b / "sub").mkdir(parents=True)
+    orig = ["x = tl.load(p)\n", "y = 2\n", "z = tl.load(q)\n", "w = tl.load(r)\n"]
+    new = ["x = tl.load(p, mask=m)\n", "y = 2\n", "z = tl.load(q, mask=n)\n", "w = tl.load(r, mask=o)\n"]
+    (a / "sub" / "k.py").write_text("".join(orig))
+    (b / "sub" / "k.py").write_text("".join(new))
+    (a / "other.py").write_text("v = tl.load(s)\n")
+    (b / "other.py").write_text("v = tl.load(s, mask=t)\n")
+    assert runner.keep_only(a, b, {"sub/k.py": {3}}) == ["sub/k.py:3"]
+    assert (b / "sub" / "k.py").read_text() == "".join([orig[0], orig[1], new[2], orig[3]])
+    assert (b / "other.py").read_text() == "v = tl.load(s)\n"  # a file with no selection: all reverted
+    (fix,) = diff_trees(a, b)[0]
+    assert (fix.path, fix.orig_lines) == ("sub/k.py", (3, 3))
+    with pytest.raises(runner.VerifyError, match="no fix at sub/k.py:2"):
+        runner.keep_only(a, b, {"sub/k.py": {2}})
+
+
+def test_keep_only_never_leaves_a_tree_that_does_not_compile(tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir(), b.mkdir()
+    (a / "k.py").write_text("x = [1,\n     2]\n")
+    (b / "k.py").write_text("x = (1,\n     2)\n")
+    with pytest.raises(runner.VerifyError, match="does not compile"):
+        runner.keep_only(a, b, {"k.py": {1}})
+    assert (b / "k.py").read_text() == "x = (1,\n     2)\n"  # left as the fixer wrote it
+
+
+def test_only_selects_one_fix_end_to_end(capsys: pytest.CaptureFixture[str]) -> None:
+    """flag_named_oddly: three findings in three kernels its harness all runs. With only the first fix
+    kept, the other two accesses still go out of bounds in the fixed tree: FAILED, and they are named."""
+    case = Path(__file__).resolve().parents[1] / "fixtures" / "unmasked-tail-load" / "flag_named_oddly.py"
+    harness = case.with_name("flag_named_oddly_harness.py")
+    code = cli.run(parse([str(case), "--harness", str(harness), "--only", f"{case}:52", "--no-compile",
+                          "--output-format", "json"]))
+    out = json.loads(capsys.readouterr().out)
+    assert [(f["path"], f["orig_lines"][0]) for f in out["fixes"]] == [("flag_named_oddly.py", 52)]
+    assert code == 1 and out["verdict"] == "failed"
+    assert sorted(acc["line"] for acc in out["accesses"] if acc["fix"] is None and acc["verdict"] == "failed") == [73, 86]
+    assert cli.run(parse([str(case), "--harness", str(harness), "--only", f"{case}:53"])) == 2
+    assert "no fix at flag_named_oddly.py:53" in capsys.readouterr().err
+    assert cli.run(parse([str(case), "--harness", str(harness), "--only", "nowhere"])) == 2
+    assert "expected FILE:LINE" in capsys.readouterr().err
+
+
+def _gpu_runs_without_memcheck() -> list[runner.RunResult]:
+    """Six poisoned GPU runs (no memcheck): the original's output has NaN at fill 0xff only."""
+    clean, poisoned = torch.ones(4), torch.tensor([1.0, float("nan"), 1.0, 1.0])
+    runs = [runner.RunResult("original", fill, outputs={"y": poisoned if fill == 0xFF else clean})
+            for fill in (0, 0xFE, 0xFF)]
+    runs += [runner.RunResult("fixed", fill, outputs={"y": clean}) for fill in (0, 0xFE, 0xFF)]
+    return runs
+
+
+@pytest.mark.parametrize("count", [1, 3])
+def test_gpu_fill_evidence_without_memcheck_names_what_it_proves(tmp_path: Path, count: int) -> None:
+    """Without memcheck a GPU run cannot tie the fill to a line: one fix is verified by the outputs
+    alone; several are verified only together, and each says so (and how to prove one)."""
+    verifier = runner.Verifier(tmp_path / "k.py", tmp_path / "h.py",
+                               options=runner.Options(device="cuda", compile=False))
+    report = runner.Report(str(tmp_path / "k.py"), "h.py", str(tmp_path), "cuda", [0, 0xFE, 0xFF],
+                           runs=_gpu_runs_without_memcheck(),
+                           fixes=[runner.Fix("k.py", (n, n), (n, n), f"-{n}\n+{n}\n") for n in range(1, count + 1)])
+    verifier._judge(report, {}, {}, 0)
+    assert report.verdict == "verified" and {f.verdict for f in report.fixes} == {"verified"}
+    together = [f for f in report.fixes if "together" in f.reason and "--only" in f.reason]
+    assert len(together) == (0 if count == 1 else count), [f.reason for f in report.fixes]

@@ -110,8 +110,8 @@ class Cache:
 
     def store(self, digest: str, report: FileReport) -> None:
         """Save `report` (never one with crashes); failures to write are silent, the run goes on."""
-        if report.crashes or report.fixed_text is not None:
-            return
+        if report.crashes or report.fixed_text is not None or report.depends:
+            return  # a report that read other files is stale when they change
         entry = _encode(report)
         if entry is None:
             return
@@ -181,4 +181,5 @@ def _decode(entry: dict[str, Any], path: str) -> FileReport:
         path, tuple(diagnostics), errors=tuple(path + str(suffix) for suffix in entry["errors"]),
         suppressed=int(entry["suppressed"]),
         suppressions_used=tuple((int(line), str(code)) for line, code in entry["used"]),
+        unchecked=bool(entry["errors"]),  # only a file that could not be checked is stored with errors
     )

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
+import importlib.util
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -12,17 +14,20 @@ from typing import TYPE_CHECKING, TypeVar
 
 from tritonlint import __version__
 from tritonlint.cache import Cache, default_cache_dir
-from tritonlint.config import Config, ConfigError, find_pyproject, load_config
+from tritonlint.config import Config, ConfigError, check_selectors, find_pyproject, load_config
+from tritonlint.notebook import NotebookError, in_cells, is_notebook
 from tritonlint.report import FileReport
 from tritonlint.runner import (
     SourceFile,
-    UsageError,
     add_suppressions_file,
     analyse,
     cached_report,
     discover,
+    encode_source,
     first_look,
     fix_file,
+    force_excluded,
+    matches,
 )
 
 if TYPE_CHECKING:
@@ -33,7 +38,8 @@ if TYPE_CHECKING:
 
 # Kept in step with tritonlint.output.FORMATS (a test checks); importing the output package here
 # would cost every run its imports.
-FORMATS = ("text", "json", "sarif", "github")
+FORMATS = ("text", "concise", "full", "json", "sarif", "github")
+TEXT_FORMATS = ("text", "concise", "full")
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 # Fewer files than this per worker, and a process pool costs more than it saves.
 FILES_PER_WORKER = 16
@@ -68,6 +74,22 @@ def build_parser(verify_arguments: bool = True) -> argparse.ArgumentParser:
                        help="report suppression comments that suppress nothing (TL100)")
     check.add_argument("--add-suppressions", action="store_true",
                        help="write a `# tritonlint: ignore[CODE] TODO: ...` comment for every finding")
+    check.add_argument("--extend-select", help="comma-separated codes or prefixes to enable besides the selected")
+    check.add_argument("--extend-per-file-ignores", action="append", metavar="PATTERN:CODES",
+                       help="ignore CODES (comma-separated) in files matching the glob PATTERN; repeatable")
+    check.add_argument("--exclude", help="comma-separated glob patterns to exclude, replacing the configured ones")
+    check.add_argument("--extend-exclude", help="comma-separated glob patterns to exclude besides the configured")
+    check.add_argument("--force-exclude", action="store_true",
+                       help="skip files named explicitly (and --stdin-filename) that discovery would skip")
+    check.add_argument("--no-unsafe-fixes", action="store_true",
+                       help="do not apply unsafe fixes even when the configuration says unsafe-fixes = true")
+    check.add_argument("--exit-non-zero-on-fix", action="store_true",
+                       help="exit 1 when any fix was applied, even if no finding remains")
+    check.add_argument("--show-fixes", action="store_true", help="list the fixes applied, per file and rule")
+    check.add_argument("--stdin-filename", metavar="PATH",
+                       help="the name of the file read from stdin (path `-`): for output, configuration, excludes")
+    check.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                       help="colour the text output (auto: on a terminal, unless NO_COLOR is set)")
 
     verify = commands.add_parser("verify", help="run original and fixed kernels under a harness and compare")
     if verify_arguments:  # the verifier's imports are paid only when it runs
@@ -78,6 +100,8 @@ def build_parser(verify_arguments: bool = True) -> argparse.ArgumentParser:
     rule = commands.add_parser("rule", help="print a rule's documentation")
     rule.add_argument("code", metavar="CODE")
     commands.add_parser("rules", help="list every rule")
+    server = commands.add_parser("server", help="run the language server on stdin/stdout (needs tritonlint[lsp])")
+    server.add_argument("--stdio", action="store_true", help="accepted for editors that pass it: stdio is the default")
     return parser
 
 
@@ -89,6 +113,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     try:
         return _main(argv)
+    except BrokenPipeError:  # output was cut short (`| head`): like ruff, stop quietly
+        _silence_stdout()
+        return EXIT_FINDINGS
     except Exception as error:  # noqa: BLE001  (the last line of defence: report, exit 2)
         import traceback
 
@@ -96,6 +123,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"tritonlint: internal error: {type(error).__name__}: {str(error)[:300]} "
               f"[{Path(where.filename).name}:{where.lineno}]", file=sys.stderr)
         return EXIT_ERROR
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that flushing it at exit does not fail a second time."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+
+
+def _out(text: str) -> None:
+    """Write to stdout; a reader that went away (`| head -1`) ends the output, not the run."""
+    if not text:
+        return
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -106,51 +151,83 @@ def _main(argv: Sequence[str] | None) -> int:
     except SystemExit as exit_:  # argparse exits 2 on usage errors, 0 on --help
         return int(exit_.code or 0)
     if args.command == "rules":
-        from tritonlint.rule import all_rules
-        from tritonlint.suppressions import UnusedSuppression
-
-        listed: tuple[type[Rule], ...] = (*all_rules(), UnusedSuppression)
-        for rule in listed:  # TL100 too: it is reported and documented
-            print(f"{rule.code}  {rule.name:<24} {'fixable' if rule.fixable else '       '}  {rule.summary}")
+        for rule in _documented_rules():  # TL001 and TL100 too: they are reported and documented
+            _out(f"{rule.code}  {rule.name:<24} {'fixable' if rule.fixable else '       '}  {rule.summary}\n")
         return EXIT_CLEAN
     if args.command == "rule":
         return _print_rule(args.code)
+    if args.command == "server":
+        try:  # pygls is the `lsp` extra: `check` never needs it
+            from tritonlint.server import serve
+        except ModuleNotFoundError as error:
+            if (error.name or "").split(".")[0] not in ("pygls", "lsprotocol"):
+                raise
+            print("tritonlint: `tritonlint server` needs pygls: install tritonlint[lsp]", file=sys.stderr)
+            return EXIT_ERROR
+        return serve()
     if args.command == "verify":
+        missing = [name for name in ("triton", "torch") if importlib.util.find_spec(name) is None]
+        if missing:  # before anything runs: without them every harness run would only fail
+            print(f"tritonlint verify: needs {' and '.join(missing)}, which cannot be imported here; "
+                  f"install tritonlint[verify]", file=sys.stderr)
+            return EXIT_ERROR
         from tritonlint.verify.cli import run as run_verify
 
         return run_verify(args)
     return _check(args)
 
 
-def _print_rule(code: str) -> int:
+def _documented_rules() -> tuple[type[Rule], ...]:
     from tritonlint.rule import all_rules
     from tritonlint.suppressions import UnusedSuppression
+    from tritonlint.unchecked import FileNotChecked
 
-    rules: tuple[type[Rule], ...] = (*all_rules(), UnusedSuppression)
-    for rule in rules:
+    return (*all_rules(), UnusedSuppression, FileNotChecked)
+
+
+def _print_rule(code: str) -> int:
+    for rule in _documented_rules():
         if code.upper() in (rule.code, rule.name.upper()):
-            print(f"# {rule.code} {rule.name}\n")
+            _out(f"# {rule.code} {rule.name}\n\n")
             for section, body in rule.doc_sections().items():
-                print(f"## {section}\n{body}\n")
+                _out(f"## {section}\n{body}\n\n")
             return EXIT_CLEAN
     print(f"tritonlint: unknown rule {code!r} (see `tritonlint rules`)", file=sys.stderr)
     return EXIT_ERROR
 
 
 def _config(args: argparse.Namespace) -> Config:
-    pyproject = Path(args.config) if args.config else find_pyproject(Path(args.paths[0]) if args.paths else Path.cwd())
+    from dataclasses import replace
+
+    start = Path(args.stdin_filename) if _stdin(args) and args.stdin_filename else Path(args.paths[0])
+    pyproject = Path(args.config) if args.config else find_pyproject(start.parent if _stdin(args) else start)
     if args.config and pyproject is not None and not pyproject.is_file():
         raise ConfigError(f"{args.config}: no such configuration file")
     config = load_config(pyproject)
-    if args.select or args.ignore:
-        from dataclasses import replace
+    select = check_selectors(_split(args.select), "--select") if args.select else config.select
+    if args.extend_select:
+        select = (select if select is not None else frozenset({"TL"})) | check_selectors(
+            _split(args.extend_select), "--extend-select")
+    ignore = config.ignore | check_selectors(_split(args.ignore), "--ignore") if args.ignore else config.ignore
+    per_file = list(config.per_file_ignores)
+    for pair in args.extend_per_file_ignores or ():
+        pattern, colon, codes = pair.rpartition(":")
+        if not colon or not pattern:
+            raise ConfigError(f"--extend-per-file-ignores {pair!r}: expected PATTERN:CODES")
+        per_file.append((pattern, check_selectors(_split(codes), f"--extend-per-file-ignores {pattern!r}")))
+    return replace(
+        config, select=select, ignore=ignore, per_file_ignores=tuple(per_file),
+        exclude=tuple(_patterns(args.exclude)) if args.exclude is not None else config.exclude,
+        extend_exclude=config.extend_exclude + tuple(_patterns(args.extend_exclude or "")),
+    )
 
-        config = replace(
-            config,
-            select=frozenset(_split(args.select)) if args.select else config.select,
-            ignore=config.ignore | frozenset(_split(args.ignore)) if args.ignore else config.ignore,
-        )
-    return config
+
+def _stdin(args: argparse.Namespace) -> bool:
+    return list(args.paths) == ["-"]
+
+
+def _patterns(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
 
 
 def _split(text: str) -> list[str]:
@@ -160,11 +237,12 @@ def _split(text: str) -> list[str]:
 def _check(args: argparse.Namespace) -> int:
     try:
         config = _config(args)
-    except (ConfigError, UsageError) as error:
+    except ConfigError as error:
         print(f"tritonlint: {error}", file=sys.stderr)
         return EXIT_ERROR
     if args.explain:
         return _explain(args.explain, config)
+    args.unsafe_fixes = args.unsafe_fixes or (config.unsafe_fixes and not args.no_unsafe_fixes)
     # A cold run over folders: start the workers now, so they import the analysis (libcst) while
     # this process walks the folders and reads the files.
     pool = _early_pool(args, config) if not (args.fix or args.diff or args.add_suppressions) else None
@@ -193,26 +271,65 @@ def _explain(where: str, config: Config) -> int:
 
 
 def _check_with(args: argparse.Namespace, config: Config, pool: ProcessPoolExecutor | None) -> int:
-    try:
-        files = list(discover(args.paths, config))
-    except (ConfigError, UsageError) as error:
-        print(f"tritonlint: {error}", file=sys.stderr)
-        return EXIT_ERROR
     if args.add_suppressions and (args.fix or args.diff):
         print("tritonlint: --add-suppressions cannot be combined with --fix or --diff", file=sys.stderr)
         return EXIT_ERROR
+    if _stdin(args):
+        return _check_stdin(args, config)
+    files = list(discover(args.paths, config, force_exclude=args.force_exclude))
+    if not files:
+        print("tritonlint: warning: no Python files found under the given path(s)", file=sys.stderr)
     unused = args.report_unused_suppressions
     if args.fix or args.diff:  # never from the cache: fixing needs the syntax tree
         work = functools.partial(fix_file, config=config, unsafe=args.unsafe_fixes, write=not args.diff,
                                  unused=unused)
-        return _report(_map(work, files), args)
+        return _report(_map(work, files), args, config, files)
     cache = None
     if not args.no_cache:
         cache = Cache.for_config(Path(args.cache_dir) if args.cache_dir else default_cache_dir(config), config)
     reports = check_files(files, config, cache, unused=unused, pool=pool)
     if args.add_suppressions:
-        return _add_suppressions(files, reports)
-    return _report(reports, args)
+        return _add_suppressions(files, reports, config)
+    return _report(reports, args, config, files)
+
+
+def _check_stdin(args: argparse.Namespace, config: Config) -> int:
+    """`check -`: the buffer on stdin, named by --stdin-filename; with --fix, the fixed text to stdout
+    and the findings that remain to stderr (like ruff)."""
+    name = args.stdin_filename or "-"
+    data = sys.stdin.buffer.read()
+    if args.stdin_filename and args.force_exclude and force_excluded(Path(name), config):
+        if args.fix:
+            sys.stdout.buffer.write(data)
+        return EXIT_CLEAN
+    file = SourceFile(name, Path(name), explicit=True, data=data)
+    if args.add_suppressions:
+        print("tritonlint: --add-suppressions cannot read from stdin", file=sys.stderr)
+        return EXIT_ERROR
+    if args.fix or args.diff:
+        report = fix_file(file, config, unsafe=args.unsafe_fixes, write=False,
+                          unused=args.report_unused_suppressions)
+        if args.fix and not args.diff:
+            try:
+                fixed = data if report.fixed_text is None else encode_source(file.path, report.fixed_text, data)
+            except NotebookError as error:
+                print(f"tritonlint: {name}: {error}; fix not written", file=sys.stderr)
+                fixed = data
+            _out_bytes(fixed)
+            with contextlib.redirect_stdout(sys.stderr):
+                return _report([report], args, config, [file])
+        return _report([report], args, config, [file])
+    cache = None if args.no_cache else Cache.for_config(
+        Path(args.cache_dir) if args.cache_dir else default_cache_dir(config), config)
+    return _report(check_files([file], config, cache, unused=args.report_unused_suppressions), args, config, [file])
+
+
+def _out_bytes(data: bytes) -> None:
+    try:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
 
 
 def check_files(files: Sequence[SourceFile], config: Config, cache: Cache | None, *,
@@ -308,15 +425,14 @@ def _map(work: Callable[[Item], FileReport], items: Sequence[Item],
     return [result if result is not None else work(item) for result, item in zip(results, items)]
 
 
-def _add_suppressions(files: Sequence[SourceFile], reports: list[FileReport]) -> int:
+def _add_suppressions(files: Sequence[SourceFile], reports: list[FileReport], config: Config) -> int:
     by_display = {file.display: file for file in files}
     added = changed = 0
     failed = False
     for report in reports:
-        for line in report.notices + report.errors + report.crashes:
-            print(f"tritonlint: {line}", file=sys.stderr)
+        _print_problems(report)
         failed = failed or bool(report.errors)
-        count, error = add_suppressions_file(report, by_display[report.path])
+        count, error = add_suppressions_file(report, by_display[report.path], config.line_length)
         if error is not None:
             print(f"tritonlint: {error}", file=sys.stderr)
             failed = True
@@ -328,51 +444,123 @@ def _add_suppressions(files: Sequence[SourceFile], reports: list[FileReport]) ->
     return EXIT_FINDINGS if failed else EXIT_CLEAN
 
 
-def _report(reports: list[FileReport], args: argparse.Namespace) -> int:
+def _print_problems(report: FileReport) -> None:
+    """Notices, internal errors, and errors that are not TL001 findings (a fix that was not written)."""
+    errors = report.errors if not report.unchecked else ()
+    for line in report.notices + errors + report.crashes:
+        print(f"tritonlint: {line}", file=sys.stderr)
+
+
+def _kept(report: FileReport, config: Config, files: Sequence[SourceFile]) -> list[Diagnostic]:
+    """The report's findings, TL001 for a file that was not checked, less those per-file-ignores hide."""
+    from tritonlint.unchecked import unchecked_diagnostics
+
+    found = [*report.diagnostics, *unchecked_diagnostics(report)]
+    if report.text is not None and is_notebook(report.path):
+        found = in_cells(found, report.text)
+    if not config.per_file_ignores:
+        return found
+    path = next((file.path for file in files if file.display == report.path), Path(report.path))
+    ignored = [codes for pattern, codes in config.per_file_ignores if matches(path, [pattern], config)]
+    return [d for d in found if d.code == "TL001"
+            or not any(d.code.startswith(prefix) for codes in ignored for prefix in codes)]
+
+
+def _report(reports: list[FileReport], args: argparse.Namespace, config: Config,
+            files: Sequence[SourceFile]) -> int:
     from tritonlint.output import render, statistics
 
     for report in reports:
-        for line in report.notices + report.errors + report.crashes:
-            print(f"tritonlint: {line}", file=sys.stderr)
+        _print_problems(report)
+    kept = {report.path: _kept(report, config, files) for report in reports}
+    diagnostics = sorted((d for found in kept.values() for d in found), key=lambda d: d.sort_key())
+    crashed = any(report.crashes for report in reports)
+    fixed = [report for report in reports if report.fixed_text is not None]
+    fixed_count = sum(len(report.fixed) for report in fixed)
     if args.diff:
-        changed = [report for report in reports if report.fixed_text is not None]
-        for report in changed:
-            sys.stdout.write(_unified_diff(report))
-        if any(report.crashes for report in reports):
+        for d in diagnostics:  # the diff must stay a diff: files not checked go to stderr
+            if d.code == "TL001":
+                print(f"tritonlint: {d.path}:{d.line}: {d.message}", file=sys.stderr)
+        for report in fixed:
+            _out(_unified_diff(report))
+        if not fixed and not args.unsafe_fixes:
+            unsafe = sum(d.fix is not None and d.fix.applicability.value == "unsafe" for d in diagnostics)
+            if unsafe:
+                print(f"No errors would be fixed ({unsafe} fix{'es' if unsafe != 1 else ''} available with "
+                      f"`--unsafe-fixes`).", file=sys.stderr)
+        if crashed:
             return EXIT_ERROR
-        return EXIT_FINDINGS if changed and not args.exit_zero else EXIT_CLEAN
-    diagnostics = sorted((d for report in reports for d in report.diagnostics), key=lambda d: d.sort_key())
+        unchecked = any(d.code == "TL001" for d in diagnostics)
+        return EXIT_FINDINGS if (fixed or unchecked) and not args.exit_zero else EXIT_CLEAN
     # After --fix the diagnostics index the fixed text; JSON and SARIF place edits with it.
     sources = {report.path: report.fixed_text or report.text or "" for report in reports if report.diagnostics}
-    unchecked = sum(1 for report in reports if report.errors or report.crashes)
-    output = render(args.output_format, diagnostics, sources, color=sys.stdout.isatty(),
-                    summary=not args.quiet and not unchecked, rules=_sarif_rules(args, diagnostics))
-    if unchecked and not args.quiet and args.output_format == "text":
-        output += f"Found {len(diagnostics)} error(s); {unchecked} file(s) could not be checked.\n"
+    text_format = args.output_format in TEXT_FORMATS
+    output = render(args.output_format, diagnostics, sources, color=_color(args),
+                    summary=not args.quiet and not (args.fix and fixed_count),
+                    rules=_sarif_rules(args, diagnostics))
+    if text_format and args.fix and fixed_count and not args.quiet:
+        total = fixed_count + len(diagnostics)
+        output += (f"Found {total} error{'s' if total != 1 else ''} ({fixed_count} fixed, "
+                   f"{len(diagnostics)} remaining).\n")
     if output:
-        sys.stdout.write(output if output.endswith("\n") else output + "\n")
+        _out(output if output.endswith("\n") else output + "\n")
     if args.statistics and diagnostics:
-        sys.stdout.write(statistics(diagnostics))  # its lines end in newlines already
-    fixed = sum(1 for report in reports if report.fixed_text is not None)
+        # Beside a JSON or SARIF document the table would make it invalid: it goes to stderr there.
+        if text_format:
+            _out(statistics(diagnostics))  # its lines end in newlines already
+        else:
+            sys.stderr.write(statistics(diagnostics))
+    if args.show_fixes and args.fix and fixed:
+        shown = _show_fixes(fixed, fixed_count)
+        if text_format:
+            _out(shown)
+        else:
+            sys.stderr.write(shown)
     if args.fix and fixed and not args.quiet:
-        print(f"tritonlint: fixed {fixed} file(s)", file=sys.stderr)
-    if any(report.crashes for report in reports):
+        print(f"tritonlint: fixed {len(fixed)} file(s)", file=sys.stderr)
+    if crashed:
         return EXIT_ERROR
     if args.exit_zero:
         return EXIT_CLEAN
-    if diagnostics or any(report.errors for report in reports):
+    if diagnostics or (args.exit_non_zero_on_fix and fixed):
         return EXIT_FINDINGS
     return EXIT_CLEAN
 
 
+def _color(args: argparse.Namespace) -> bool:
+    if args.color != "auto":
+        return bool(args.color == "always")
+    # https://no-color.org: any non-empty NO_COLOR turns colour off.
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+def _show_fixes(fixed: Sequence[FileReport], count: int) -> str:
+    """ruff's `--show-fixes` list: each file, and per rule how many findings its fixes removed."""
+    from collections import Counter
+
+    from tritonlint.output import rule_names
+
+    names = rule_names()
+    lines = [f"Fixed {count} error{'s' if count != 1 else ''}:"]
+    for report in fixed:
+        lines.append(f"- {report.path}:")
+        for code, number in sorted(Counter(report.fixed).items()):
+            lines.append(f"    {number} \u00d7 {code} ({names.get(code, '')})")
+    return "".join(line + "\n" for line in lines)
+
+
 def _sarif_rules(args: argparse.Namespace, diagnostics: Sequence[Diagnostic]) -> list[type[Rule]] | None:
-    """SARIF's rule descriptors: every shipped rule, and TL100 when it can be reported."""
-    if args.output_format != "sarif" or not args.report_unused_suppressions:
+    """SARIF's rule descriptors: every shipped rule, TL100 when it can be reported, TL001 when reported."""
+    if args.output_format != "sarif":
         return None
     from tritonlint.rule import all_rules
     from tritonlint.suppressions import UnusedSuppression
+    from tritonlint.unchecked import FileNotChecked
 
-    return [*all_rules(), UnusedSuppression]
+    extra: list[type[Rule]] = [FileNotChecked] if any(d.code == "TL001" for d in diagnostics) else []
+    if args.report_unused_suppressions:
+        extra.append(UnusedSuppression)
+    return [*all_rules(), *extra] if extra else None
 
 
 def _unified_diff(report: FileReport) -> str:

@@ -47,6 +47,8 @@ class Diagnostic:
     # Character offsets of the flagged call in the file, for fixes and suppressions.
     start_offset: int = field(default=0, compare=False)
     end_offset: int = field(default=0, compare=False)
+    # In a notebook: the 1-based cell (among all its cells) that `line` and `end_line` count within.
+    cell: int | None = None
 
-    def sort_key(self) -> tuple[str, int, int, str]:
-        return (self.path, self.line, self.column, self.code)
+    def sort_key(self) -> tuple[str, int, int, int, str]:
+        return (self.path, self.cell or 0, self.line, self.column, self.code)

@@ -6,6 +6,7 @@ import ast
 import gc
 import os
 import traceback
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -17,12 +18,18 @@ from tritonlint.config import Config
 from tritonlint.diagnostics import Applicability, Diagnostic, Edit, Fix
 from tritonlint.report import FileReport
 from tritonlint.rule import Rule, all_rules
-from tritonlint.suppressions import suppressions_in_line
+from tritonlint.suppressions import comments_by_line, file_suppressions, suppressions_in_line
+from tritonlint.triton.launches import Launch, find_launches, kernel_params, launch_pattern
 from tritonlint.triton.locations import Locator, Span
 from tritonlint.triton.model import KernelModel, TailHazard
 from tritonlint.triton.names import ImportMap
-from tritonlint.triton.launches import Launch, find_launches, kernel_params, launch_pattern
-from tritonlint.triton.outline import KernelSource, Outline, line_starts, might_hold_kernels, outline
+from tritonlint.triton.outline import (
+    KernelSource,
+    Outline,
+    line_starts,
+    might_hold_kernels,
+    outline,
+)
 
 # The modules beside a file, (display path, text), read on demand: where its kernels may be launched.
 Neighbours = Callable[[], Sequence[tuple[str, str]]]
@@ -141,11 +148,12 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False,
         found, kernels = parse_file(text)
         imports = found.imports
     except SyntaxError as error:
-        return FileReport(path, errors=(f"{path}:{error.lineno or 0}: syntax error: {error.msg}",))
+        return FileReport(path, errors=(f"{path}:{error.lineno or 0}: syntax error: {error.msg}",), unchecked=True)
     except cst.ParserSyntaxError as error:
-        return FileReport(path, errors=(f"{path}:{error.raw_line}: syntax error: {error.message}",))
+        return FileReport(path, errors=(f"{path}:{error.raw_line}: syntax error: {error.message}",),
+                          unchecked=True)
     except RecursionError:
-        return FileReport(path, errors=(f"{path}: nested too deeply to parse",))
+        return FileReport(path, errors=(f"{path}: nested too deeply to parse",), unchecked=True)
     models: list[tuple[KernelSource, KernelModel]] = []
     for kernel, module in kernels:
         try:
@@ -158,9 +166,12 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False,
     sources = {id(model): kernel for kernel, model in models}
     launches = find_file_launches(path, text, found, neighbours) if models else {}
     reported: set[tuple[str, int]] = set()  # a helper's access is reported once, from its first caller
+    depends: set[str] = set()
     for kernel, model in models:
         model.helpers = helpers
         model.launches = launches.get(kernel.name, [])
+        model.origin = (path, text)
+        model.depends = depends
         for rule in rules:
             try:
                 hazards = list(rule.check(model))
@@ -184,9 +195,31 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False,
     # Each model refers to the others through `helpers`: a cycle that would leave every syntax tree
     # of the file to the cyclic garbage collector. Broken here, they are freed on return.
     helpers.clear()
+    hidden = file_suppressions(text)
+    if hidden is not None:
+        kept = [d for d in diagnostics if not hidden.covers(d.code)]
+        suppressed += len(diagnostics) - len(kept)
+        diagnostics = kept
     diagnostics.sort(key=Diagnostic.sort_key)
     return FileReport(path, tuple(diagnostics), crashes=tuple(crashes), suppressed=suppressed, text=text,
-                      suppressions_used=tuple(sorted(set(used))))
+                      suppressions_used=tuple(sorted(set(used))), depends=tuple(sorted(depends)))
+
+
+def evenness_flags(text: str, config: Config) -> dict[str, dict[str, bool]]:
+    """Per kernel of a file, its evenness flags that are plain names, with the value that promises
+    full tiles (`{"matmul": {"EVEN_K": True}}`): the recogniser `check` uses, shared with `verify`,
+    which needs to know which specializations can have partial tiles. A file that does not parse
+    has none."""
+    try:
+        imports, kernels = parse_kernels(text)
+    except (SyntaxError, cst.ParserSyntaxError, RecursionError):
+        return {}
+    found: dict[str, dict[str, bool]] = {}
+    starts = line_starts(text)
+    for kernel, module in kernels:
+        model = build_model(kernel, module, imports, config, text, starts)
+        found[kernel.name] = {flag.atom: flag.even for flag in model.flags.flags if flag.atom.isidentifier()}
+    return found
 
 
 def find_file_launches(path: str, text: str, found: Outline, neighbours: Neighbours | None) -> dict[str, list[Launch]]:
@@ -356,7 +389,7 @@ def fix_source(path: str, text: str, config: Config, *, unsafe: bool = False, st
     """
     allowed = {Applicability.SAFE, Applicability.UNSAFE} if unsafe else {Applicability.SAFE}
     current = text
-    report = check_source(path, current, config, strict=strict, neighbours=neighbours)
+    report = first = check_source(path, current, config, strict=strict, neighbours=neighbours)
     written: set[str] = set()  # text our fixes produced: a finding on it again means the fix failed
     for _ in range(MAX_FIX_ROUNDS):
         edits = [d.fix.edits[0] for d in report.diagnostics
@@ -382,7 +415,9 @@ def fix_source(path: str, text: str, config: Config, *, unsafe: bool = False, st
     else:
         return FileReport(path, report.diagnostics, text=report.text, errors=(
             f"{path}: fix not applied: fixes did not settle after {MAX_FIX_ROUNDS} rounds",))
-    return replace(report, text=text, fixed_text=current if current != text else None)
+    removed = Counter(d.code for d in first.diagnostics) - Counter(d.code for d in report.diagnostics)
+    return replace(report, text=text, fixed_text=current if current != text else None,
+                   fixed=tuple(sorted(removed.elements())) if current != text else ())
 
 
 def apply_edits(text: str, edits: Sequence[Edit]) -> str:
@@ -403,6 +438,11 @@ def _suppressed_by(diagnostic: Diagnostic, text: str, starts: Sequence[int]) -> 
     for number in sorted({diagnostic.line, diagnostic.end_line}):
         end = starts[number] if number < len(starts) else len(text)
         line = text[starts[number - 1]:end]
+        if not suppressions_in_line(number, line):
+            continue  # the cheap test first: most flagged lines carry no suppression at all
+        comments = comments_by_line(text)  # only real comments: `tl.device_print("# noqa")` is none
+        if comments is not None:
+            line = comments.get(number, "")
         if any(s.covers(diagnostic.code) for s in suppressions_in_line(number, line)):
             lines.append(number)
     return lines

@@ -26,6 +26,11 @@ def explain(path: str, line: int, config: Config) -> tuple[list[str], bool]:
             text = handle.read()
     except (OSError, UnicodeDecodeError) as error:
         raise ExplainError(f"{path}: cannot read: {error}") from error
+    return explain_source(path, text, line, config)
+
+
+def explain_source(path: str, text: str, line: int, config: Config) -> tuple[list[str], bool]:
+    """`explain` of a text that need not be on disk (an editor's unsaved buffer)."""
     try:
         found, kernels = parse_file(text)
     except Exception as error:  # a syntax error of any parser: one line, no traceback

@@ -21,3 +21,10 @@ class FileReport:
     # (line of the suppression comment, code) for every finding a suppression hid, so that
     # `--report-unused-suppressions` can tell which comments suppress nothing.
     suppressions_used: tuple[tuple[int, str], ...] = field(default=(), compare=False)
+    # The file could not be checked (read, decoded or parsed): its errors are TL001 findings. The
+    # other errors (a fix that was not written) concern a file that was checked.
+    unchecked: bool = False
+    fixed: tuple[str, ...] = ()  # after fixing: the code of every finding the fixes removed
+    # Other files the results read (a jit helper imported from a sibling module): such a report is
+    # not cached, since the cache knows a result by this file's content alone.
+    depends: tuple[str, ...] = field(default=(), compare=False)

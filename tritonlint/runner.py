@@ -18,12 +18,9 @@ from pathlib import Path
 from tritonlint.cache import Cache, content_hash
 from tritonlint.config import DEFAULT_EXCLUDES, Config
 from tritonlint.diagnostics import Diagnostic
+from tritonlint.notebook import NotebookError, is_notebook, to_python, write_back
 from tritonlint.report import FileReport
 from tritonlint.suppressions import add_suppressions, may_hold_suppressions, unused_suppressions
-
-
-class UsageError(Exception):
-    """Bad command-line input (a missing path): exit code 2."""
 
 
 @dataclass(frozen=True)
@@ -31,19 +28,27 @@ class SourceFile:
     display: str  # the path as the user wrote it, joined with what discovery found below it
     path: Path
     explicit: bool = False  # named on the command line (not found by walking a folder)
+    data: bytes | None = None  # the bytes, when they came from stdin rather than the file
 
 
-def discover(paths: Sequence[str], config: Config) -> Iterator[SourceFile]:
-    """Files to check: `.py` files under each path, skipping hidden/virtualenv/build folders and excludes.
+def force_excluded(path: Path, config: Config) -> bool:
+    """`--force-exclude`: a file named explicitly is skipped like discovery would skip it."""
+    parts = path.parts[:-1]
+    return (any(part in DEFAULT_EXCLUDES or part.endswith(".egg-info") for part in parts)
+            or _excluded(path, config))
+
+
+def discover(paths: Sequence[str], config: Config, *, force_exclude: bool = False) -> Iterator[SourceFile]:
+    """Files to check: `.py` and `.ipynb` files under each path, skipping hidden/virtualenv/build folders and excludes.
 
     A file named explicitly is checked even if discovery would skip its folder, unless an
-    exclude pattern matches it (pre-commit passes files one by one and excludes must hold).
+    exclude pattern matches it (pre-commit passes files one by one and excludes must hold), or,
+    with `force_exclude`, unless discovery would skip its folder. A path that does not exist (or
+    is a symlink loop) is still yielded: reading it fails, and that is reported for the file.
     """
     seen: set[Path] = set()
     for given in paths:
         path = Path(given)
-        if not path.exists() and not path.is_symlink():
-            raise UsageError(f"{given}: no such file or directory")
         if path.is_dir():
             folders: dict[Path, Path] = {}  # resolved once per folder: `_walk` yields no symlinks
             for found in _walk(path, config):
@@ -54,8 +59,11 @@ def discover(paths: Sequence[str], config: Config) -> Iterator[SourceFile]:
                 if key not in seen:
                     seen.add(key)
                     yield SourceFile(os.path.join(given, os.path.relpath(found, path)), found)
-        elif not _excluded(path, config):
-            key = path.resolve()
+        elif not (force_excluded(path, config) if force_exclude else _excluded(path, config)):
+            try:
+                key = path.resolve()
+            except (OSError, RuntimeError):  # a symlink loop: reading it says so
+                key = path.absolute()
             if key not in seen:
                 seen.add(key)
                 yield SourceFile(given, path, explicit=True)
@@ -70,28 +78,37 @@ def _walk(top: Path, config: Config) -> Iterator[Path]:
                             and not _excluded(base / d, config))
         for name in sorted(files):
             candidate = base / name
-            if name.endswith(".py") and not candidate.is_symlink() and not _excluded(candidate, config):
+            if (name.endswith(".py") or is_notebook(name)) and not candidate.is_symlink() and not _excluded(candidate, config):
                 yield candidate
 
 
 def _excluded(path: Path, config: Config) -> bool:
-    if not config.exclude:
-        return False
+    return bool(config.exclusions) and matches(path, config.exclusions, config)
+
+
+def matches(path: Path, patterns: Sequence[str], config: Config) -> bool:
+    """Whether a glob pattern matches `path` as written, its name, or its path below the config's folder."""
     candidates = [path.as_posix(), path.name]
     if config.root is not None:
         try:
             candidates.append(path.resolve().relative_to(config.root.resolve()).as_posix())
-        except ValueError:
+        except (ValueError, OSError, RuntimeError):
             pass
     return any(fnmatch.fnmatch(candidate, pattern) or fnmatch.fnmatch(candidate, pattern.rstrip("/") + "/*")
-               for pattern in config.exclude for candidate in candidates)
+               for pattern in patterns for candidate in candidates)
 
 
 def read_bytes(file: SourceFile) -> tuple[bytes | None, str | None]:
     """(bytes, None) or (None, one-line error). Never raises for a bad file."""
+    if file.data is not None:
+        return file.data, None
     try:
         return file.path.read_bytes(), None
     except FileNotFoundError:
+        if file.path.is_symlink():
+            return None, f"{file.display}: broken symbolic link"
+        if file.explicit:
+            return None, f"{file.display}: no such file or directory"
         return None, f"{file.display}: vanished before it could be read"
     except IsADirectoryError:
         return None, f"{file.display}: is a directory"
@@ -109,6 +126,11 @@ def decode_source(file: SourceFile, data: bytes) -> tuple[str | None, str | None
         text = data.decode("utf-8-sig" if data.startswith(b"\xef\xbb\xbf") else "utf-8")
     except UnicodeDecodeError as error:
         return None, f"{file.display}: not UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start})"
+    if is_notebook(file.path.name):
+        try:
+            return to_python(data), None
+        except NotebookError as error:
+            return None, f"{file.display}: {error}"
     return text, None
 
 
@@ -129,7 +151,7 @@ def _bad_input(file: SourceFile, error: str) -> FileReport:
     # An empty file (an empty __init__.py) cannot hold a kernel: say so, but don't fail the run.
     if error.endswith("nothing to check"):
         return FileReport(file.display, notices=(error,) if file.explicit else ())
-    return FileReport(file.display, errors=(error,))
+    return FileReport(file.display, errors=(error,), unchecked=True)
 
 
 def first_look(file: SourceFile, *, unused: bool = False) -> tuple[bytes | None, FileReport | None]:
@@ -182,20 +204,30 @@ def analyse(item: tuple[SourceFile, bytes], config: Config, cache: Cache | None 
 _NEIGHBOUR_LIMIT = 1 << 20
 
 
-def _folder_signature(folder: Path, own: str) -> str:
+def _folder_signature(folder: Path) -> str:
     """What the launches a file's kernels get from its neighbours depend on: their names, sizes and times."""
     try:
         entries = sorted((entry.name, entry.stat().st_size, entry.stat().st_mtime_ns) for entry in os.scandir(folder)
-                         if entry.name.endswith(".py") and entry.name != own and entry.is_file())
+                         if entry.name.endswith(".py") and entry.is_file())
     except OSError:
         return ""
     return repr(entries)
 
 
 def cache_digest(file: SourceFile, data: bytes) -> str:
-    """The cache key of a file's report: its bytes, and the state of the modules beside it (where its
-    kernels may be launched)."""
-    return content_hash(data + _folder_signature(file.path.parent, file.path.name).encode())
+    """The cache key of a file's report: its bytes and, where it may hold kernels, the modules beside
+    it that name it (where its kernels may be launched), by name and content. Identical files whose
+    launching neighbours are identical share an entry."""
+    if not might_hold_kernels(data):
+        return content_hash(data)
+    stem = file.path.stem
+    try:
+        modules = _folder_modules(file.path.parent.resolve(), _folder_signature(file.path.parent))
+    except OSError:
+        modules = ()
+    named = [(name, content_hash(text.encode())) for name, text in modules
+             if name != file.path.name and stem in text]
+    return content_hash(data + repr(named).encode()) if named else content_hash(data)
 
 
 @functools.lru_cache(maxsize=8)
@@ -224,7 +256,7 @@ def neighbours_of(file: SourceFile) -> Callable[[], list[tuple[str, str]]]:
     def read() -> list[tuple[str, str]]:
         folder = file.path.parent
         try:
-            modules = _folder_modules(folder.resolve(), _folder_signature(folder, ""))
+            modules = _folder_modules(folder.resolve(), _folder_signature(folder))
         except OSError:
             return []
         base = os.path.dirname(file.display)
@@ -288,12 +320,19 @@ def fix_file(file: SourceFile, config: Config, *, unsafe: bool, write: bool, str
     if write and report.fixed_text is not None:
         problem = write_atomic(file.path, report.fixed_text, before)
         if problem is not None:
-            return replace(report, fixed_text=None, errors=report.errors + (f"{file.display}: {problem}",))
+            # Nothing was fixed: what is reported is the file as it is, every finding still in it.
+            unfixed = check_source(file.display, text, config, strict=strict)
+            unfixed = with_unused(unfixed, config) if unused else unfixed
+            return replace(unfixed, errors=unfixed.errors + (f"{file.display}: {problem}",))
     return report
 
 
-def add_suppressions_file(report: FileReport, file: SourceFile) -> tuple[int, str | None]:
-    """Write a suppression for each finding of `report` into `file`; (how many, error or None)."""
+def add_suppressions_file(report: FileReport, file: SourceFile,
+                          line_length: int | None = None) -> tuple[int, str | None]:
+    """Write a suppression for each finding of `report` into `file`; (how many, error or None).
+
+    With `line_length`, comments are placed to keep lines within it where they can (see
+    `add_suppressions`)."""
     if not report.diagnostics or report.text is None:
         return 0, None
     import ast
@@ -303,7 +342,7 @@ def add_suppressions_file(report: FileReport, file: SourceFile) -> tuple[int, st
         return 0, error
     if decode_source(file, data)[0] != report.text:
         return 0, f"{file.display}: changed on disk since it was read; suppressions not written"
-    text, added = add_suppressions(report.text, report.diagnostics)
+    text, added = add_suppressions(report.text, report.diagnostics, line_length=line_length)
     try:
         ast.parse(text)
     except SyntaxError as problem:
@@ -314,14 +353,25 @@ def add_suppressions_file(report: FileReport, file: SourceFile) -> tuple[int, st
     return added, None
 
 
+def encode_source(path: Path, text: str, before: bytes) -> bytes:
+    """The bytes to write for `text`, the file having held `before`: a notebook gets its cells
+    back in its own JSON layout; a Python file keeps its BOM."""
+    if is_notebook(path.name):
+        return write_back(before, text)
+    bom = b"\xef\xbb\xbf" if before.startswith(b"\xef\xbb\xbf") else b""
+    return bom + text.encode("utf-8")
+
+
 def write_atomic(path: Path, text: str, expected: bytes) -> str | None:
     """Write `text` over `path` (temp file + rename, permissions kept); None, or why not.
 
     Refuses when the file no longer holds `expected` (an editor saved it meanwhile); the
     original is untouched on every failure.
     """
-    bom = b"\xef\xbb\xbf" if expected.startswith(b"\xef\xbb\xbf") else b""
-    data = bom + text.encode("utf-8")
+    try:
+        data = encode_source(path, text, expected)
+    except NotebookError as error:
+        return f"{error}; fix not written"
     try:
         if path.read_bytes() != expected:
             return "changed on disk since it was read; fix not written"

@@ -13,12 +13,16 @@ import re
 import tokenize
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from tritonlint.diagnostics import Applicability, Diagnostic, Edit, Fix
 from tritonlint.rule import Rule
 
 _TRITONLINT = re.compile(r"#\s*tritonlint:\s*ignore(?:\[(?P<codes>[A-Z0-9,\s]*)\])?(?P<reason>[^#]*)")
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
+# `# tritonlint: noqa` alone on a comment suppresses in the whole file (ruff's file-level noqa).
+_FILE_NOQA = re.compile(r"#\s*tritonlint:\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]*(?:[,\s]+[A-Z]+[0-9]*)*))?\s*$",
+                        re.IGNORECASE | re.MULTILINE)
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 UNUSED_CODE = "TL100"
@@ -74,6 +78,20 @@ class Suppression:
         return self.codes is None or code in self.codes
 
 
+@lru_cache(maxsize=8)
+def comments_by_line(text: str) -> dict[int, str] | None:
+    """The real comments of `text` (found by the tokenizer, never inside a string), by line;
+    None when the text does not tokenize. Cached: every finding of a file asks."""
+    found: dict[int, str] = {}
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text, newline="").readline):
+            if token.type == tokenize.COMMENT:
+                found[token.start[0]] = token.string
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return None
+    return found
+
+
 def suppressions_in_line(line_number: int, text: str) -> list[Suppression]:
     """Suppressions written in one physical line (only comments count, found by `#`)."""
     if "#" not in text:
@@ -85,6 +103,30 @@ def suppressions_in_line(line_number: int, text: str) -> list[Suppression]:
     for match in _NOQA.finditer(text):
         found.append(Suppression(line_number, _codes(match.group("codes")), ""))
     return found
+
+
+def file_suppressions(text: str) -> Suppression | None:
+    """The file-level `# tritonlint: noqa` (every code) or `# tritonlint: noqa: TL101, ...` comments
+    of `text`, merged; None when there is none. Only real comments count: found with the tokenizer,
+    never text inside a string."""
+    if _FILE_NOQA.search(text) is None:  # the cheap test first: almost no file has one
+        return None
+    codes: set[str] = set()
+    found = False
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text, newline="").readline):
+            if token.type != tokenize.COMMENT:
+                continue
+            match = _FILE_NOQA.match(token.string)
+            if match is None:
+                continue
+            if match.group("codes") is None:
+                return Suppression(token.start[0], None, "")
+            found = True
+            codes.update(_codes(match.group("codes")) or ())
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return None
+    return Suppression(0, frozenset(codes), "") if found else None
 
 
 def _codes(text: str | None) -> frozenset[str] | None:
@@ -212,11 +254,16 @@ def _removal(text: str, directive: _Directive, unused: tuple[str, ...]) -> Edit:
 # --- adding suppressions --------------------------------------------------------------------------
 
 
-def add_suppressions(text: str, diagnostics: Sequence[Diagnostic], reason: str = ADDED_REASON) -> tuple[str, int]:
+def add_suppressions(text: str, diagnostics: Sequence[Diagnostic], reason: str = ADDED_REASON, *,
+                     line_length: int | None = None) -> tuple[str, int]:
     """`text` with `# tritonlint: ignore[CODES] TODO: ...` at the end of each flagged line; and how many.
 
     The comment goes on the finding's first line, or its last when the first ends in a backslash
-    (a comment cannot follow one). Only those lines change; every other byte stays as it was.
+    (a comment cannot follow one). With `line_length`, a comment that would make its line longer
+    goes on the call's last line if it fits there, else it drops the reason's explanation (keeping
+    `TODO`), else it is written anyway: a suppression that works beats a line kept short, and a
+    comment cannot be wrapped onto a line of its own (it would not suppress anything there).
+    Only those lines change; every other byte stays as it was.
     """
     starts = [0] + [match.end() for match in _LINE_END.finditer(text)]
     wanted: dict[int, list[str]] = {}
@@ -226,6 +273,11 @@ def add_suppressions(text: str, diagnostics: Sequence[Diagnostic], reason: str =
         line = d.line
         if _content(text, starts, line).rstrip().endswith("\\"):
             line = d.end_line
+        elif line_length is not None and d.end_line != line:
+            comment = _comment([d.code], reason)
+            if (len(_content(text, starts, line).rstrip(" \t") + comment) > line_length
+                    and len(_content(text, starts, d.end_line).rstrip(" \t") + comment) <= line_length):
+                line = d.end_line
         codes = wanted.setdefault(line, [])
         if d.code not in codes:
             codes.append(d.code)
@@ -236,12 +288,18 @@ def add_suppressions(text: str, diagnostics: Sequence[Diagnostic], reason: str =
         start = starts[line - 1]
         end = start + len(content)
         stripped = content.rstrip(" \t")
-        comment = f"  # tritonlint: ignore[{','.join(sorted(wanted[line]))}] {reason}"
+        comment = _comment(wanted[line], reason)
+        if line_length is not None and len(stripped + comment) > line_length:
+            comment = _comment(wanted[line], reason.split(":")[0])
         pieces.append(text[previous:start])
         pieces.append(stripped + comment)
         previous = end
     pieces.append(text[previous:])
     return "".join(pieces), len(wanted)
+
+
+def _comment(codes: Sequence[str], reason: str) -> str:
+    return f"  # tritonlint: ignore[{','.join(sorted(codes))}] {reason}"
 
 
 def _content(text: str, starts: Sequence[int], line: int) -> str:

@@ -18,16 +18,19 @@ row, for every token of the last expert); 0x00 and 0xfe give finite, correct out
 Contract (``tritonlint verify --harness``): ``run(device)`` imports ``triton_kernels`` the normal
 way (whatever tree is first on ``sys.path``), launches it and returns ``{"out": y, "ref": ref}``:
 the kernel's output and a float32 reference computed with torch from an independent MXFP4
-dequantization. Details of the last run (opt flags, EVEN_K, routing histogram, the poisoned bytes,
+dequantization; ``reference(device)`` returns ``{"out": ref}`` for the last run (the verifier
+checks the fixed output against it). Details of the last run (opt flags, EVEN_K, routing histogram, the poisoned bytes,
 the NaN count an unmasked tail load predicts) are left in ``LAST_INFO``.
 
 Environment:
   TRITONLINT_FILL            fill byte after each poisoned input (int literal, default 0x00)
-  TRITONLINT_POISON          "tail" (default): inputs at the start of bigger fill-tailed buffers;
+  TRITONLINT_POISON          "none" (default): each input in an allocation of its exact size
+                             (what `tritonlint verify` wants: its own allocator puts the fill
+                             after every allocation; and compute-sanitizer with
+                             PYTORCH_NO_CUDA_MEMORY_CACHING=1 sees an overread as one);
+                             "tail": inputs at the start of bigger fill-tailed buffers (the
+                             harness poisons by itself, for run_h200.py);
                              "inherit": the same buffers, tail left as the allocator handed it
-                             (for a verifier that pre-fills the caching allocator itself);
-                             "none": each input in an allocation of its exact size (for
-                             compute-sanitizer with PYTORCH_NO_CUDA_MEMORY_CACHING=1)
   TRITONLINT_POISON_TARGETS  comma list out of x,w,scale (default "x,w,scale")
   TRITONLINT_NO_REF          "1": skip the reference (returns only "out")
   VLLM_TK_ROOT               folder holding triton_kernels/ to put first on sys.path; without it
@@ -64,6 +67,7 @@ TAIL_BYTES = 1 << 16  # poisoned bytes after each input
 FP4_VALUES = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0]
 
 LAST_INFO: dict[str, Any] = {}
+_LAST_BUILD: dict[str, Any] = {}  # the last run's operands, for reference(device)
 
 
 def _import_triton_kernels() -> Any:
@@ -193,7 +197,7 @@ def build(device: str, problem: Problem | None = None) -> dict[str, Any]:
 
     p = problem or make_problem()
     fill = fill_value()
-    mode = os.environ.get("TRITONLINT_POISON", "tail")
+    mode = os.environ.get("TRITONLINT_POISON", "none")
     if mode not in ("tail", "inherit", "none"):
         raise ValueError(f"TRITONLINT_POISON must be tail, inherit or none, got {mode!r}")
     targets = poison_targets() if mode != "none" else set()
@@ -236,7 +240,7 @@ def build(device: str, problem: Problem | None = None) -> dict[str, Any]:
     }
 
 
-def reference(b: dict[str, Any]) -> torch.Tensor:
+def reference_of(b: dict[str, Any]) -> torch.Tensor:
     """float32 torch reference of the gathered matmul, rows in matmul_ogs's expert-sorted order."""
     p: Problem = b["problem"]
     dev = b["x"].device
@@ -253,6 +257,13 @@ def reference(b: dict[str, Any]) -> torch.Tensor:
         wd = dequant_mxfp4(p.w_q[e].to(dev), p.w_s[e].to(dev))  # (N, K)
         ref[lo:hi] = x[tok[lo:hi]] @ wd.T
     return ref
+
+
+def reference(device: str = "cuda") -> dict[str, torch.Tensor]:
+    """The verifier's contract: the float32 reference of the last run's output, under its key."""
+    if not _LAST_BUILD:
+        raise RuntimeError("reference() needs a run() first in this process")
+    return {"out": reference_of(_LAST_BUILD)}
 
 
 def _predict_tail_nan(b: dict[str, Any], block_k: int, num_warps: int) -> dict[str, Any]:
@@ -301,6 +312,8 @@ def run(device: str = "cuda") -> dict[str, torch.Tensor]:
     opt_flags.update_opt_flags_constraints({"split_k": 1})
 
     b = build(device)
+    _LAST_BUILD.clear()
+    _LAST_BUILD.update(b)
     info = b["info"]
     LAST_INFO.clear()
     LAST_INFO.update(info)
@@ -333,7 +346,7 @@ def run(device: str = "cuda") -> dict[str, torch.Tensor]:
 
     result = {"out": y}
     if os.environ.get("TRITONLINT_NO_REF") != "1":
-        result["ref"] = reference(b)
+        result["ref"] = reference_of(b)
     return result
 
 
@@ -367,7 +380,7 @@ def _selftest() -> int:
     theirs = upcast_from_mxfp_torch(p.w_q[0], p.w_s[0], torch.float32, axis=-1)
     assert torch.equal(ours, theirs), "dequantization disagrees with upcast_from_mxfp_torch"
     # 4. the reference runs and is finite; the tail prediction for BLOCK_K=128, 8 warps
-    ref = reference(b)
+    ref = reference_of(b)
     assert ref.shape == (64 * TOPK, N) and torch.isfinite(ref).all()
     pred = _predict_tail_nan(b, 128, NUM_WARPS)
     print("routing hist", info["hist"], "| tail:", pred)

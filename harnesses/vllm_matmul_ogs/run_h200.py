@@ -223,7 +223,8 @@ def main(argv: list[str] | None = None) -> int:
         plan += [(n, r, fill, targets) for n, r in variants]
     rows: list[dict[str, Any]] = []
     for name, root, fill, targets in plan:
-        r = run_child(root, {"TRITONLINT_FILL": fill, "TRITONLINT_POISON_TARGETS": targets}, a.timeout)
+        r = run_child(root, {"TRITONLINT_FILL": fill, "TRITONLINT_POISON": "tail",
+                                   "TRITONLINT_POISON_TARGETS": targets}, a.timeout)
         r.update(variant=name, fill=fill, targets=targets)
         rows.append(r)
         st = r.get("stats", {})

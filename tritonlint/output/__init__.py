@@ -9,7 +9,7 @@ from tritonlint.diagnostics import Applicability, Diagnostic
 from tritonlint.output import github, json, sarif, text
 from tritonlint.rule import Rule, all_rules
 
-FORMATS = ("text", "json", "sarif", "github")
+FORMATS = ("text", "concise", "full", "json", "sarif", "github")
 
 
 def render(
@@ -25,10 +25,10 @@ def render(
 
     `sources` maps each path to the text its Edit offsets index, needed for paths whose
     diagnostics carry a fix (json, sarif). `color` and `summary` (the closing count line) apply to
-    text only; `rules` lists SARIF's rule descriptors, every shipped rule when None.
+    the text formats only (`full` also shows each finding's source line from `sources`); `rules` lists SARIF's rule descriptors, every shipped rule when None.
     """
-    if fmt == "text":
-        return text.render(diagnostics, color=color, summary=summary)
+    if fmt in ("text", "concise", "full"):
+        return text.render(diagnostics, color=color, summary=summary, style=fmt, sources=sources)
     if fmt == "json":
         return json.render(diagnostics, sources)
     if fmt == "sarif":
@@ -36,6 +36,15 @@ def render(
     if fmt == "github":
         return github.render(diagnostics)
     raise ValueError(f"unknown output format {fmt!r}; choose from {', '.join(FORMATS)}")
+
+
+def rule_names() -> dict[str, str]:
+    """Code -> name for every code tritonlint reports."""
+    from tritonlint.suppressions import UnusedSuppression
+    from tritonlint.unchecked import FileNotChecked
+
+    rules: tuple[type[Rule], ...] = (FileNotChecked, UnusedSuppression, *all_rules())
+    return {rule.code: rule.name for rule in rules}
 
 
 def statistics(diagnostics: Iterable[Diagnostic]) -> str:

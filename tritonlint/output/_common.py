@@ -6,6 +6,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Mapping
 
 from tritonlint.diagnostics import Diagnostic
+from tritonlint.notebook import MARKER, CellMap
 
 
 def ordered(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
@@ -40,6 +41,7 @@ class SourceIndex:
     def __init__(self, sources: Mapping[str, str]) -> None:
         self._sources = sources
         self._indexes: dict[str, LineIndex] = {}
+        self._cells: dict[str, CellMap] = {}  # notebooks: lines are counted within each cell
 
     def position(self, path: str, offset: int) -> tuple[int, int]:
         index = self._indexes.get(path)
@@ -47,4 +49,8 @@ class SourceIndex:
             if path not in self._sources:
                 raise KeyError(f"no source text given for {path!r}, needed to place its fix edits")
             index = self._indexes[path] = LineIndex(self._sources[path])
-        return index.position(offset)
+            if self._sources[path].startswith(MARKER):
+                self._cells[path] = CellMap(self._sources[path])
+        line, column = index.position(offset)
+        cells = self._cells.get(path)
+        return (cells.cell_line(line)[1], column) if cells is not None else (line, column)

@@ -20,7 +20,7 @@ def _line(d: Diagnostic) -> str:
         "col": str(d.column),
         "endLine": str(d.end_line),
         "endColumn": str(d.end_column),
-        "title": f"{d.code} {d.name}",
+        "title": f"{d.code} {d.name}" + (f" (cell {d.cell})" if d.cell is not None else ""),
     }
     spelled = ",".join(f"{key}={_escape_property(value)}" for key, value in properties.items())
     message = "\n".join((d.message, *d.notes))

@@ -17,7 +17,7 @@ def render(diagnostics: Iterable[Diagnostic], sources: Mapping[str, str]) -> str
 
 
 def _diagnostic(diagnostic: Diagnostic, index: SourceIndex) -> dict[str, Any]:
-    return {
+    found = {
         "code": diagnostic.code,
         "name": diagnostic.name,
         "message": diagnostic.message,
@@ -29,6 +29,9 @@ def _diagnostic(diagnostic: Diagnostic, index: SourceIndex) -> dict[str, Any]:
         "notes": list(diagnostic.notes),
         "fix": None if diagnostic.fix is None else _fix(diagnostic.fix, diagnostic.path, index),
     }
+    if diagnostic.cell is not None:  # a notebook's: lines (and fix rows) count within this cell
+        found["cell"] = diagnostic.cell
+    return found
 
 
 def _fix(fix: Fix, path: str, index: SourceIndex) -> dict[str, Any]:

@@ -112,6 +112,8 @@ def _result(d: Diagnostic, rule_index: int, index: SourceIndex) -> dict[str, Any
             }
         ],
     }
+    if d.cell is not None:  # a notebook's: lines count within this cell
+        result["properties"] = {"cell": d.cell}
     if d.fix is not None and d.fix.edits:  # a display-only fix has nothing to replace
         result["fixes"] = [_fix(d.fix, d.path, index)]
     return result

@@ -31,6 +31,13 @@ class _Block:
     loops: tuple[Loop, ...]
 
 
+def _constexpr_annotation(annotation: cst.BaseExpression) -> bool:
+    """`tl.constexpr`, `triton.language.constexpr`, `"tl.constexpr"`: read without printing the
+    node (every parameter of every kernel has one; printing was a tenth of the binder's time)."""
+    spelled = dotted(annotation)
+    return "constexpr" in (spelled if spelled is not None else code_of(annotation))
+
+
 def bind(module: cst.Module, function: cst.FunctionDef, imports: ImportMap, source: str | None = None,
          extra_flags: frozenset[str] = frozenset()) -> KernelIR:
     """Walk `function` once and return what it holds."""
@@ -54,16 +61,16 @@ class _Binder:
         # `tl.arange(0, BLOCK)`.
         text = source if source is not None else module.code
         constants: dict[str, set[str]] = {}
-        for name, value in re.findall(r"(?<![\w.])([A-Za-z_]\w*)\s*==\s*(\d+)(?![\w.])", text):
+        for name, value in re.findall(r"(?<![\w.])([^\W\d]\w*)\s*==\s*(\d+)(?![\w.])", text):
             constants.setdefault(name, set()).add(value)
         self.reader = ConditionReader(self._constexpr_aliases(), constants)
         # Block sizes: spanned by `tl.arange(0, BLOCK)`, or a block pointer's `block_shape=(BM, BK)`.
-        self.block_sizes = set(re.findall(r"arange\(\s*0\s*,\s*([A-Za-z_]\w*)", text))
+        self.block_sizes = set(re.findall(r"arange\(\s*0\s*,\s*([^\W\d]\w*)", text))
         for shape in re.findall(r"block_shape\s*=\s*[(\[]([^)\]]*)", text):
-            self.block_sizes.update(re.findall(r"[A-Za-z_]\w*", shape))
+            self.block_sizes.update(re.findall(r"[^\W\d]\w*", shape))
         for param in [*function.params.params, *function.params.kwonly_params]:
             self._define(param.name.value, None, _Block(EMPTY, ()), "param",
-                         constexpr=param.annotation is not None and "constexpr" in code_of(param.annotation.annotation))
+                         constexpr=param.annotation is not None and _constexpr_annotation(param.annotation.annotation))
         self._walk_block(function.body, _Block(EMPTY, ()))
 
     def finish(self, extra_flags: frozenset[str]) -> KernelIR:
@@ -142,7 +149,7 @@ class _Binder:
         elif isinstance(small, cst.AnnAssign):
             if small.value is not None:
                 self._scan(small.value, block)
-                constexpr = "constexpr" in code_of(small.annotation.annotation)
+                constexpr = _constexpr_annotation(small.annotation.annotation)
                 self._assign(small.target, small.value, block, constexpr)
         elif isinstance(small, cst.AugAssign):
             self._scan(small.value, block)

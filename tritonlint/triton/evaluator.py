@@ -40,7 +40,7 @@ _NO_OFFSETS = {"load", "num_programs", "full", "zeros", "ones", "zeros_like", "f
 # Clamping calls: an offset passed through them stays inside the bound.
 _CLAMPS = {"minimum", "maximum", "clamp"}
 # `BLOCK_M == 1`, `1 == BLOCK_M`, `BLOCK_M != 1`: a test of a block size against one.
-_IS_ONE = re.compile(r"(?P<name>[A-Za-z_]\w*)(?P<op>==|!=)1|1(?P<op2>==|!=)(?P<name2>[A-Za-z_]\w*)")
+_IS_ONE = re.compile(r"(?P<name>[^\W\d]\w*)(?P<op>==|!=)1|1(?P<op2>==|!=)(?P<name2>[^\W\d]\w*)")
 
 
 class Evaluator:
@@ -394,11 +394,11 @@ class Evaluator:
         """Names in a dimension's block size, with constexpr locals expanded once
         (`GROUPS = BLOCK_K // GROUP_K` makes `tl.arange(0, GROUPS)` a BLOCK_K dimension too)."""
         size = self.dim_size.get(dim, "")
-        tokens = {token for token in re.findall(r"[A-Za-z_]\w*", size)}
+        tokens = {token for token in re.findall(r"[^\W\d]\w*", size)}
         for token in list(tokens):
             defs = [d for d in self.ir.defs.get(token, ()) if d.value is not None]
             if len(defs) == 1 and defs[0].value is not None:
-                tokens |= set(re.findall(r"[A-Za-z_]\w*", code_of(defs[0].value)))
+                tokens |= set(re.findall(r"[^\W\d]\w*", code_of(defs[0].value)))
         return tokens
 
     def size_in(self, dim: str, text: str) -> bool:

@@ -5,7 +5,8 @@ The mask comes, in order of preference, from
    (safe: the kernel already trusts it for this shape);
 2. a comparison the kernel already makes on this dimension (`offs_k < k`), re-broadcast to this
    pointer, or rescaled to the pointer's own units when it walks the same loop in other units
-   (`offs_k_scale * BLOCK_K // PACKED_MX_BLOCK < k`) (unsafe: inferred);
+   (`offs_k_scale * BLOCK_K // PACKED_MX_BLOCK < k`), through the lane order of a jit helper that
+   unswizzles the loaded tile (layouts.py) (unsafe: inferred);
 3. the loop bound (`offs < K - k * BLOCK_K` under `range(tl.cdiv(K, BLOCK_K))`) (unsafe).
 On the side of an evenness flag that guarantees full tiles the access stays unmasked
 (`mask=None if EVEN_K else ...`), so the even specialization compiles to the same code.
@@ -15,16 +16,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 import libcst as cst
 
 from tritonlint.diagnostics import Applicability
 from tritonlint.triton.ir import LOOP_PREFIX, PROGRAM, Access, TailHazard
+from tritonlint.triton.layouts import LaneMap, imported_helper, lane_map, module_constants
 from tritonlint.triton.model import KernelModel
 from tritonlint.triton.names import code_of
 from tritonlint.triton.paths import Literal, compatible
 from tritonlint.triton.syntax import range_args, strip_casts
-from tritonlint.triton.tree import expressions_in, names_in, nodes_under
+from tritonlint.triton.tree import expressions_in, names_in, nodes_under, terms
 
 # `other=` for a masked load: 0 makes masked lanes contribute nothing to a dot or a sum. For E8M0
 # scales 0 is 2**-127, which scales the (also zeroed) tail values to 0 rather than to NaN.
@@ -59,11 +62,15 @@ def tail_fix(model: KernelModel, hazard: TailHazard) -> CallFix:
         sources.append(derived[2])
         if derived[1] is Applicability.UNSAFE:
             applicability = Applicability.UNSAFE
-    mask = masks[0] if len(masks) == 1 else " & ".join(f"({m})" for m in masks)
+    mask = masks[0] if len(masks) == 1 else _per_side(hazards, masks) or " & ".join(f"({m})" for m in masks)
     evens = {h.even for h in hazards}
     even = evens.pop() if len(evens) == 1 else None  # flags disagree: mask every specialization
     if even is not None and even.negated() in access.path:
         even = None  # already inside `else:` of the flag: no switch needed
+    if even is not None and _decided_at_run_time(model, even.atom):
+        # `None if j == last else m`: a run-time condition cannot pick None on one side and a
+        # tensor on the other in Triton; mask every tile (the even ones lose nothing but speed).
+        even = None
     arguments = {"mask": _combined_mask(model, access, mask, even)}
     if access.kind == "load" and _argument(access.call, "other", 2) is None:
         # On the even side the call keeps no `other` (the mask there may be None, and Triton
@@ -72,6 +79,18 @@ def tail_fix(model: KernelModel, hazard: TailHazard) -> CallFix:
     new_call = _with_arguments(model, access, arguments)
     where = f" on the side where {even.negated().describe()}" if even else ""
     return CallFix(f"Mask the {access.kind}{where} with `{mask}` ({'; '.join(sources)})", applicability, new_call)
+
+
+def _per_side(hazards: list[TailHazard], masks: list[str]) -> str | None:
+    """`m_k if NORMK else m_v` when each of two dimensions enters the pointer on one side of the same
+    condition (`if NORMK: p = z + o_k` / `else: p = z + o_v`): ANDing them would mask a `[BK]` pointer
+    with a `[BV]` mask too."""
+    if len(hazards) != 2 or len(masks) != 2:
+        return None
+    first, second = (next(iter(h.when)) if len(h.when) == 1 else None for h in hazards)
+    if first is None or second is None or first.negated() != second:
+        return None
+    return f"{masks[0]} if {_condition(first)} else {masks[1]}"
 
 
 def _underivable(model: KernelModel, hazard: TailHazard) -> str:
@@ -90,7 +109,10 @@ def _derive(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicability,
     if hazard.walk.loop is not None:
         # The loop's own bound says what the kernel means to cover; a sibling's mask may be for a
         # tensor of another length (a store of n + 1 totals beside a load of n counts).
-        return _loop_mask(model, hazard) or _sibling_mask(model, hazard) or _comparison_mask(model, hazard)
+        loop_mask = _loop_mask(model, hazard)
+        if loop_mask is None and _shifted_tile(model, hazard) is not None:
+            return None  # a prefetch of another tile: the masks of this tile's accesses do not bound it
+        return loop_mask or _sibling_mask(model, hazard) or _comparison_mask(model, hazard)
     return _sibling_mask(model, hazard) or _comparison_mask(model, hazard) or _launch_mask(model, hazard)
 
 
@@ -254,13 +276,47 @@ def _comparison_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Appli
                 continue
             if _relative(model, mine[2], access) != _relative(model, left_inner, access):
                 continue  # one is an absolute offset, the other relative to the tile: not comparable
-            text = f"{_atom(mine[0])}{mine[1]} * {_atom(their_size)} // {_atom(ours_size)} {operator} {bound_text}"
-            candidates.append((1, text, Applicability.UNSAFE, f"rescaled from the comparison at line {where}"))
+            scaled, source = _atom(mine[0]), f"rescaled from the comparison at line {where}"
+            lanes = _lane_map(model, access, walk.dim or "", mine[1])
+            if lanes is not None:  # a helper reorders the lanes: compare the index each lane ends up at
+                scaled, ours_size = lanes.apply(scaled), lanes.size
+                source += f", in the lane order `{lanes.helper}` puts the tile in"
+            text = f"{scaled}{mine[1]} * {_atom(their_size)} // {_atom(ours_size)} {operator} {bound_text}"
+            candidates.append((1, text, Applicability.UNSAFE, source))
     if not candidates:
         return None
     candidates.sort(key=lambda item: item[0])
     _, text, applicability, source = candidates[0]
     return text, applicability, source
+
+
+def _lane_map(model: KernelModel, access: Access, dim: str, broadcast: str) -> LaneMap | None:
+    """How a jit helper that receives the loaded tile directly (`unswizzle(tl.load(P))`) reorders the
+    lanes of `dim`, or None (no such helper, or lanes kept in order)."""
+    if access.kind != "load":
+        return None
+    axes = [part.strip() for part in broadcast.strip("[]").split(",")] if broadcast else [":"]
+    if axes.count(":") != 1 or any(a not in (":", "None") for a in axes):
+        return None
+    shape: list[str | None] = [model.dim_size.get(dim) if a == ":" else None for a in axes]
+    for helper_call in model.ir.calls:
+        position = next((i for i, arg in enumerate(helper_call.call.args) if arg.value is access.call), None)
+        if position is None or helper_call.call.args[position].keyword is not None:
+            continue
+        helper = model.helpers.get(helper_call.name)
+        text = model.origin[1] if model.origin is not None else ""
+        found: tuple[cst.FunctionDef, Path | None, dict[str, int]] | None = None
+        if helper is not None:
+            found = (helper.function, None, module_constants(text))
+        elif model.origin is not None:
+            found = imported_helper(helper_call.name, text, model.origin[0])
+        if found is None:
+            return None
+        lanes = lane_map(helper_call.call, position, shape, axes.index(":"), *found)
+        if lanes is not None and lanes.source is not None:
+            model.depends.add(str(lanes.source))
+        return lanes
+    return None
 
 
 def _loop_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicability, str] | None:
@@ -278,24 +334,72 @@ def _loop_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicabili
     size = model.dim_size.get(walk.dim, "")
     if not _pure(mine[2], model, access):
         return None  # `ks // GROUP` is in other units than the loop's bound
+    shifted = _shifted_tile(model, hazard)
     if len(args) == 1 or (len(args) == 2 and _code(model, args[0]) == "0"):
         stop = args[-1]
         if isinstance(stop, cst.Call) and model.qualify_tl(stop.func) == "cdiv" and len(stop.args) == 2 and relative:
             total_text, block_text = (_code(model, arg.value) for arg in stop.args)
             if code_of(stop.args[1].value) != size:
                 return None  # the pointer moves in other units than the loop's tiles
-            text = f"{_atom(mine[0])}{mine[1]} < {_atom(total_text)} - {variable} * {_atom(block_text)}"
-            return text, Applicability.UNSAFE, "derived from the loop bound"
+            start = _subtrahend(shifted) if shifted else f"{variable} * {_atom(block_text)}"
+            text = f"{_atom(mine[0])}{mine[1]} < {_atom(total_text)} - {start}"
+            return text, Applicability.UNSAFE, "derived from the loop bound" + (
+                f" and the tile `{shifted}` this access reads" if shifted else "")
     if len(args) == 3 and not _code(model, args[2]).startswith("-"):
         if code_of(args[2]) != size:
             return None  # the pointer moves in other units than the loop's steps
         stop_text = _code(model, args[1])
         if relative:
-            text = f"{_atom(mine[0])}{mine[1]} < {_atom(stop_text)} - {variable}"
+            text = f"{_atom(mine[0])}{mine[1]} < {_atom(stop_text)} - {_subtrahend(shifted) if shifted else variable}"
         else:
             text = f"{_atom(mine[0])}{mine[1]} < {stop_text}"
         return text, Applicability.UNSAFE, "derived from the loop bound"
     return None
+
+
+def _shifted_tile(model: KernelModel, hazard: TailHazard) -> str | None:
+    """`(k + 1) * BLOCK_K` when the pointer reads another tile than the current one of a
+    `for k in range(tl.cdiv(K, BLOCK_K))` loop (a prefetch of the next tile): the one summand of the
+    pointer (or of the definitions it is built from) that is `(k ± c) * BLOCK_K`. None otherwise."""
+    loop = hazard.walk.loop
+    if loop is None or not isinstance(loop.node, cst.For) or not isinstance(loop.node.target, cst.Name):
+        return None
+    args = range_args(loop.node.iter) if isinstance(loop.node.iter, cst.Call) else []
+    stop = args[-1] if len(args) == 1 or (len(args) == 2 and code_of(args[0]) == "0") else None
+    if not (isinstance(stop, cst.Call) and model.qualify_tl(stop.func) == "cdiv" and len(stop.args) == 2):
+        return None
+    variable, block = loop.node.target.value, code_of(stop.args[1].value)
+    access = hazard.access
+    roots = [access.pointer]
+    for defs in model.chain(access.pointer, access).values():
+        roots.extend(d.value for d in defs if d.value is not None and d.kind != "advance")
+    found = {_code(model, term): term for root in roots for term in terms(strip_casts(root))
+             if variable in names_in(term)}
+    if len(found) != 1:
+        return None
+    (text, term), = found.items()
+    term = _unparenthesized(term)
+    if not (isinstance(term, cst.BinaryOperation) and isinstance(term.operator, cst.Multiply)):
+        return None
+    for tile, size in ((term.left, term.right), (term.right, term.left)):
+        tile = _unparenthesized(tile)
+        if (code_of(size) == block and isinstance(tile, cst.BinaryOperation)
+                and isinstance(tile.operator, (cst.Add, cst.Subtract))
+                and any(isinstance(side, cst.Name) and side.value == variable for side in (tile.left, tile.right))):
+            return text
+    return None
+
+
+def _subtrahend(text: str) -> str:
+    """`text` as the right side of `-`: parenthesised only when it is itself a sum."""
+    node = cst.parse_expression(text)
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)):
+        return f"({text})"
+    return text
+
+
+def _unparenthesized(node: cst.BaseExpression) -> cst.BaseExpression:
+    return node.with_changes(lpar=(), rpar=()) if getattr(node, "lpar", ()) else node
 
 
 def _block_pointer_fix(model: KernelModel, hazard: TailHazard) -> CallFix:
@@ -411,6 +515,21 @@ def _comparisons(model: KernelModel, access: Access, hypothesis: frozenset[Liter
                         pending.append((d.value, depth + 1))
                 continue
             pending.extend((child, depth) for child in expressions_in(node))
+    # A bound kept in a local but never given to an access here (`tile_mask = seq_offset < n`,
+    # passed to a helper instead): the kernel's own comparison all the same.
+    given = {name for other in model.accesses if other.mask is not None for name in names_in(other.mask)}
+    for name, defs in model.defs.items():
+        if name in given:
+            continue  # read through the accesses that use it, on their paths
+        for d in defs:
+            value = d.value
+            if (d.kind != "assign" or type(value) is not cst.Comparison or id(value) in seen
+                    or d.order > access.order or not compatible(d.path, path)
+                    or (same_loop and d.loops[:len(access.loops)] != access.loops)):
+                continue
+            if len(value.comparisons) == 1 and isinstance(value.comparisons[0].operator, (cst.LessThan, cst.LessThanEqual)):
+                seen.add(id(value))
+                yield value, model.line_of(value) if _in_module(model, value) else model.line_of(access.call), d
 
 
 def _in_module(model: KernelModel, node: cst.CSTNode) -> bool:
@@ -443,6 +562,15 @@ def _wrapped(text: str) -> bool:
         if depth == 0 and index < len(text) - 1:
             return False
     return True
+
+
+def _decided_at_run_time(model: KernelModel, atom: str) -> bool:
+    """Whether a condition reads a value known only at run time (a loop index, a tensor's length)."""
+    try:
+        node = cst.parse_expression(atom)
+    except cst.ParserSyntaxError:
+        return False
+    return model.ev.runtime(node, 0)
 
 
 def _condition(literal: Literal) -> str:

@@ -48,8 +48,9 @@ class FlagRecognizer:
         users: dict[str, list[Access]] = {}  # the accesses each group's members speak for
         mask_names: set[str] = set()
         for access in self.ir.accesses:
-            group = groups.setdefault("ptr:" + code_of(access.pointer), [])
-            users.setdefault("ptr:" + code_of(access.pointer), []).append(access)
+            key = "ptr:" + code_of(access.pointer)
+            group = groups.setdefault(key, [])
+            users.setdefault(key, []).append(access)
             if access.mask is not None:
                 roots = self._mask_roots(access.mask)
                 mask_names.update(roots)

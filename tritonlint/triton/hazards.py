@@ -138,6 +138,8 @@ class HazardFinder:
             when = self.walker.only_when(access, walk.dim) if judged.hazard is not None and walk.dim is not None else EMPTY
             if when:  # again, with the mask as it reads where this dimension is in the pointer at all
                 judged = self._judge_walk(access, walk, self.ev.mask_dims(access, when, own=True), moved_by)
+                if judged.hazard is not None:
+                    judged = dataclasses.replace(judged, hazard=dataclasses.replace(judged.hazard, when=when))
             if judged.hazard is not None:
                 # The construction facts are asked last: most walks are bounded by a mask already.
                 fact = full_tiles(self.kernel, access, walk)

@@ -114,6 +114,7 @@ class TailHazard:
     walked: str = ""  # the walk described by the caller (its loops are not the helper's)
     bound: str = ""  # the kernel parameter a launch's grid divides (`n_elements`), for the fix
     guard: str = ""  # the host line that keeps every launch from reaching the partial tile (TL111/TL112)
+    when: Path = frozenset()  # the walk enters the pointer only where these hold (one side of an `if`)
 
 
 @dataclass(frozen=True)

@@ -80,10 +80,10 @@ def outline(text: str) -> Outline:
             jitted[node.value.args[0].id] = node.targets[0].id
     result = Outline(imports, tree=tree)
     starts = line_starts(text)
-    for name, alias in jitted.items():
+    for name, made in jitted.items():
         if name in plain:
             functions.append(plain[name])
-            result.aliases[alias] = name
+            result.aliases[made] = name
     for function in functions:
         if function.decorator_list and not any(_is_jit(decorator, imports) for decorator in function.decorator_list):
             continue

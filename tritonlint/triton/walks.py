@@ -142,8 +142,10 @@ class Walker:
                 if d.kind == "advance" and d.loops and d.loops[-1] in access.loops]
 
     def only_when(self, access: Access, dim: str) -> Path:
-        """What holds wherever `dim` enters the pointer, when that is one side of a conditional
-        expression (`p + (rows[:, None] * s if X_DIM == 2 else 0)`: X_DIM == 2); else nothing."""
+        """What holds wherever `dim` enters the pointer, when that is one side of a condition: a
+        conditional expression (`p + (rows[:, None] * s if X_DIM == 2 else 0)`: X_DIM == 2), or a
+        definition made on one side of an `if` (`if NORMK: p = z + o_k` / `else: p = z + o_v`:
+        NORMK for `o_k`); else nothing."""
         chain = self.flow.chain(access.pointer, access)
         sources = [(access.pointer, access.order, access.path, access.loops)] + [
             (d.value, d.order, d.path, d.loops) for defs in chain.values() for d in defs
@@ -151,11 +153,15 @@ class Walker:
         found: list[Path] = []
         for value, order, path, loops in sources:
             for term in terms(value):
-                if type(term) is cst.Name and term.value in chain:
-                    continue  # its definitions are sources of their own
+                named = type(term) is cst.Name and term.value in chain  # its definitions are sources too
+                if named and not path - access.path:
+                    continue
                 if dim not in self.ev.dims(term, order, path, loops):
                     continue
                 if type(term) is not cst.IfExp:
+                    if path - access.path:
+                        found.append(path - access.path)  # defined on one side of an `if`
+                        continue
                     return EMPTY  # the dimension is in the pointer unconditionally
                 sides = [literals for side, literals in self.ir.reader.sides(term)
                          if dim in self.ev.dims(side, order, path | literals, loops)]

@@ -52,36 +52,14 @@ def _load_harness(path: str) -> Any:
     return mod
 
 
-def _poison_cuda_pool(fill: int, large_bytes: int, small_segments: int) -> Any:
-    """A private MemPool whose cached blocks hold `fill`, so fresh allocations sit among fill bytes.
-
-    Filling and freeing in the default pool did not work in practice (mission.md, Poisoning):
-    other frees put stale bytes there. A private pool only holds what we fill. The caching
-    allocator keeps small (<= 1 MiB) and large requests in separate segments, so both kinds
-    are filled.
-    """
-    import torch
-
-    pool = torch.cuda.MemPool()
-    with torch.cuda.use_mem_pool(pool):
-        blocks = []
-        if large_bytes:
-            blocks.append(torch.empty(large_bytes, dtype=torch.uint8, device="cuda"))
-        for _ in range(small_segments):
-            blocks.append(torch.empty(1 << 20, dtype=torch.uint8, device="cuda"))
-        for b in blocks:
-            b.fill_(fill)
-        torch.cuda.synchronize()
-        del blocks
-    return pool
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     report: dict[str, Any] = {"status": "crashed", "fill": args.fill, "device": args.device,
                               "violations": [], "launches": [], "specs": [], "error": None}
     t0 = time.monotonic()
     guard = None
+    allocator = None
+    recorder = None
     try:
         import torch
 
@@ -90,18 +68,28 @@ def cmd_run(args: argparse.Namespace) -> int:
 
             guard = InterpreterGuard(fill=args.fill)
             guard.install()
-        harness = _load_harness(args.harness)
-        if args.device == "cuda" and not args.no_poison:
-            pool = _poison_cuda_pool(args.fill, args.pool_mib << 20, args.small_segments)
-            with torch.cuda.use_mem_pool(pool):
-                result = harness.run(args.device)
-                torch.cuda.synchronize()
         else:
-            result = harness.run(args.device)
+            from tritonlint.verify.cuda_poison import LaunchRecorder, PaddedAllocator
+
+            if not args.no_poison:
+                # Before anything touches CUDA: the allocator cannot be swapped once used.
+                allocator = PaddedAllocator(args.fill, args.pad_bytes, [args.tree, os.path.dirname(args.harness)])
+                allocator.install()
+            recorder = LaunchRecorder(allocator)
+            recorder.install()
+        harness = _load_harness(args.harness)
+        result = harness.run(args.device)
+        if args.device == "cuda":
+            torch.cuda.synchronize()
         outputs = flatten_outputs(result)
         torch.save(outputs, out / "outputs.pt")
         if args.reference and callable(getattr(harness, "reference", None)):
-            torch.save(flatten_outputs(harness.reference(args.device)), out / "reference.pt")
+            try:
+                ref = harness.reference(args.device)
+            except Exception as e:  # noqa: BLE001 - re-raised with the contract named
+                raise RuntimeError("the harness's reference(device) failed (the verifier calls "
+                                   "reference with the device name, like run)") from e
+            torch.save(flatten_outputs(ref), out / "reference.pt")
         report["status"] = "ok"
     except BaseException as e:  # the harness's failure is a result, not our crash
         report["error"] = "".join(traceback.format_exception(type(e), e, e.__traceback__))[-8000:]
@@ -112,6 +100,20 @@ def cmd_run(args: argparse.Namespace) -> int:
             report["launches"] = [{"path": p, "kernel": k, "count": n}
                                   for (p, k), n in sorted(guard.launches.items())]
             report["specs"] = list(guard.specs.values())
+        if recorder is not None:
+            recorder.uninstall()
+            rec = recorder.to_dict()
+            report["launches"] = rec["launches"]
+            report["tensors"] = rec["tensors"]
+        if allocator is not None:
+            try:
+                allocator.check_live()
+            except Exception as e:  # noqa: BLE001 - the report is still written
+                allocator.errors.append(f"check: {e!r}")
+            report["allocator"] = {"fill": args.fill, "pad_bytes": allocator.pad,
+                                   "allocations": allocator.count, "bytes": allocator.bytes,
+                                   "errors": allocator.errors[:20],
+                                   "written_past": [a.to_dict() for a in allocator.overruns]}
         report["elapsed"] = time.monotonic() - t0
         (out / "report.json").write_text(json.dumps(report, default=str))
     return 0 if report["status"] == "ok" else 3
@@ -170,8 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--out", required=True)
     r.add_argument("--reference", action="store_true")
     r.add_argument("--no-poison", action="store_true")
-    r.add_argument("--pool-mib", type=int, default=1024)
-    r.add_argument("--small-segments", type=int, default=64)
+    r.add_argument("--pad-bytes", type=int, default=256 << 10)
     c = sub.add_parser("compile")
     c.add_argument("--tree", required=True)
     c.add_argument("--specs", required=True)
@@ -181,7 +182,14 @@ def main(argv: list[str] | None = None) -> int:
     # The tree under test shadows any installed copy of the user's packages.
     tree = os.path.abspath(args.tree)
     sys.path[:] = [tree] + [x for x in sys.path if os.path.abspath(x or ".") != tree]
-    return cmd_run(args) if args.cmd == "run" else cmd_compile(args)
+    code = cmd_run(args) if args.cmd == "run" else cmd_compile(args)
+    if args.cmd == "run" and args.device == "cuda":
+        # With the padded allocator, tensors freed during interpreter teardown would call back
+        # into a finalizing interpreter: leave without teardown (the report is written).
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code
 
 
 if __name__ == "__main__":

@@ -53,13 +53,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="skip the sm_90 TTIR check of the launched kernels")
     parser.add_argument("--full-compile", action="store_true",
                         help="compile to a cubin rather than stopping at TTIR")
-    parser.add_argument("--keep", action="store_true", help="keep the temporary trees (debugging)")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the temporary trees and every run's log (their paths are printed)")
+    parser.add_argument("--only", action="append", default=[], metavar="FILE:LINE",
+                        help="verify only the fix at this line of PATH's tree (repeatable); the "
+                             "fixer's other changes are reverted")
+    parser.add_argument("--pad-bytes", type=int, default=256 << 10, metavar="N",
+                        help="on cuda, fill bytes before and after every allocation (default 256 KiB)")
 
 
 def run(args: argparse.Namespace) -> int:
     opts = Options(device=args.device, fills=args.fills, timeout=args.timeout, jobs=args.jobs,
                    rtol=args.rtol, atol=args.atol, ref_tol=args.ref_tol, sanitizer=args.sanitizer,
-                   compile=not args.no_compile, full_compile=args.full_compile, keep=args.keep)
+                   compile=not args.no_compile, full_compile=args.full_compile, keep=args.keep,
+                   pad_bytes=args.pad_bytes, only=tuple(args.only))
     try:
         report = Verifier(args.path, args.harness, args.root, opts).run()
     except VerifyError as e:
@@ -72,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output_format == "json":
         print(json.dumps(report.to_dict(), indent=2, default=str))
     else:
-        print(format_text(report))
+        print(format_text(report, keep=args.keep))
     return report.exit_code
 
 

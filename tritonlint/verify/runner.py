@@ -5,8 +5,10 @@ from __future__ import annotations
 import ast
 import concurrent.futures
 import difflib
+import functools
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -31,6 +33,10 @@ class VerifyError(Exception):
     """A problem with the inputs or the fixer, as opposed to a verdict (exit code 2)."""
 
 
+class HarnessError(VerifyError):
+    """The harness failed on both trees: nothing about the fix can be concluded (exit code 2)."""
+
+
 Fixer = Callable[[Path, Path], None]  # (copy of root, path inside it to fix)
 
 
@@ -47,13 +53,16 @@ class RunResult:
     outputs: dict[str, Any] | None = None
     reference: dict[str, Any] | None = None
     sanitizer_errors: int | None = None
+    log: str = ""  # the run's own stdout/stderr (kept with --keep)
+    allocator: dict[str, Any] | None = None  # padded-allocator summary of a poisoned GPU run
 
     def summary(self) -> dict[str, Any]:
         return {"tree": self.tree, "fill": _hex(self.fill), "status": self.status,
                 "error": self.error, "elapsed": round(self.elapsed, 3),
                 "violations": self.violations, "launches": self.launches,
                 "outputs": _describe_outputs(self.outputs),
-                "sanitizer_errors": self.sanitizer_errors}
+                "sanitizer_errors": self.sanitizer_errors, "log": self.log,
+                "allocator": self.allocator}
 
 
 @dataclass
@@ -285,29 +294,91 @@ def find_compute_sanitizer() -> str | None:
     return None
 
 
-def parse_sanitizer(text: str) -> tuple[int | None, list[dict[str, Any]]]:
-    """(error count, [{kind, size, path, line}]) from compute-sanitizer memcheck output."""
-    import re
+_SAN_ERROR = re.compile(r"Invalid __(?:global|shared|local)__ (read|write|atomic) of size (\d+)")
+_SAN_AT = re.compile(r"^\s*at (\S+?)(?:\+(0x[0-9a-fA-F]+))?(?: in (\S+?):(\d+))?\s*$")
+_SAN_ADDR = re.compile(r"(?:Access to|Address) (0x[0-9a-fA-F]+) is out of bounds")
+_SAN_NEAR = re.compile(r"is ([\d,]+) bytes (after|before) the nearest allocation at (0x[0-9a-fA-F]+) "
+                       r"of size ([\d,]+) bytes")
 
+
+def parse_sanitizer(text: str) -> tuple[int | None, list[dict[str, Any]]]:
+    """(error count, sites) from compute-sanitizer memcheck output.
+
+    A site is one access (kind, compiled kernel, file:line when the kernel carries line info)
+    and one allocation it ran past: {kind, size, kernel, pc, path, line, allocation, allocation_size,
+    direction, max_bytes, count}. `max_bytes`: how far past the end (or before the start) the
+    furthest access reached, in bytes (1: the first byte outside).
+    """
     count = None
     m = re.search(r"ERROR SUMMARY: (\d+) error", text)
     if m:
         count = int(m.group(1))
     sites: dict[tuple[Any, ...], dict[str, Any]] = {}
     cur: dict[str, Any] | None = None
-    for line in text.splitlines():
-        e = re.search(r"Invalid __global__ (read|write) of size (\d+)", line)
+
+    def flush() -> None:
+        if cur is None:
+            return
+        key = (cur["kind"], cur["kernel"], cur["path"], cur["line"], cur["allocation"], cur["direction"])
+        site = sites.setdefault(key, {**cur, "count": 0, "max_bytes": 0, "min_bytes": None})
+        site["count"] += 1
+        site["max_bytes"] = max(site["max_bytes"], cur.get("bytes") or 0)
+        site["min_bytes"] = min(site["min_bytes"] or cur.get("bytes") or 0, cur.get("bytes") or 0)
+        site.pop("bytes", None)
+
+    for raw in text.splitlines():
+        line = raw.lstrip("= ").rstrip() if raw.startswith("=") else raw.strip()
+        e = _SAN_ERROR.search(line)
         if e:
-            cur = {"kind": "load" if e.group(1) == "read" else "store", "size": int(e.group(2)),
-                   "path": None, "line": None}
+            flush()
+            cur = {"kind": {"read": "load", "write": "store"}.get(e.group(1), "atomic"),
+                   "size": int(e.group(2)), "kernel": None, "pc": None, "path": None, "line": None,
+                   "allocation": None, "allocation_size": None, "direction": None, "bytes": None}
             continue
-        loc = re.search(r"at .* in (\S+\.py):(\d+)", line)
-        if cur is not None and loc:
-            cur["path"], cur["line"] = loc.group(1), int(loc.group(2))
-            key = (cur["kind"], cur["path"], cur["line"])
-            sites.setdefault(key, {**cur, "count": 0})["count"] += 1
-            cur = None
+        if cur is None:
+            continue
+        at = _SAN_AT.match(line)
+        if at and cur["kernel"] is None:
+            cur["kernel"], cur["pc"] = at.group(1), at.group(2)
+            if at.group(3):
+                cur["path"], cur["line"] = at.group(3), int(at.group(4))
+            continue
+        near = _SAN_NEAR.search(line)
+        if near:
+            # "is 1 bytes after" is the first byte past the end; the access covers `size` bytes.
+            dist = int(near.group(1).replace(",", ""))
+            cur["bytes"] = dist + cur["size"] - 1 if near.group(2) == "after" else dist
+            cur["direction"] = near.group(2)
+            cur["allocation"] = near.group(3).lower()
+            cur["allocation_size"] = int(near.group(4).replace(",", ""))
+    flush()
     return count, list(sites.values())
+
+
+def merge_overreads(sites: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Fold an access's "before the next allocation" site into its "after" one.
+
+    memcheck names the allocation nearest to each bad address, so the far end of an overread
+    past one tensor can be reported as "before" the tensor allocated after it. An access site
+    (kind, kernel, line) running past the end of one allocation and before the start of one
+    above it is that one overread: its extent is measured from the end of the first.
+    """
+    def access(s: dict[str, Any]) -> tuple[Any, ...]:
+        return (s["kind"], s["kernel"], s["path"], s["line"])
+
+    after = {access(s): s for s in sites if s["direction"] == "after" and s.get("allocation")}
+    out = []
+    for s in sites:
+        a = after.get(access(s))
+        if s["direction"] == "before" and a is not None and s.get("allocation") and (
+                int(s["allocation"], 16) > int(a["allocation"], 16)):
+            end = int(a["allocation"], 16) + (a["allocation_size"] or 0)
+            far = int(s["allocation"], 16) - (s["min_bytes"] or 0) + s["size"]
+            a["max_bytes"] = max(a["max_bytes"] or 0, far - end)
+            a["count"] += s["count"]
+            continue
+        out.append(s)
+    return out
 
 
 # -- diffing the trees -----------------------------------------------------------------------
@@ -354,6 +425,51 @@ def diff_trees(orig: Path, fixed: Path) -> tuple[list[Fix], dict[str, list[tuple
     return fixes, opcodes
 
 
+def keep_only(orig: Path, fixed: Path, selected: dict[str, set[int]]) -> list[str]:
+    """Revert every changed region of the fixed tree except those that touch a selected original
+    line; returns the kept `file:line`s. Every selection must meet a fix, and every file touched
+    must still compile: otherwise VerifyError, and nothing is verified."""
+    kept: list[str] = []
+    a_files, b_files = _py_files(orig), _py_files(fixed)
+    for rel in sorted(set(a_files) & set(b_files)):
+        a = a_files[rel].read_text(errors="replace").splitlines(keepends=True)
+        b = b_files[rel].read_text(errors="replace").splitlines(keepends=True)
+        if a == b:
+            continue
+        lines = selected.get(rel, set())
+        out: list[str] = []
+        for tag, i1, i2, j1, j2 in _line_by_line(difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()):
+            touched = {line for line in lines if i1 + 1 <= line <= max(i2, i1 + 1)}
+            if tag == "equal" or not touched:
+                out.extend(a[i1:i2])
+            else:
+                out.extend(b[j1:j2])
+                kept.extend(f"{rel}:{line}" for line in sorted(touched))
+        text = "".join(out)
+        try:
+            compile(text, rel, "exec")
+        except SyntaxError as error:
+            raise VerifyError(f"--only: {rel} does not compile with only the selected fixes: {error}") from None
+        b_files[rel].write_text(text)
+    missing = sorted(f"{rel}:{line}" for rel, lines in selected.items() for line in lines
+                     if f"{rel}:{line}" not in kept)
+    if missing:
+        raise VerifyError(f"--only: no fix at {', '.join(missing)}")
+    return kept
+
+
+def _line_by_line(ops: list[tuple[str, int, int, int, int]]) -> list[tuple[str, int, int, int, int]]:
+    """A replacement of n lines by n lines is n one-line replacements: adjacent fixed calls are
+    separate fixes (a fix that wraps a call over more lines stays one region)."""
+    out: list[tuple[str, int, int, int, int]] = []
+    for tag, i1, i2, j1, j2 in ops:
+        if tag == "replace" and i2 - i1 == j2 - j1:
+            out.extend(("replace", i1 + k, i1 + k + 1, j1 + k, j1 + k + 1) for k in range(i2 - i1))
+        else:
+            out.append((tag, i1, i2, j1, j2))
+    return out
+
+
 def _map_fixed_line(ops: list[tuple[str, int, int, int, int]] | None, line: int) -> int | None:
     """Original line of an unchanged fixed-tree line (None when it lies in a changed region)."""
     if ops is None:
@@ -383,6 +499,57 @@ def _call_span(path: Path, line: int, cache: dict[Path, Any]) -> tuple[int, int]
     return best
 
 
+def _defining_file(tree: Path, kernel: str) -> str | None:
+    """The one file in the tree that defines `def kernel(` (a generated kernel's source text)."""
+    pattern = re.compile(rf"^\s*def {re.escape(kernel)}\(", re.M)
+    found = [str(p) for p in sorted(tree.rglob("*.py"))
+             if pattern.search(p.read_text(errors="replace"))]
+    return found[0] if len(found) == 1 else None
+
+
+def _find_line(path: Path, src: list[str], i: int) -> int | None:
+    """Line of `path` holding src[i], told apart from other copies of it by the lines around it."""
+    try:
+        lines = path.read_text(errors="replace").splitlines()
+    except OSError:
+        return None
+    want = src[i].strip()
+    hits = [n for n, text in enumerate(lines) if text.strip() == want]
+    for ctx in range(6):
+        near = [n for n in hits if all(
+            0 <= n - d < len(lines) and 0 <= i - d < len(src) and lines[n - d].strip() == src[i - d].strip()
+            for d in range(1, ctx + 1))]
+        if len(near) == 1:
+            return near[0] + 1
+        if not near:
+            return None
+    return None
+
+
+def _only_fix_in_kernel(fixes: list[Fix], path: Path, rel: str, kernel: str, kind: str,
+                        cache: dict[Path, Any]) -> Fix | None:
+    """The one fix of a `kind` access inside `kernel`'s body, for a site known only by kernel.
+
+    A memcheck report without line information, or a pad written past, names the kernel and
+    the tensor, not the line: it is attributed only when a single fix could be the one.
+    """
+    if path not in cache:
+        try:
+            cache[path] = ast.parse(path.read_text(errors="replace"))
+        except (SyntaxError, OSError):
+            cache[path] = None
+    tree = cache[path]
+    if tree is None:
+        return None
+    token = {"load": "load(", "store": "store("}.get(kind, "atomic_")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == kernel and node.end_lineno:
+            inside = [f for f in fixes if f.path == rel and node.lineno <= f.orig_lines[0] <= node.end_lineno
+                      and token in f.diff]
+            return inside[0] if len(inside) == 1 else None
+    return None
+
+
 def _fix_conditions(path: Path, lines: set[int]) -> dict[int, list[str]]:
     """`COND` of each `None if COND else ...` on the given lines of a fixed file (line -> conds).
 
@@ -401,6 +568,26 @@ def _fix_conditions(path: Path, lines: set[int]) -> dict[int, list[str]]:
             if found:
                 out[ln] = found
     return out
+
+
+@functools.lru_cache(maxsize=64)
+def _evenness_flags(path: Path) -> dict[str, dict[str, bool]]:
+    """Per kernel of a file, its evenness flags and the value that promises full tiles."""
+    from tritonlint.config import Config
+    from tritonlint.engine import evenness_flags
+
+    try:
+        return evenness_flags(path.read_text(encoding="utf-8"), Config())
+    except (OSError, UnicodeDecodeError):
+        return {}
+
+
+def _all_even(path: Path, kernel: str, consts: dict[str, Any]) -> bool:
+    """Whether a specialization sets every evenness flag of the kernel that it sets to the value
+    that promises full tiles (and sets at least one)."""
+    even = _evenness_flags(path).get(kernel, {})
+    flags = [consts[name] == value for name, value in even.items() if isinstance(consts.get(name), bool)]
+    return bool(flags) and all(flags)
 
 
 def _eval_flags(expr: str, consts: dict[str, Any]) -> bool | None:
@@ -564,8 +751,19 @@ class Options:
     compile: bool = True
     full_compile: bool = False
     keep: bool = False
+    pad_bytes: int = 256 << 10  # cuda: fill bytes on each side of every allocation
+    # "FILE:LINE" selections: only the fixes at these lines are kept in the fixed tree (the others
+    # are reverted), so one fix can be proved where the fixer also changes paths a harness never takes.
+    only: Sequence[str] = ()
     # Fork CPU runs from a server with torch/triton preloaded (much faster); off = fresh exec.
     forkserver: bool = os.environ.get("TRITONLINT_VERIFY_FORKSERVER", "1") != "0"
+
+
+def _progress(message: str) -> None:
+    # One write per line: harness runs report from several threads, and print() writes the text and
+    # its newline separately, so two lines could run together.
+    sys.stderr.write(f"[verify] {message}\n")
+    sys.stderr.flush()
 
 
 class Verifier:
@@ -574,10 +772,20 @@ class Verifier:
                  progress: Callable[[str], None] | None = None) -> None:
         self.path = Path(path).resolve()
         self.harness = Path(harness).resolve()
-        self.root = Path(root).resolve() if root else (self.path if self.path.is_dir() else self.path.parent)
+        # A package (a folder with __init__.py, or the folder holding a file of one) is copied
+        # under its own name, so a harness that imports it by name imports the copy; anything
+        # else is copied as the import root itself.
+        self.package: str | None = None
+        if root:
+            self.root = Path(root).resolve()
+        else:
+            folder = self.path if self.path.is_dir() else self.path.parent
+            self.root = folder
+            if (folder / "__init__.py").is_file():
+                self.package = folder.name
         self.opts = options or Options()
         self.fixer = fixer or cli_fixer
-        self.progress = progress or (lambda msg: print(f"[verify] {msg}", file=sys.stderr, flush=True))
+        self.progress = progress or _progress
         self.tmp: Path | None = None
 
     def _validate(self) -> None:
@@ -607,23 +815,46 @@ class Verifier:
             else:
                 self.progress(f"kept temporary trees in {self.tmp}")
 
+    def _in_copy(self, p: Path) -> Path:
+        """Where `p` (inside the root) lies in a copy, relative to the copy's import root."""
+        rel = p.relative_to(self.root)
+        return Path(self.package) / rel if self.package else rel
+
+    def _selections(self, only: Sequence[str]) -> dict[str, set[int]]:
+        """`--only FILE:LINE` values as {path in the copy: lines}; FILE is a path to the original."""
+        selected: dict[str, set[int]] = {}
+        for item in only:
+            file, _, line = item.rpartition(":")
+            if not file or not line.isdigit():
+                raise VerifyError(f"--only {item!r}: expected FILE:LINE")
+            try:
+                rel = self._in_copy(Path(file).resolve())
+            except ValueError:
+                raise VerifyError(f"--only {item}: {file} is not inside {self.root}") from None
+            selected.setdefault(str(rel), set()).add(int(line))
+        return selected
+
     def _harness_in(self, tree: Path) -> Path:
         try:
-            return tree / self.harness.relative_to(self.root)
+            return tree / self._in_copy(self.harness)
         except ValueError:
             return self.harness
 
     def _run(self) -> Report:
         assert self.tmp is not None
         opts = self.opts
-        rel_path = self.path.relative_to(self.root)
+        rel_path = self._in_copy(self.path)
         report = Report(str(self.path), str(self.harness), str(self.root), opts.device, list(opts.fills))
         trees = {"original": self.tmp / "original", "fixed": self.tmp / "fixed"}
         self.progress(f"copying {self.root} twice into {self.tmp}")
         for t in trees.values():
-            shutil.copytree(self.root, t, ignore=_IGNORE, symlinks=True)
+            shutil.copytree(self.root, t / self.package if self.package else t, ignore=_IGNORE,
+                            symlinks=True)
         self.progress(f"fixing {rel_path} in the copy")
         self.fixer(trees["fixed"], trees["fixed"] / rel_path)
+        if opts.only:
+            kept = keep_only(trees["original"], trees["fixed"], self._selections(opts.only))
+            self.progress(f"kept the fixes at {', '.join(kept)}; reverted the others (--only)")
         fixes, opcodes = diff_trees(trees["original"], trees["fixed"])
         report.fixes = fixes
         self.progress(f"{len(fixes)} fix(es) in {len(opcodes)} file(s)")
@@ -643,6 +874,7 @@ class Verifier:
                 for f in futs:
                     f.cancel()
                 raise
+        self._harness_failed(runs, trees)
         if opts.sanitizer and opts.device == "cuda":
             tool = find_compute_sanitizer()
             if tool is None:
@@ -655,6 +887,41 @@ class Verifier:
             report.compile = self._compile(trees, runs, fixes, opcodes)
         self._judge(report, trees, opcodes, zero)
         return report
+
+    def _harness_failed(self, runs: list[RunResult], trees: dict[str, Path]) -> None:
+        """Raise HarnessError when every poisoned run crashed, the same way on both trees.
+
+        The same last line on both sides (an import error, a contract mistake, a missing GPU)
+        says nothing about the fix; a crash on one tree only, or a different one, is a verdict.
+        """
+        if not runs or any(r.status != "crashed" for r in runs):
+            return
+
+        def last(r: RunResult) -> str:
+            lines = (r.error or "").strip().splitlines()
+            text = lines[-1] if lines else ""
+            for t in trees.values():
+                text = text.replace(str(t), "<tree>")
+            return text
+
+        if {last(r) for r in runs if r.tree == "original"} != {last(r) for r in runs if r.tree == "fixed"}:
+            return
+        first: dict[str, RunResult] = {}
+        for r in runs:
+            first.setdefault(r.tree, r)
+        shown = []
+        for r in first.values():
+            tail = "\n".join((r.error or "(no output)").rstrip().splitlines()[-12:])
+            if tail not in shown:
+                shown.append(tail)
+        where = (f"every run's log is kept under {self.tmp}/runs/*/log.txt" if self.opts.keep
+                 else "--keep keeps every run's log")
+        statuses = ", ".join(sorted({r.status for r in runs}))
+        raise HarnessError(
+            f"the harness failed on both trees ({len(runs)} runs, {statuses}); this is a harness "
+            f"error, not a verdict on the fix. Its last lines ({first['original'].tree}, fill "
+            f"{_hex(first['original'].fill)}):\n" + "\n".join(
+                "    " + ln for ln in "\n    ---\n".join(shown).splitlines()) + f"\n({where})")
 
     def _one_run(self, name: str, tree: Path, fill: int | None, reference: bool = False,
                  sanitizer: str | None = None) -> RunResult:
@@ -669,6 +936,8 @@ class Verifier:
             cmd.append("--reference")
         if sanitizer:
             cmd = [sanitizer, "--tool", "memcheck", "--print-limit", "1000"] + cmd + ["--no-poison"]
+        elif self.opts.device == "cuda":
+            cmd += ["--pad-bytes", str(self.opts.pad_bytes)]
         self.progress(f"running harness: {label}")
         log = out / "log.txt"
         env = _child_env(self.opts.device, bool(sanitizer))
@@ -676,7 +945,7 @@ class Verifier:
             status, rc = _run_forked(cmd[3:], tree, env, self.opts.timeout, log)
         else:
             status, rc = _run_child(cmd, tree, env, self.opts.timeout, log)
-        res = RunResult(name, fill)
+        res = RunResult(name, fill, log=str(log))
         rep_path = out / "report.json"
         rep = json.loads(rep_path.read_text()) if rep_path.exists() else None
         if status == "timeout":
@@ -690,7 +959,10 @@ class Verifier:
             res.error = rep.get("error")
             res.elapsed = rep.get("elapsed", 0.0)
         if rep is not None:
-            res.launches = [self._rel(tree, d, "path") for d in rep.get("launches", [])]
+            for d in rep.get("launches", []):
+                if d.get("generated"):
+                    d["generated"]["file"] = _defining_file(tree, d["kernel"])
+            res.launches = [self._launch_summary(tree, d) for d in rep.get("launches", [])]
             res.specs = rep.get("specs", [])
             res.violations = []
             for v in rep.get("violations", []):
@@ -704,16 +976,74 @@ class Verifier:
             res.outputs = torch.load(out / "outputs.pt")
             if (out / "reference.pt").exists():
                 res.reference = torch.load(out / "reference.pt")
+        if rep is not None and rep.get("allocator"):
+            res.allocator = rep["allocator"]
+            for a in res.allocator.get("written_past", []):
+                a["site"] = self._relp_site(tree, a.get("site", "?"))
         if sanitizer:
             count, sites = parse_sanitizer(_tail(log, 1 << 22))
             res.sanitizer_errors = count
-            for s in sites:
-                s["path"] = self._relp(tree, s["path"]) if s["path"] else None
-                res.violations.append({**s, "tensor": "?", "direction": "?", "max_elements": None,
-                                       "kernel": "?", "source": "compute-sanitizer"})
+            tensors = (rep or {}).get("tensors", [])
+            launches = (rep or {}).get("launches", [])
+            for s in merge_overreads(sites):
+                res.violations.append(self._sanitizer_site(tree, s, tensors, launches))
         extra = f", {len(res.violations)} out-of-bounds site(s)" if res.violations else ""
         self.progress(f"  {label}: {res.status} ({res.elapsed:.1f}s{extra})")
         return res
+
+    def _launch_summary(self, tree: Path, d: dict[str, Any]) -> dict[str, Any]:
+        """A launch for the report: paths relative to the tree, a generated kernel at its text's file."""
+        out = {k: v for k, v in d.items() if k != "generated"}
+        gen = d.get("generated")
+        if gen and gen.get("file"):
+            out["generated_in"] = self._relp(tree, d["path"])
+            out["path"] = gen["file"]
+        return self._rel(tree, out, "path")
+
+    def _relp_site(self, tree: Path, site: str) -> str:
+        """"/tmp/.../original/pkg/f.py:12 in fn" with the path relative to the tree."""
+        path, sep, rest = site.partition(":")
+        return self._relp(tree, path) + sep + rest if sep else site
+
+    def _sanitizer_site(self, tree: Path, s: dict[str, Any], tensors: list[dict[str, Any]],
+                        launches: list[dict[str, Any]]) -> dict[str, Any]:
+        """A memcheck site as a violation: the kernel parameter whose tensor the access ran past."""
+        alloc = int(s["allocation"], 16) if s.get("allocation") else None
+        size = s.get("allocation_size")
+        # The tensor whose storage is that allocation (exact allocations: the same base); a
+        # parameter of the kernel that made the access when several kernels shared it.
+        # Wrappers Triton takes as pointers (no storage known): the allocation holding the pointer.
+        owners = [t for t in tensors if alloc is not None and (
+            int(t["storage"], 16) == alloc or alloc <= int(t.get("ptr", t["storage"]), 16) < alloc + (size or 1))]
+        compiled = s.get("kernel") or ""
+        own = [t for t in owners if t.get("compiled") and compiled.startswith(t["compiled"])] or owners
+        launch = next((x for x in launches if x.get("compiled") and compiled.startswith(x["compiled"])), None)
+        if launch is None and own:
+            launch = {"kernel": own[0]["kernel"], "path": own[0]["path"]}
+        gen = (launch or {}).get("generated")
+        line = s.get("line")
+        path = self._relp(tree, s["path"]) if s.get("path") else None
+        if gen and path and Path(path).name == Path(launch["path"]).name:  # type: ignore[index]
+            # The line counts in the generated source: find that text in the file it came from.
+            path, line = None, None
+            src = gen["src"].splitlines()
+            i = (s.get("line") or 0) - gen["start"]
+            if gen.get("file") and 0 <= i < len(src):
+                path = gen["file"]
+                line = _find_line(Path(path), src, i)
+        kernel_path = (gen.get("file") if gen else None) or (launch["path"] if launch else None)
+        kernel_path = self._relp(tree, kernel_path) if kernel_path else None
+        path = self._relp(tree, path) if path else (kernel_path if gen else None)
+        if path and not (tree / path).is_file() and kernel_path and Path(kernel_path).name == Path(path).name:
+            path = kernel_path  # memcheck printed the file's base name only
+        elem = own[0]["dtype"] if own else None
+        return {"kind": s["kind"], "path": path, "line": line,
+                "tensor": "/".join(sorted({t["param"] for t in own})) if own else "?",
+                "kernel": launch["kernel"] if launch else compiled or "?",
+                "kernel_path": kernel_path, "compiled_kernel": compiled,
+                "direction": s.get("direction") or "?", "max_elements": None,
+                "max_bytes": s.get("max_bytes"), "count": s.get("count"), "access_size": s.get("size"),
+                "allocation_size": size, "element_type": elem, "source": "compute-sanitizer"}
 
     @staticmethod
     def _relp(tree: Path, p: str) -> str:
@@ -788,10 +1118,11 @@ class Verifier:
                 keys_a = [(a["op"], a["masked"], a["type"]) for a in acc_after]
                 keys_b = [(a["op"], a["masked"], a["type"]) for a in acc_before]
                 consts = var.get("constexprs") or spec.get("constexprs", {})
-                # Every EVEN_* flag true: no tile is partial. With EVEN_M true and EVEN_N false,
-                # N tiles are still partial and the fix rightly masks there.
-                flags = [v for k, v in consts.items() if k.upper().startswith("EVEN") and isinstance(v, bool)]
-                all_even = bool(flags) and all(flags)
+                # Every evenness flag on its full-tile side: no tile is partial. With EVEN_M true and
+                # EVEN_N false, N tiles are still partial and the fix rightly masks there. Which
+                # constexprs are flags, and which value promises full tiles, `check`'s own
+                # recogniser says (`MASK_K=False` and `DIVISIBLE_N=True` are such flags too).
+                all_even = _all_even(trees["original"] / spec["rel"], spec["kernel"], consts)
                 fast_lines = {ln for ln, cs in conds.items() if cs and all(_eval_flags(c, consts) for c in cs)}
                 # Unmasked on purpose: the fix's own condition holds, or (for an unconditional
                 # fix) no tile is partial in this specialization.
@@ -830,6 +1161,8 @@ class Verifier:
         reasons: list[str] = []
         checks: dict[str, Any] = {}
         for r in runs:
+            if r.fill is None and r.sanitizer_errors:
+                continue  # memcheck stops the process at the access it reports: expected
             if r.status != "ok":
                 first = (r.error or "").strip().splitlines()
                 reasons.append(f"harness {r.status} on the {r.tree} tree"
@@ -837,7 +1170,7 @@ class Verifier:
                                f"{first[-1] if first else ''}")
 
         # Out-of-bounds sites, original coordinates.
-        orig_sites: dict[tuple[str, int, str, str], dict[str, Any]] = {}
+        orig_sites: dict[tuple[Any, ...], dict[str, Any]] = {}
         for r in orig.values():
             for v in r.violations:
                 key = (v["path"], v["line"], v["kind"], v.get("tensor", "?"))
@@ -845,7 +1178,7 @@ class Verifier:
                 s["fills"].append(_hex(r.fill))
                 if v.get("max_elements") and (s.get("max_elements") or 0) < v["max_elements"]:
                     s["max_elements"] = v["max_elements"]
-        fixed_sites: dict[tuple[str, int, str, str], dict[str, Any]] = {}
+        fixed_sites: dict[tuple[Any, ...], dict[str, Any]] = {}
         for r in list(fixed.values()) + [x for x in runs if x.tree == "fixed" and x.fill is None]:
             for v in r.violations:
                 key = (v["path"], v["line"], v["kind"], v.get("tensor", "?"))
@@ -855,7 +1188,25 @@ class Verifier:
                 for v in r.violations:
                     orig_sites.setdefault((v["path"], v["line"], v["kind"], v.get("tensor", "?")),
                                           {**v, "fills": ["memcheck"]})
-        have_site_info = opts.device == "cpu" or any(r.fill is None for r in runs)
+        # Writes past the end seen by the padded allocator (GPU): the allocation and the kernel
+        # parameters that were handed it; no line, so attributed below by kernel.
+        for r in runs:
+            for a in (r.allocator or {}).get("written_past", []):
+                for arg in a.get("args") or ["?.?"]:
+                    kernel, _, param = arg.partition(".")
+                    launch = next((x for x in r.launches if x.get("kernel") == kernel), None)
+                    v = {"path": launch["path"] if launch else None, "line": None, "kind": "store",
+                         "tensor": param, "kernel": kernel, "direction": "/".join(a["written"]),
+                         "max_elements": None, "source": "pad check", "allocation_site": a.get("site")}
+                    target = orig_sites if r.tree == "original" else fixed_sites
+                    key = (v["path"], None, "store", param)
+                    if r.tree == "original":
+                        s = target.setdefault(key, {**v, "fills": []})
+                        s["fills"].append(_hex(r.fill))
+                    else:
+                        target.setdefault(key, v)
+        have_site_info = opts.device == "cpu" or any(r.fill is None and r.sanitizer_errors is not None
+                                                     for r in runs)
 
         # Outputs.
         ok_orig = {f: r.outputs for f, r in orig.items() if r.outputs is not None}
@@ -916,7 +1267,7 @@ class Verifier:
         ast_cache: dict[Path, Any] = {}
         for f in report.fixes:
             f.sites = []
-        for key, s in sorted(orig_sites.items(), key=lambda kv: (kv[0][0], kv[0][1])):
+        for key, s in sorted(orig_sites.items(), key=lambda kv: (kv[0][0] or "", kv[0][1] or 0)):
             path, line = s.get("path"), s.get("line")
             match = None
             if path and line:
@@ -926,12 +1277,21 @@ class Verifier:
                     if f.path == path and span[0] <= hi and lo <= span[1]:
                         match = f
                         break
-            still = [fv for fk, fv in fixed_sites.items()
-                     if fk[0] == path and _map_fixed_line(opcodes.get(path), fk[1]) == line
-                     and fk[2] == key[2]]
+            elif path and s.get("kernel"):
+                match = _only_fix_in_kernel(report.fixes, trees["original"] / path, path, s["kernel"],
+                                            key[2], ast_cache)
+            if line is None:
+                still = [fv for fk, fv in fixed_sites.items() if fk[0] == path and fk[1] is None
+                         and fk[2] == key[2] and fk[3] == key[3]]
+            else:
+                still = [fv for fk, fv in fixed_sites.items()
+                         if fk[0] == path and fk[1] is not None
+                         and _map_fixed_line(opcodes.get(path), fk[1]) == line and fk[2] == key[2]]
             entry = {"path": path, "line": line, "kind": key[2], "tensor": key[3],
                      "kernel": s.get("kernel"), "max_elements": s.get("max_elements"),
                      "direction": s.get("direction"), "fills": s["fills"],
+                     "source": s.get("source", "interpreter"), "max_bytes": s.get("max_bytes"),
+                     "count": s.get("count"), "allocation_size": s.get("allocation_size"),
                      "fix": f"{match.path}:{match.orig_lines[0]}" if match else None}
             if still:
                 entry["verdict"], entry["reason"] = "failed", "still out of bounds in the fixed tree"
@@ -947,14 +1307,19 @@ class Verifier:
             report.accesses.append(entry)
         # Fixed-tree sites that do not exist in the original: the fix (or something) made new ones.
         for fk, fv in fixed_sites.items():
-            orig_line = _map_fixed_line(opcodes.get(fk[0]), fk[1])
+            if fk[1] is None:
+                if any(k[0] == fk[0] and k[1] is None and k[2] == fk[2] and k[3] == fk[3] for k in orig_sites):
+                    continue
+                orig_line = None
+            else:
+                orig_line = _map_fixed_line(opcodes.get(fk[0]), fk[1])
             if orig_line is not None and any(k[0] == fk[0] and k[1] == orig_line and k[2] == fk[2]
                                              for k in orig_sites):
                 continue
             where = f"{fk[0]}:{fk[1]}"
             owner = None
             for f in report.fixes:
-                if f.path == fk[0] and f.fixed_lines[0] <= fk[1] <= max(f.fixed_lines):
+                if fk[1] is not None and f.path == fk[0] and f.fixed_lines[0] <= fk[1] <= max(f.fixed_lines):
                     owner = f
             report.accesses.append({"path": fk[0], "line": fk[1], "kind": fk[2], "tensor": fk[3],
                                     "kernel": fv.get("kernel"), "max_elements": fv.get("max_elements"),
@@ -980,7 +1345,8 @@ class Verifier:
             elif comp:
                 f.verdict, f.reason = "failed", "; ".join(comp)
             elif f.sites or (not have_site_info and output_evidence):
-                if output_problems or any(r.status != "ok" for r in runs):
+                if output_problems or any(r.status != "ok" and not (r.fill is None and r.sanitizer_errors)
+                                          for r in runs):
                     f.verdict = "failed"
                     f.reason = "; ".join(output_problems) or "a harness run did not complete"
                 else:
@@ -988,7 +1354,10 @@ class Verifier:
                     f.reason = ("original goes out of bounds here; fixed tree does not, outputs "
                                 "identical across fills and equal to the original at fill "
                                 + str(_hex(zero))) if f.sites else \
-                        "original outputs depend on the fill; fixed outputs do not"
+                        "original outputs depend on the fill; fixed outputs do not" + (
+                            "" if len(report.fixes) == 1 else
+                            f" (said of the {len(report.fixes)} fixes together: without --sanitizer a GPU run "
+                            "cannot tell which line the fill reached; prove one with --only FILE:LINE)")
                     if explained:
                         f.reason += (" except where the original is off the harness reference "
                                      "(an overrun inside the storage): " + ", ".join(sorted(explained)))
@@ -1025,29 +1394,64 @@ def verify(path: str | Path, harness: str | Path, root: str | Path | None = None
     return Verifier(path, harness, root, Options(**options), fixer, progress).run()
 
 
-def format_text(report: Report) -> str:
+def _describe_site(s: dict[str, Any]) -> str:
+    edge = {"after": "past the end of", "before": "before the start of"}.get(s.get("direction") or "",
+                                                                           "outside")
+    where = f"{s['path']}:{s['line']}" if s.get("line") else f"{s.get('path')} (no line)"
+    if s.get("source") == "compute-sanitizer":
+        size = f" of {s['allocation_size']} bytes" if s.get("allocation_size") else ""
+        return (f"original {s['kind']} at {where} ran up to {s.get('max_bytes')} byte(s) {edge} "
+                f"`{s['tensor']}`{size} (kernel {s.get('kernel')}, memcheck: {s.get('count')} error(s))")
+    if s.get("source") == "pad check":
+        return (f"original {s['kind']} in kernel {s.get('kernel')} wrote {edge} `{s['tensor']}` "
+                f"(its fill-padded allocation changed; fills {', '.join(s['fills'])})")
+    return (f"original {s['kind']} at {where} ran up to {s.get('max_elements')} element(s) {edge} "
+            f"`{s['tensor']}` (kernel {s.get('kernel')}, fills {', '.join(s['fills'])})")
+
+
+def format_text(report: Report, keep: bool = False) -> str:
     lines = [f"tritonlint verify: {report.verdict.upper()}  "
              f"({report.path}, harness {report.harness}, device {report.device}, "
              f"fills {', '.join(_hex(f) or '' for f in report.fills)})"]
     for f in report.fixes:
         lines.append(f"  fix {f.path}:{f.orig_lines[0]}: {f.verdict}" + (f" - {f.reason}" if f.reason else ""))
         for s in f.sites:
-            edge = "past the end of" if s.get("direction") == "after" else "before the start of"
-            lines.append(f"    original {s['kind']} at {s['path']}:{s['line']} ran up to "
-                         f"{s.get('max_elements')} element(s) {edge} `{s['tensor']}` "
-                         f"(kernel {s.get('kernel')}, fills {', '.join(s['fills'])})")
+            lines.append("    " + _describe_site(s))
     loose = [a for a in report.accesses if not a.get("fix")]
     for a in loose:
-        lines.append(f"  access {a['path']}:{a['line']} {a['kind']} of `{a['tensor']}`: {a['verdict']}"
+        where = f"{a['path']}:{a['line']}" if a.get("line") else f"{a.get('path')} ({a.get('kernel')})"
+        lines.append(f"  access {where} {a['kind']} of `{a['tensor']}`: {a['verdict']}"
                      f" - {a['reason']}")
     for c in report.compile:
         state = {True: "ok", False: "FAILED", None: "not compiled"}[c.get("ok")]
         lines.append(f"  compile sm_90 {c['path']}::{c['kernel']}: {state}"
                      + (f" - {'; '.join(c['problems'])}" if c["problems"] else ""))
     for r in report.runs:
+        nan = sum(d["nan"] for d in (_describe_outputs(r.outputs) or {}).values())
+        written = len((r.allocator or {}).get("written_past", []))
         lines.append(f"  run {r.tree:8} fill {str(_hex(r.fill) or 'memcheck'):8} {r.status:8} "
-                     f"{r.elapsed:6.1f}s  {len(r.violations)} OOB site(s)"
-                     + (f"  sanitizer errors: {r.sanitizer_errors}" if r.sanitizer_errors is not None else ""))
+                     f"{r.elapsed:6.1f}s  NaN {nan if r.outputs is not None else '-':>6}  "
+                     f"{len(r.violations)} OOB site(s)"
+                     + (f"  {written} allocation(s) written past" if r.allocator else "")
+                     + (f"  memcheck errors: {r.sanitizer_errors}" if r.sanitizer_errors is not None else "")
+                     + (f"  log {r.log}" if keep else ""))
+    c = report.checks
+    if c:
+        zero = next((k for k in c if k.startswith("fixed_vs_original_at_")), None)
+        same = None if zero is None or c[zero] is None else not c[zero]
+        rel = c.get("fixed_vs_reference_relative_error") or {}
+        lines.append("  outputs: NaN original " + _counts(c.get("original_nan")) + ", fixed "
+                     + _counts(c.get("fixed_nan")) + "; depend on the fill: original "
+                     + (", ".join(c.get("original_fill_dependent") or []) or "no") + ", fixed "
+                     + (", ".join(c.get("fixed_fill_dependent") or []) or "no")
+                     + (f"; fixed == original at {zero[len('fixed_vs_original_at_'):]}: "
+                        f"{'yes' if same else 'no'}" if same is not None and zero else "")
+                     + ("; fixed vs reference: " + ", ".join(f"{k} {v:.4%} of max|ref|" for k, v in rel.items())
+                        if rel else ""))
     for reason in report.reasons:
         lines.append(f"  reason: {reason}")
     return "\n".join(lines)
+
+
+def _counts(d: dict[str, int] | None) -> str:
+    return "{" + ", ".join(f"{k}: {v}" for k, v in (d or {}).items()) + "}"

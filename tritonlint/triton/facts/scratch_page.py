@@ -28,7 +28,7 @@ def fact(kernel: KernelModel, access: Access, walk: Walk) -> Fact | None:
     offsets = [key for key in pointer_dims if not key.startswith(LOOP_PREFIX)]
     if len(offsets) < 2 or not all(key.startswith("arange(") and key in ev.dim_size for key in offsets):
         return None
-    sizes = {token for key in offsets for token in re.findall(r"[A-Za-z_]\w*", ev.dim_size[key])}
+    sizes = {token for key in offsets for token in re.findall(r"[^\W\d]\w*", ev.dim_size[key])}
     pages = 0
     for term, order, path, loops in _pointer_terms(kernel, access.pointer, access.order, access.path, access.loops, 0):
         term_dims = ev.dims(term, order, path, loops)

@@ -1,0 +1,178 @@
+"""Time `tritonlint server` as an editor sees it: an edit sent (didChange) to its diagnostics received."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import platform
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+
+from tritonlint.triton.outline import outline
+
+REPO = Path(__file__).resolve().parent.parent
+TEMPLATE = REPO / "fixtures" / "unmasked-tail-load" / "gemm_even_k_twin.py"
+
+
+def kernel_file(lines: int) -> str:
+    """At least `lines` lines of jit kernels (the GEMM twins, renamed): all kernel code, the worst case."""
+    source = TEMPLATE.read_text(encoding="utf-8")
+    body = source[source.index("@triton.jit"):]
+    parts = ["import triton\nimport triton.language as tl\n\n"]
+    copy = 0
+    while sum(part.count("\n") for part in parts) < lines:
+        parts.append("\n" + re.sub(r"def (gemm_twin_\w+)\(", rf"def \g<1>_{copy}(", body))
+        copy += 1
+    return "".join(parts)
+
+
+def body_line(text: str) -> int:
+    """0-based line of the first statement of the middle jit kernel: where the edits go."""
+    kernels = outline(text).kernels
+    function = kernels[len(kernels) // 2].function
+    assert function is not None
+    return function.body[0].lineno - 1
+
+
+class Bench:
+    def __init__(self, command: list[str]) -> None:
+        self.command = command
+        self.client = LanguageClient("tritonlint-bench", "1")
+        self.arrived: dict[tuple[str, int], float] = {}
+        self.counts: dict[tuple[str, int], int] = {}
+        self.waiting: dict[tuple[str, int], asyncio.Future[None]] = {}
+
+        @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def published(params: types.PublishDiagnosticsParams) -> None:
+            key = (params.uri, params.version or 0)
+            self.arrived[key] = time.perf_counter()
+            self.counts[key] = len(params.diagnostics)
+            future = self.waiting.pop(key, None)
+            if future is not None and not future.done():
+                future.set_result(None)
+
+    async def start(self) -> None:
+        await self.client.start_io(*self.command)
+        await self.client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities()))
+        self.client.initialized(types.InitializedParams())
+
+    async def stop(self) -> None:
+        await self.client.shutdown_async(None)
+        self.client.exit(None)
+        await self.client.stop()
+
+    async def until(self, uri: str, version: int, sent: float) -> tuple[float, int]:
+        """Seconds from `sent` to the diagnostics of `version`, and how many there were."""
+        key = (uri, version)
+        if key not in self.arrived:
+            future = asyncio.get_running_loop().create_future()
+            self.waiting[key] = future
+            await asyncio.wait_for(future, 60)
+        return self.arrived[key] - sent, self.counts[key]
+
+    async def open(self, uri: str, text: str) -> tuple[float, int]:
+        sent = time.perf_counter()
+        self.client.text_document_did_open(types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
+        return await self.until(uri, 1, sent)
+
+    async def insert(self, uri: str, version: int, line: int, text: str) -> tuple[float, int]:
+        """Insert `text` at the start of `line` (an incremental change, as editors send them)."""
+        here = types.Position(line, 0)
+        sent = time.perf_counter()
+        self.client.text_document_did_change(types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            [types.TextDocumentContentChangePartial(range=types.Range(here, here), text=text)]))
+        return await self.until(uri, version, sent)
+
+
+def summary(times: list[float]) -> dict[str, float]:
+    ms = sorted(t * 1000 for t in times)
+    return {"median": statistics.median(ms), "min": ms[0], "max": ms[-1],
+            "p90": ms[min(len(ms) - 1, round(0.9 * (len(ms) - 1)))]}
+
+
+async def run(args: argparse.Namespace) -> dict[str, object]:
+    text = Path(args.file).read_text(encoding="utf-8") if args.file else kernel_file(args.lines)
+    uri = (Path(args.file).resolve() if args.file else REPO / "benchmarks" / "_bench_kernels.py").as_uri()
+    bench = Bench([sys.executable, "-m", "tritonlint", "server"])
+    await bench.start()
+    try:
+        opened, found = await bench.open(uri, text)
+        line = body_line(text)
+        indent = re.match(r"\s*", text.splitlines()[line]).group(0)  # type: ignore[union-attr]
+        version = 1
+        kernel_edits: list[float] = []
+        for n in range(args.runs):
+            await asyncio.sleep(args.pause)  # each edit on its own, after the last one settled
+            version += 1
+            took, _ = await bench.insert(uri, version, line, f"{indent}edited_{n} = 0\n")
+            kernel_edits.append(took)
+        bursts: list[float] = []
+        for n in range(args.runs):
+            await asyncio.sleep(args.pause)
+            for key in range(args.burst):  # typing: keystrokes `--keystroke` apart; timed from the last
+                version += 1
+                sent = time.perf_counter()
+                bench.client.text_document_did_change(types.DidChangeTextDocumentParams(
+                    types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                    [types.TextDocumentContentChangePartial(
+                        range=types.Range(types.Position(line, len(indent)), types.Position(line, len(indent))),
+                        text="x" if key % 2 == 0 else "")]))
+                if key < args.burst - 1:
+                    await asyncio.sleep(args.keystroke)
+            took, _ = await bench.until(uri, version, sent)
+            bursts.append(took)
+        host_edits: list[float] = []
+        for n in range(args.runs):
+            await asyncio.sleep(args.pause)
+            version += 1
+            took, _ = await bench.insert(uri, version, 0, f"import os as os_{n}\n")
+            host_edits.append(took)
+    finally:
+        await bench.stop()
+    return {
+        "file": args.file or f"{args.lines}-line generated kernel file", "lines": text.count("\n"),
+        "kernels": len(outline(text).kernels), "findings": found,
+        "open_ms": opened * 1000, "edit_in_a_kernel_ms": summary(kernel_edits),
+        "edit_outside_kernels_ms": summary(host_edits), "typing_burst_last_key_ms": summary(bursts),
+        "burst": args.burst, "keystroke_s": args.keystroke, "runs": args.runs,
+        "python": platform.python_version(), "machine": platform.machine(),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--file", help="a kernel file to open instead of the generated one")
+    parser.add_argument("--lines", type=int, default=2000, help="size of the generated file (default 2000)")
+    parser.add_argument("--runs", type=int, default=20, help="edits of each kind (default 20)")
+    parser.add_argument("--pause", type=float, default=0.3, help="seconds between edits (default 0.3)")
+    parser.add_argument("--burst", type=int, default=8, help="keystrokes per typing burst (default 8)")
+    parser.add_argument("--keystroke", type=float, default=0.05, help="seconds between keystrokes (default 0.05)")
+    parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
+    args = parser.parse_args()
+    result = asyncio.run(run(args))
+    print(f"{result['file']}: {result['lines']} lines, {result['kernels']} kernels, "
+          f"{result['findings']} findings")
+    print(f"didOpen -> publishDiagnostics: {result['open_ms']:.0f} ms")
+    for label, key in (("edit in one kernel", "edit_in_a_kernel_ms"),
+                       (f"typing burst of {args.burst}, from the last key", "typing_burst_last_key_ms"),
+                       ("edit outside the kernels", "edit_outside_kernels_ms")):
+        s = result[key]
+        assert isinstance(s, dict)
+        print(f"didChange ({label}) -> publishDiagnostics, {result['runs']} runs: median {s['median']:.0f} ms, "
+              f"p90 {s['p90']:.0f} ms, min {s['min']:.0f} ms, max {s['max']:.0f} ms")
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
