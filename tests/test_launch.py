@@ -63,6 +63,7 @@ def test_rounded_up_grid_flags_the_tutorial_vector_add(launch: str) -> None:
     "add_kernel[(n // BLOCK,)](x, y, out, n, BLOCK_SIZE=BLOCK)",
     "add_kernel[(triton.cdiv(n, 2 * BLOCK),)](x, y, out, n, BLOCK_SIZE=BLOCK)",  # not the kernel's tile
     "add_kernel[(triton.cdiv(4096, 1024),)](x, y, out, n, BLOCK_SIZE=1024)",  # divides
+    "split = 1\nadd_kernel[(triton.cdiv(n, split),)](x, y, out, n, BLOCK_SIZE=split)",  # tiles of one
     "add_kernel[(n, triton.cdiv(n, BLOCK))](x, y, out, n, BLOCK_SIZE=BLOCK)",  # another axis
 ])
 def test_exact_or_unrelated_grids_stay_quiet(launch: str) -> None:

@@ -193,8 +193,9 @@ def _values(scope: list[ast.stmt], name: str, before: int) -> tuple[tuple[str, i
 
 
 def _divides(axis: Axis, scope: list[ast.stmt], line: int) -> bool:
-    """`triton.cdiv(512, bd)` with `bd = 64 if ne else 512`: literal sizes that all divide a literal extent."""
-    if not axis.extent.isdigit() or axis.meta_key:
+    """`triton.cdiv(512, bd)` with `bd = 64 if ne else 512`: literal sizes that all divide a literal extent;
+    `triton.cdiv(n, s)` with `s = 1`: a size of one divides any extent."""
+    if axis.meta_key:
         return False
     try:
         size: ast.expr = ast.parse(axis.size, mode="eval").body
@@ -204,7 +205,10 @@ def _divides(axis: Axis, scope: list[ast.stmt], line: int) -> bool:
         size = _assignments(scope, size.id, line) or size
     options = [size.body, size.orelse] if isinstance(size, ast.IfExp) else [size]
     values = [o.value for o in options if isinstance(o, ast.Constant) and isinstance(o.value, int) and o.value > 0]
-    return len(values) == len(options) and all(int(axis.extent) % value == 0 for value in values)
+    if len(values) != len(options):
+        return False
+    return all(value == 1 for value in values) or (axis.extent.isdigit()
+                                                   and all(int(axis.extent) % value == 0 for value in values))
 
 
 def _assignments(scope: list[ast.stmt], name: str, before: int) -> ast.expr | None:
