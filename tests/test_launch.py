@@ -77,6 +77,9 @@ def test_exact_or_unrelated_grids_stay_quiet(launch: str) -> None:
      "`if n % BLOCK != 0: raise` at k.py:15"),
     ("if n % BLOCK == 0:\n    add_kernel[(triton.cdiv(n, BLOCK),)](x, y, out, n, BLOCK_SIZE=BLOCK)",
      "`if n % BLOCK == 0:` at k.py:15"),
+    # A multiple along one dimension makes the element count a multiple.
+    ("assert x.shape[-1] % BLOCK == 0\nadd_kernel[(triton.cdiv(x.numel(), BLOCK),)](x, y, out, n, BLOCK_SIZE=BLOCK)",
+     "`assert x.shape[-1] % BLOCK == 0` at k.py:15"),
 ])
 def test_guarded_launch_is_tl111_tl112_only_when_selected(launch: str, guard: str) -> None:
     text = _launcher(launch)

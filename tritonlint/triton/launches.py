@@ -320,9 +320,22 @@ def _keeps(test: ast.expr, holds: bool, extent: str, sizes: set[str]) -> bool:
         return False  # `not (a and b)` says nothing of either alone
     for mod, zero in conjuncts:
         assert isinstance(mod, ast.BinOp)
-        if zero == holds and _squashed(_text(mod.left)) == extent and _squashed(_text(mod.right)) in sizes:
+        if zero == holds and _divides_extent(_squashed(_text(mod.left)), extent) \
+                and _squashed(_text(mod.right)) in sizes:
             return True
     return False
+
+
+_NUMEL = re.compile(r"(\w+)\.numel\(\)")
+
+
+def _divides_extent(tested: str, extent: str) -> bool:
+    """Whether a multiple of `tested` is a multiple of `extent`: the same text, or one dimension of a
+    tensor (`x.shape[-1]`, `x.size(1)`) against its element count (`x.numel()`, their product)."""
+    if tested == extent:
+        return True
+    numel = _NUMEL.fullmatch(extent)
+    return numel is not None and re.fullmatch(rf"{numel.group(1)}\.(shape\[[^\]]+\]|size\([^)]+\))", tested) is not None
 
 
 def _guard(extent: str, sizes: set[str], ifs: tuple[tuple[ast.expr, bool], ...], scope: list[ast.stmt],
