@@ -102,7 +102,7 @@ class UnmaskedTailLoad(Rule):
     fixable = True
 
     def check(self, kernel: KernelModel) -> Iterator[TailHazard]:
-        return kernel.tail_hazards("load")
+        return (hazard for hazard in kernel.tail_hazards("load") if not hazard.guard)
 
     def fix(self, kernel: KernelModel, hazard: TailHazard) -> CallFix:
         return tail_fix(kernel, hazard)

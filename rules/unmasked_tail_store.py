@@ -61,7 +61,7 @@ class UnmaskedTailStore(Rule):
     fixable = True
 
     def check(self, kernel: KernelModel) -> Iterator[TailHazard]:
-        return kernel.tail_hazards("store")
+        return (hazard for hazard in kernel.tail_hazards("store") if not hazard.guard)
 
     def fix(self, kernel: KernelModel, hazard: TailHazard) -> CallFix:
         return tail_fix(kernel, hazard)

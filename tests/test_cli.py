@@ -528,6 +528,8 @@ def test_rules_lists_every_rule(run: Run) -> None:
     assert [line.split()[:2] for line in out.splitlines()] == [["TL101", "unmasked-tail-load"],
                                                                ["TL102", "unmasked-tail-store"],
                                                                ["TL104", "insufficient-mask"],
+                                                               ["TL111", "guarded-tail-load"],
+                                                               ["TL112", "guarded-tail-store"],
                                                                ["TL100", "unused-suppression"],
                                                                ["TL001", "file-not-checked"]]
 
@@ -631,5 +633,5 @@ def test_runs_from_a_source_checkout_without_install() -> None:
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False, timeout=120)
     assert result.returncode == 0, result.stderr
     codes, folder = result.stdout.splitlines()
-    assert codes == "TL101 TL102 TL104"
+    assert codes == "TL101 TL102 TL104 TL111 TL112"
     assert Path(folder).resolve() == ROOT / "rules"

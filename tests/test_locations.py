@@ -18,8 +18,10 @@ from tritonlint.triton.locations import Span
 from tritonlint.triton.outline import line_starts
 
 ROOT = Path(__file__).resolve().parent.parent
+# Fixture modules that define kernels (a package's launcher module defines none).
 FIXTURES = sorted(path for path in (ROOT / "fixtures").rglob("*.py")
-                  if not path.name.startswith("_") and not path.stem.endswith("_harness"))
+                  if not path.name.startswith("_") and not path.stem.endswith("_harness")
+                  and "@triton.jit" in path.read_text())
 REGRESSIONS = ROOT / "tests" / "regressions"
 
 # Non-ASCII text before a call (ast columns count bytes), a nested kernel, a multi-line call,

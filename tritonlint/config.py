@@ -20,8 +20,12 @@ DEFAULT_EXCLUDES = (".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__p
 # Every code tritonlint reports. Kept here (not read from the rules) so that validating a selector
 # imports no rule; a test checks it against the rules. TL001 is not selectable: a file that could not
 # be checked always fails the run.
-KNOWN_CODES = ("TL100", "TL101", "TL102", "TL104")
+KNOWN_CODES = ("TL100", "TL101", "TL102", "TL104", "TL111", "TL112")
 UNCHECKED_CODE = "TL001"
+
+
+_FAMILY = "TL1"  # the prefix all rule codes share
+_ALL = "TL"  # what `ALL` selects: the prefix of every code
 
 
 class ConfigError(Exception):
@@ -42,10 +46,17 @@ class Config:
     unsafe_fixes: bool = False
     line_length: int | None = None  # [tool.tritonlint] line-length, else [tool.ruff]'s, else unset
 
-    def enabled(self, code: str) -> bool:
+    def enabled(self, code: str, default: bool = True) -> bool:
+        """Whether the rule `code` runs. A rule off by default (`default=False`: the guarded findings
+        TL111/TL112) runs only when selected by `ALL`, by its code or by a prefix of it longer than
+        its family's (`TL11`): `select = ["TL1"]` keeps meaning the default rules of TL1."""
         if any(code.startswith(prefix) for prefix in self.ignore):
             return False
-        return self.select is None or any(code.startswith(prefix) for prefix in self.select)
+        if self.select is None:
+            return default
+        if _ALL in self.select:  # `ALL` (or `TL`): every rule, the ones off by default included
+            return True
+        return any(code.startswith(prefix) and (default or len(prefix) > len(_FAMILY)) for prefix in self.select)
 
     @property
     def exclusions(self) -> tuple[str, ...]:
@@ -57,7 +68,7 @@ def check_selectors(codes: list[str], where: str) -> frozenset[str]:
     prefixes = set()
     for code in codes:
         if code == "ALL":
-            prefixes.add("TL")
+            prefixes.add(_ALL)
         elif code.startswith(UNCHECKED_CODE[:4]) and UNCHECKED_CODE.startswith(code):
             raise ConfigError(f"{where}: {code} cannot be selected or ignored: a file that could not be "
                               f"checked always fails the run (exclude the file instead)")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import ast
 import gc
+import os
 import traceback
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 
@@ -18,10 +19,20 @@ from tritonlint.diagnostics import Applicability, Diagnostic, Edit, Fix
 from tritonlint.report import FileReport
 from tritonlint.rule import Rule, all_rules
 from tritonlint.suppressions import comments_by_line, file_suppressions, suppressions_in_line
+from tritonlint.triton.launches import Launch, find_launches, kernel_params, launch_pattern
 from tritonlint.triton.locations import Locator, Span
 from tritonlint.triton.model import KernelModel, TailHazard
 from tritonlint.triton.names import ImportMap
-from tritonlint.triton.outline import KernelSource, line_starts, might_hold_kernels, outline
+from tritonlint.triton.outline import (
+    KernelSource,
+    Outline,
+    line_starts,
+    might_hold_kernels,
+    outline,
+)
+
+# The modules beside a file, (display path, text), read on demand: where its kernels may be launched.
+Neighbours = Callable[[], Sequence[tuple[str, str]]]
 
 # Wraps an indented (nested) function so libcst can parse it on its own.
 _NESTED_PREFIX = "if 1:\n"
@@ -32,7 +43,7 @@ class RuleCrash(Exception):
 
 
 def enabled_rules(config: Config) -> list[Rule]:
-    return [rule() for rule in all_rules() if config.enabled(rule.code)]
+    return [rule() for rule in all_rules() if config.enabled(rule.code, rule.default)]
 
 
 def parse_kernels(text: str) -> tuple[ImportMap, list[tuple[KernelSource, cst.Module]]]:
@@ -40,15 +51,21 @@ def parse_kernels(text: str) -> tuple[ImportMap, list[tuple[KernelSource, cst.Mo
 
     Raises SyntaxError (from the outline) or libcst.ParserSyntaxError for code that does not parse.
     """
+    found, parsed = parse_file(text)
+    return found.imports, parsed
+
+
+def parse_file(text: str) -> tuple[Outline, list[tuple[KernelSource, cst.Module]]]:
+    """The file's outline and each of its jit functions parsed with libcst (see `parse_kernels`)."""
     if not might_hold_kernels(text):
-        return ImportMap(), []
+        return Outline(ImportMap()), []
     found = outline(text)
     parsed = []
     with _unvalidated_nodes():
         for kernel in found.kernels:
             source = _NESTED_PREFIX + kernel.text if kernel.indented else kernel.text
             parsed.append((kernel, cst.parse_module(source)))
-    return found.imports, parsed
+    return found, parsed
 
 
 @contextmanager
@@ -112,11 +129,14 @@ def _collector_paused() -> Iterator[None]:
 
 
 @_collector_paused()
-def check_source(path: str, text: str, config: Config, *, strict: bool = False) -> FileReport:
+def check_source(path: str, text: str, config: Config, *, strict: bool = False,
+                 neighbours: Neighbours | None = None) -> FileReport:
     """Every enabled rule over every kernel of one file.
 
     Syntax errors become a one-line error for the file; a crashing rule becomes an
     internal error naming the rule, or is re-raised when `strict` (the tests' mode).
+    Kernels launched in the file, or in one of `neighbours` that imports them, are judged with
+    what their launches' grids say.
     """
     rules = enabled_rules(config)
     starts = line_starts(text)
@@ -125,7 +145,8 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False) 
     suppressed = 0
     used: list[tuple[int, str]] = []
     try:
-        imports, kernels = parse_kernels(text)
+        found, kernels = parse_file(text)
+        imports = found.imports
     except SyntaxError as error:
         return FileReport(path, errors=(f"{path}:{error.lineno or 0}: syntax error: {error.msg}",), unchecked=True)
     except cst.ParserSyntaxError as error:
@@ -143,10 +164,12 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False) 
             crashes.append(_crash_line(path, kernel, "the kernel model", error))
     helpers = {kernel.name: model for kernel, model in models}
     sources = {id(model): kernel for kernel, model in models}
+    launches = find_file_launches(path, text, found, neighbours) if models else {}
     reported: set[tuple[str, int]] = set()  # a helper's access is reported once, from its first caller
     depends: set[str] = set()
     for kernel, model in models:
         model.helpers = helpers
+        model.launches = launches.get(kernel.name, [])
         model.origin = (path, text)
         model.depends = depends
         for rule in rules:
@@ -198,6 +221,52 @@ def evenness_flags(text: str, config: Config) -> dict[str, dict[str, bool]]:
         model = build_model(kernel, module, imports, config, text, starts)
         found[kernel.name] = {flag.atom: flag.even for flag in model.flags.flags if flag.atom.isidentifier()}
     return found
+
+
+def find_file_launches(path: str, text: str, found: Outline, neighbours: Neighbours | None) -> dict[str, list[Launch]]:
+    """The launches of the file's kernels, by kernel name: in the file itself, and in the neighbouring
+    modules that import them (`from .kernels import k`, `from . import kernels`). Only text that
+    names a kernel and the file's module is parsed; nothing is imported or run."""
+    params = {k.name: kernel_params(k.function) for k in found.kernels if k.function is not None}
+    if not params:
+        return {}
+    names = {name: name for name in params} | {alias: k for alias, k in found.aliases.items() if k in params}
+    launches: list[Launch] = []
+    if found.tree is not None and launch_pattern(list(names)).search(text):
+        launches += find_launches(found.tree, names, params, os.path.basename(path))
+    stem = os.path.splitext(os.path.basename(path))[0]
+    for display, other in neighbours() if neighbours is not None else ():
+        if stem not in other or not launch_pattern(list(names)).search(other):
+            continue
+        try:
+            tree = ast.parse(other)
+        except (SyntaxError, ValueError, RecursionError):
+            continue  # reported when that file itself is checked
+        local, modules = _imported_kernels(tree, stem, names)
+        if local or modules:
+            launches += find_launches(tree, local, params, os.path.basename(display), frozenset(modules), names)
+    by_kernel: dict[str, list[Launch]] = {}
+    for launch in launches:
+        by_kernel.setdefault(launch.kernel, []).append(launch)
+    return by_kernel
+
+
+def _imported_kernels(tree: ast.Module, stem: str, names: dict[str, str]) -> tuple[dict[str, str], set[str]]:
+    """Local names of the kernels a module imports from the module `stem` (`from .kernels import k as
+    local`), and local names of that module itself (`from . import kernels`)."""
+    local: dict[str, str] = {}
+    modules: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.module is not None and node.module.split(".")[-1] == stem:
+                local.update({alias.asname or alias.name: names[alias.name] for alias in node.names
+                              if alias.name in names})
+            else:
+                modules.update(alias.asname or alias.name for alias in node.names if alias.name == stem)
+        elif isinstance(node, ast.Import):
+            modules.update(alias.asname for alias in node.names
+                           if alias.asname and alias.name.split(".")[-1] == stem)
+    return local, modules
 
 
 def _crash_line(path: str, kernel: KernelSource, what: str, error: Exception) -> str:
@@ -288,6 +357,8 @@ def _diagnostic(rule: Rule, hazard: TailHazard, model: KernelModel, kernel: Kern
     message = rule.message(model, hazard) or \
         f"{call} can {verb} past the end of the tensor on a partial tail tile: no mask bounds {what}"
     notes = [hazard.condition, f"walks {hazard.walked or model.describe_walk(hazard.walk)}", hazard.evidence]
+    if hazard.guard:
+        notes.append(hazard.guard)
     fix = None
     proposed = rule.fix(model, hazard) if not hazard.via else None
     if hazard.via:
@@ -381,7 +452,8 @@ def nodes_of_type(root: cst.CSTNode, kind: type) -> Iterator[cst.CSTNode]:
         pending.extend(current.children)
 
 
-def fix_source(path: str, text: str, config: Config, *, unsafe: bool = False, strict: bool = False) -> FileReport:
+def fix_source(path: str, text: str, config: Config, *, unsafe: bool = False, strict: bool = False,
+               neighbours: Neighbours | None = None) -> FileReport:
     """Apply fixes until none applies; the result is re-checked and must parse.
 
     Overlapping edits (a load nested in a store) are applied one per round; the loop stops when a
@@ -389,7 +461,7 @@ def fix_source(path: str, text: str, config: Config, *, unsafe: bool = False, st
     """
     allowed = {Applicability.SAFE, Applicability.UNSAFE} if unsafe else {Applicability.SAFE}
     current = text
-    report = first = check_source(path, current, config, strict=strict)
+    report = first = check_source(path, current, config, strict=strict, neighbours=neighbours)
     written: set[str] = set()  # text our fixes produced: a finding on it again means the fix failed
     for _ in range(MAX_FIX_ROUNDS):
         edits = [d.fix.edits[0] for d in report.diagnostics
@@ -411,7 +483,7 @@ def fix_source(path: str, text: str, config: Config, *, unsafe: bool = False, st
             return FileReport(path, report.diagnostics, text=report.text, errors=(
                 f"{path}: fix not applied: the fixed source would not parse ({error.msg}, line {error.lineno})",))
         current = candidate
-        report = check_source(path, current, config, strict=strict)
+        report = check_source(path, current, config, strict=strict, neighbours=neighbours)
     else:
         return FileReport(path, report.diagnostics, text=report.text, errors=(
             f"{path}: fix not applied: fixes did not settle after {MAX_FIX_ROUNDS} rounds",))

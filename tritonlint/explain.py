@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import libcst as cst
 
 from tritonlint.config import Config
-from tritonlint.engine import build_model, check_source, parse_kernels
+from tritonlint.engine import build_model, check_source, find_file_launches, parse_file
+from tritonlint.runner import SourceFile, neighbours_of
 from tritonlint.triton.ir import Access, Judgement
 from tritonlint.triton.model import KernelModel
 from tritonlint.triton.outline import line_starts
@@ -31,13 +33,17 @@ def explain(path: str, line: int, config: Config) -> tuple[list[str], bool]:
 def explain_source(path: str, text: str, line: int, config: Config) -> tuple[list[str], bool]:
     """`explain` of a text that need not be on disk (an editor's unsaved buffer)."""
     try:
-        imports, kernels = parse_kernels(text)
+        found, kernels = parse_file(text)
     except Exception as error:  # a syntax error of any parser: one line, no traceback
         raise ExplainError(f"{path}: cannot parse: {error}") from error
     starts = line_starts(text)
-    models = [(kernel, build_model(kernel, module, imports, config, text, starts)) for kernel, module in kernels]
+    models = [(kernel, build_model(kernel, module, found.imports, config, text, starts)) for kernel, module in kernels]
     helpers = {kernel.name: model for kernel, model in models}
-    report = check_source(path, text, config)
+    neighbours = neighbours_of(SourceFile(path, Path(path)))
+    launches = find_file_launches(path, text, found, neighbours) if models else {}
+    for kernel, model in models:
+        model.launches = launches.get(kernel.name, [])
+    report = check_source(path, text, config, neighbours=neighbours)
     findings = [d for d in report.diagnostics if d.line <= line <= d.end_line]
     out: list[str] = []
     try:

@@ -16,6 +16,8 @@ from tritonlint.triton.outline import KernelSource, outline
 _NOT_NEWLINE = re.compile(r"[^\r\n]")
 # How findings name a line of the file ("advanced by the loop at line 9"): moved with the kernel.
 _LINE_REFERENCE = re.compile(r"\bline (\d+)\b")
+# A launch or host guard named as `file.py:41`: a line outside the kernel, so the finding is never kept.
+_HOST_REFERENCE = re.compile(r"\.py:\d+")
 _WORD = re.compile(r"[^\W\d]\w*")
 
 
@@ -80,6 +82,8 @@ class IncrementalChecker:
                 own = tuple(d for d in (*report.diagnostics, *reused) if kernel.start_offset <= d.start_offset < end)
                 last_line = kernel.first_line + kernel.text.rstrip("\r\n").count("\n")
                 if not all(kernel.first_line <= line <= last_line for d in own for line in _lines_named(d)):
+                    continue
+                if any(_HOST_REFERENCE.search(text) for d in own for text in _texts(d)):
                     continue
                 kept_now[(kernel.text, *context)] = _Kept(kernel.start_offset, kernel.first_line, own)
         self._kept = kept_now

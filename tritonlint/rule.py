@@ -29,6 +29,7 @@ class Rule:
     name: ClassVar[str]
     summary: ClassVar[str]  # one line, for `tritonlint rules` and SARIF shortDescription
     fixable: ClassVar[bool] = False
+    default: ClassVar[bool] = True  # in the default selection; False: only when selected (Config.enabled)
 
     def check(self, kernel: KernelModel) -> Iterator[TailHazard]:
         """Yield the hazards of `kernel` this rule flags."""

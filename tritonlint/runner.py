@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
+import functools
 import os
 import stat
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -174,7 +175,7 @@ def first_look(file: SourceFile, *, unused: bool = False) -> tuple[bytes | None,
 def cached_report(file: SourceFile, data: bytes, cache: Cache, config: Config, *,
                   unused: bool = False) -> FileReport | None:
     """The cached report for these bytes, ready to print; None on a miss."""
-    report = cache.load(content_hash(data), file.display)
+    report = cache.load(cache_digest(file, data), file.display)
     if report is None:
         return None
     if report.diagnostics or unused:  # JSON/SARIF place fix edits with the text; TL100 reads it
@@ -194,10 +195,75 @@ def analyse(item: tuple[SourceFile, bytes], config: Config, cache: Cache | None 
         report = _bad_input(file, error)
     else:
         assert text is not None
-        report = check_source(file.display, text, config, strict=strict)
+        report = check_source(file.display, text, config, strict=strict, neighbours=neighbours_of(file))
     if cache is not None:
-        cache.store(content_hash(data), report)
+        cache.store(cache_digest(file, data), report)
     return with_unused(report, config) if unused else report
+
+
+# Modules beside a kernel's file larger than this are not read for launches (generated code).
+_NEIGHBOUR_LIMIT = 1 << 20
+
+
+def _folder_signature(folder: Path) -> str:
+    """What the launches a file's kernels get from its neighbours depend on: their names, sizes and times."""
+    try:
+        entries = sorted((entry.name, entry.stat().st_size, entry.stat().st_mtime_ns) for entry in os.scandir(folder)
+                         if entry.name.endswith(".py") and entry.is_file())
+    except OSError:
+        return ""
+    return repr(entries)
+
+
+def cache_digest(file: SourceFile, data: bytes) -> str:
+    """The cache key of a file's report: its bytes and, where it may hold kernels, the modules beside
+    it that name it (where its kernels may be launched), by name and content. Identical files whose
+    launching neighbours are identical share an entry."""
+    if not might_hold_kernels(data):
+        return content_hash(data)
+    stem = file.path.stem
+    try:
+        modules = _folder_modules(file.path.parent.resolve(), _folder_signature(file.path.parent))
+    except OSError:
+        modules = ()
+    named = [(name, content_hash(text.encode())) for name, text in modules
+             if name != file.path.name and stem in text]
+    return content_hash(data + repr(named).encode()) if named else content_hash(data)
+
+
+@functools.lru_cache(maxsize=8)
+def _folder_modules(folder: Path, signature: str) -> tuple[tuple[str, str], ...]:
+    """The `.py` files of a folder that could launch a kernel, (name, text); read once per state of the folder."""
+    found = []
+    for entry in sorted(os.scandir(folder), key=lambda entry: entry.name):
+        if not entry.name.endswith(".py") or not entry.is_file() or entry.stat().st_size > _NEIGHBOUR_LIMIT:
+            continue
+        try:
+            data = Path(entry.path).read_bytes()
+        except OSError:
+            continue
+        if b"[" not in data:
+            continue
+        try:
+            found.append((entry.name, data.decode("utf-8")))
+        except UnicodeDecodeError:
+            continue
+    return tuple(found)
+
+
+def neighbours_of(file: SourceFile) -> Callable[[], list[tuple[str, str]]]:
+    """The other modules of the file's folder (its package), read only when asked (the file holds kernels)."""
+
+    def read() -> list[tuple[str, str]]:
+        folder = file.path.parent
+        try:
+            modules = _folder_modules(folder.resolve(), _folder_signature(folder))
+        except OSError:
+            return []
+        base = os.path.dirname(file.display)
+        return [(os.path.join(base, name), text) for name, text in modules if name != file.path.name]
+
+    return read
 
 
 def with_unused(report: FileReport, config: Config) -> FileReport:
@@ -241,7 +307,7 @@ def fix_file(file: SourceFile, config: Config, *, unsafe: bool, write: bool, str
     assert text is not None
     from tritonlint.engine import apply_edits, check_source, fix_source
 
-    report = fix_source(file.display, text, config, unsafe=unsafe, strict=strict)
+    report = fix_source(file.display, text, config, unsafe=unsafe, strict=strict, neighbours=neighbours_of(file))
     if unused and not report.errors and not report.crashes:
         # TL100's fixes are safe: they are always applied, so no TL100 finding remains.
         current = report.fixed_text if report.fixed_text is not None else text
@@ -249,7 +315,8 @@ def fix_file(file: SourceFile, config: Config, *, unsafe: bool, write: bool, str
                     if d.fix is not None]
         if removals:
             current = apply_edits(current, removals)
-            report = replace(check_source(file.display, current, config, strict=strict),
+            report = replace(check_source(file.display, current, config, strict=strict,
+                                          neighbours=neighbours_of(file)),
                              text=text, fixed_text=current if current != text else None)
     if write and report.fixed_text is not None:
         problem = write_atomic(file.path, report.fixed_text, before)

@@ -21,7 +21,7 @@ from pathlib import Path
 import libcst as cst
 
 from tritonlint.diagnostics import Applicability
-from tritonlint.triton.ir import LOOP_PREFIX, Access, TailHazard
+from tritonlint.triton.ir import LOOP_PREFIX, PROGRAM, Access, TailHazard
 from tritonlint.triton.layouts import LaneMap, imported_helper, lane_map, module_constants
 from tritonlint.triton.model import KernelModel
 from tritonlint.triton.names import code_of
@@ -113,7 +113,18 @@ def _derive(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicability,
         if loop_mask is None and _shifted_tile(model, hazard) is not None:
             return None  # a prefetch of another tile: the masks of this tile's accesses do not bound it
         return loop_mask or _sibling_mask(model, hazard) or _comparison_mask(model, hazard)
-    return _sibling_mask(model, hazard) or _comparison_mask(model, hazard)
+    return _sibling_mask(model, hazard) or _comparison_mask(model, hazard) or _launch_mask(model, hazard)
+
+
+def _launch_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicability, str] | None:
+    """A program-id tile on a grid rounded up over the parameter `n`: `offs < n`."""
+    access = hazard.access
+    if not hazard.bound or hazard.walk.dim is None:
+        return None
+    mine = _offset_of(model, access, hazard.walk.dim)
+    if mine is None or PROGRAM not in model.dims(mine[2], access.order, access.path, access.loops):
+        return None  # `tl.arange(0, BLOCK)` alone is the offset within the tile, not in the tensor
+    return f"{_atom(mine[0])}{mine[1]} < {hazard.bound}", Applicability.UNSAFE, "derived from the launch grid"
 
 
 def _combined_mask(model: KernelModel, access: Access, mask: str, even: Literal | None) -> str:

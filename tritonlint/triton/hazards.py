@@ -9,6 +9,7 @@ the evaluator, on the tail side of the flag), the even side of a flag, or a cons
 from __future__ import annotations
 
 import dataclasses
+import re
 import weakref
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -18,6 +19,7 @@ import libcst as cst
 from tritonlint.triton.facts import full_tile_loop, full_tiles
 from tritonlint.triton.ir import (
     LOOP_PREFIX,
+    PROGRAM,
     Access,
     HelperCall,
     Judgement,
@@ -26,10 +28,14 @@ from tritonlint.triton.ir import (
     Walk,
     share_a_dimension,
 )
+from tritonlint.triton.launches import padded
 from tritonlint.triton.names import code_of
-from tritonlint.triton.paths import EMPTY, Literal, compatible
+from tritonlint.triton.paths import EMPTY, Literal, Path, compatible
 from tritonlint.triton.syntax import ordered
 from tritonlint.triton.tree import names_in
+
+# `tl.program_id(0)`, `tl.program_id(axis=1)`: the axis a program's tile index is read along.
+_PROGRAM_AXIS = re.compile(r"program_id\(\s*(?:axis\s*=\s*)?(\d+)\s*\)")
 
 if TYPE_CHECKING:
     from tritonlint.triton.model import KernelModel
@@ -191,8 +197,72 @@ class HazardFinder:
             fact = full_tile_loop.fact(self.kernel, access, walk)
             if fact is not None:
                 return Judgement(walk, None, fact.reason, fact)
+        if walk.loop is None and walk.dim is not None and PROGRAM in moved_by and self.kernel.launches:
+            launched = self._launch_evidence(access, walk)
+            if launched is not None:
+                return launched
         return Judgement(walk, None, "no evidence that a tile can be partial (no evenness flag, masked sibling "
                          "or partial loop speaks of it)")
+
+    def _launch_evidence(self, access: Access, walk: Walk) -> Judgement | None:
+        """A program-id tile (`pid * BLOCK + tl.arange(0, BLOCK)`) on an axis that a launch's grid
+        rounds up by the same BLOCK (`triton.cdiv(n, BLOCK)`): the last program's tile can be
+        partial. Guarded when every such launch has a host test keeping `n` a multiple of BLOCK,
+        or sizes the accessed tensor in whole tiles (`torch.empty(blocks * BLOCK)`)."""
+        assert walk.dim is not None
+        size = self.ev.dim_size.get(walk.dim)
+        axis = self._program_axis(access, walk.dim)
+        if size is None or axis is None:
+            return None
+        rounded = [(launch, launch.grid[axis]) for launch in self.kernel.launches
+                   if axis < len(launch.grid) and launch.grid[axis].kind == "partial"
+                   and size in launch.sizes(launch.grid[axis])]
+        if not rounded:
+            return None
+        stop = next((literal for literal in access.path if f"*{size}" in literal.atom
+                     and any(op in literal.atom for op in ("<", ">"))), None)
+        if stop is not None:
+            # `if pid_m * BLOCK_M >= num_post: return`: the kernel bounds its programs itself, by
+            # something other than the grid (the MoE kernels' padded token count).
+            return Judgement(walk, None, f"launched on rounded-up grids, but the program stops unless "
+                             f"{stop.describe()}")
+        params = {name for name in self.flow.chain(access.pointer, access)
+                  if any(d.kind == "param" for d in self.ir.defs.get(name, ()))}
+        guarded = []
+        for launch, grid in rounded:
+            guard = grid.guard or next(filter(None, (padded(launch, grid, param, frozenset({size}))
+                                                      for param in sorted(params))), "")
+            guarded.append((launch, grid, guard))
+        launch, grid, _ = next((item for item in guarded if not item[2]), guarded[0])
+        param = next((param for param, text in launch.args.items() if text == grid.extent), "")
+        extent = param or grid.extent
+        evidence = f"launched at {launch.where} on `{grid.text}` programs"
+        condition = f"reachable on the last program along axis {axis}, whose tile is partial unless " \
+                    f"{extent} is a multiple of {size}"
+        if any(not guard for _, _, guard in guarded):
+            return Judgement(walk, TailHazard(access, walk, condition, evidence, bound=param), evidence)
+        guard = f"every launch keeps it in bounds: {', '.join(sorted({guard for _, _, guard in guarded}))}"
+        return Judgement(walk, TailHazard(access, walk, condition, evidence, bound=param, guard=guard),
+                         f"{evidence}; {guard}")
+
+    def _program_axis(self, access: Access, dim: str) -> int | None:
+        """The program axis of the tile `dim`, when the access places it by the program id alone
+        (`offs = pid * BLOCK + tl.arange(0, BLOCK)`): an expression the pointer is built from that
+        varies along `dim` and the program id and nothing else; its `tl.program_id(axis)`."""
+        named: list[tuple[cst.BaseExpression, int, Path, tuple[Loop, ...]]] = \
+            [(cst.Name(dim), access.order, access.path, access.loops)] if dim in self.ir.defs else []
+        candidates = named + [(access.pointer, access.order, access.path, access.loops)] + [
+            (d.value, d.order, d.path, d.loops) for defs in self.flow.chain(access.pointer, access).values()
+            for d in defs if d.value is not None and d.kind == "assign"]
+        for value, order, path, loops in candidates:
+            keys = self.ev.dims(value, order, path, loops)
+            if PROGRAM not in keys or {key for key in keys if key != PROGRAM} != {dim}:
+                continue
+            chain = self.flow.build_chain(value, order, path, loops)
+            texts = [code_of(value)] + [code_of(d.value) for defs in chain.values() for d in defs if d.value is not None]
+            axes = {int(axis) for text in texts for axis in _PROGRAM_AXIS.findall(text)}
+            return axes.pop() if len(axes) == 1 else None
+        return None
 
     def _runtime_bound(self, access: Access, dim: str, moved_by: frozenset[str]) -> bool:
         """Whether the access's mask compares `dim`, shifted by the same loops and program id as

@@ -112,6 +112,8 @@ class TailHazard:
     helper: KernelModel | None = field(default=None, compare=False)  # the jit helper holding the access
     via: str = ""  # how a caller reaches it: "called from kernel K at line N"
     walked: str = ""  # the walk described by the caller (its loops are not the helper's)
+    bound: str = ""  # the kernel parameter a launch's grid divides (`n_elements`), for the fix
+    guard: str = ""  # the host line that keeps every launch from reaching the partial tile (TL111/TL112)
     when: Path = frozenset()  # the walk enters the pointer only where these hold (one side of an `if`)
 
 

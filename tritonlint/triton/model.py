@@ -36,6 +36,7 @@ from tritonlint.triton.ir import (
     TailHazard,
     Walk,
 )
+from tritonlint.triton.launches import Launch
 from tritonlint.triton.locations import Locator, Span
 from tritonlint.triton.names import ImportMap
 from tritonlint.triton.syntax import strip_casts
@@ -54,6 +55,7 @@ class KernelModel:
         self.locator = locator  # positions from the file's ast; None: PositionProvider only
         self.line_base = line_base  # add to a line of `module` to get the file's line
         self.helpers: dict[str, KernelModel] = {}  # jit functions of the same file, by name (set by the engine)
+        self.launches: list[Launch] = []  # its launch sites in the file and its neighbours (set by the engine)
         self.origin: tuple[str, str] | None = None  # (path, text) of the file, for helpers it imports
         self.depends: set[str] = set()  # other files the fixer read (their helpers): results not cacheable
         self.ir = bind(module, function, imports, source, extra_flags)

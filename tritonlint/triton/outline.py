@@ -35,6 +35,8 @@ class KernelSource:
 class Outline:
     imports: ImportMap
     kernels: list[KernelSource] = field(default_factory=list)
+    tree: ast.Module | None = None  # the file's `ast`, for the launch sites in its host code
+    aliases: dict[str, str] = field(default_factory=dict)  # `fast = triton.jit(fn)`: fast -> fn
 
     @property
     def jit_names(self) -> frozenset[str]:
@@ -58,6 +60,8 @@ def outline(text: str) -> Outline:
     tree = ast.parse(text)
     imports = ImportMap()
     functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    plain: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}  # undecorated: `fn = triton.jit(fn)` makes a kernel
+    jitted: dict[str, str] = {}
     for node in _statements(tree.body):
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -65,14 +69,25 @@ def outline(text: str) -> Outline:
         elif isinstance(node, ast.ImportFrom) and node.module:
             for alias in node.names:
                 imports.add_from(node.module, alias.name, alias.asname)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.decorator_list:
-            functions.append(node)
-    result = Outline(imports)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if node.decorator_list:
+                functions.append(node)
+            else:
+                plain.setdefault(node.name, node)
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and isinstance(node.value, ast.Call) and len(node.value.args) == 1 \
+                and isinstance(node.value.args[0], ast.Name) and _is_jit(node.value, imports):
+            jitted[node.value.args[0].id] = node.targets[0].id
+    result = Outline(imports, tree=tree)
     starts = line_starts(text)
+    for name, made in jitted.items():
+        if name in plain:
+            functions.append(plain[name])
+            result.aliases[made] = name
     for function in functions:
-        if not any(_is_jit(decorator, imports) for decorator in function.decorator_list):
+        if function.decorator_list and not any(_is_jit(decorator, imports) for decorator in function.decorator_list):
             continue
-        first = min(decorator.lineno for decorator in function.decorator_list)
+        first = min((decorator.lineno for decorator in function.decorator_list), default=function.lineno)
         last = function.end_lineno or function.lineno
         begin = starts[first - 1]
         end = starts[last] if last < len(starts) else len(text)

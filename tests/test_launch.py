@@ -1,0 +1,164 @@
+"""Launch sites as evidence: grids that round up, host guards (TL111/TL112), launches from another module."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tritonlint.cli import main
+from tritonlint.config import Config, check_selectors
+from tritonlint.engine import check_source
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures" / "unmasked-tail-load"
+PACKAGE = FIXTURES / "launch_package"
+
+KERNEL = '''import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + offsets)
+    y = tl.load(y_ptr + offsets)
+    tl.store(out_ptr + offsets, x + y)
+'''
+
+
+def _findings(path: str, text: str, select: frozenset[str] | None = None) -> list[tuple[int, str]]:
+    chosen = None if select is None else check_selectors(sorted(select), "test")  # `ALL` as the CLI reads it
+    report = check_source(path, text, Config(select=chosen), strict=True)
+    return [(d.line, d.code) for d in report.diagnostics]
+
+
+def _launcher(body: str) -> str:
+    return KERNEL + "\n\ndef add(x, y, out, n, BLOCK=1024):\n" + "".join(f"    {line}\n" for line in body.splitlines())
+
+
+TAIL = [(9, "TL101"), (10, "TL101"), (11, "TL102")]
+
+
+def test_no_launch_keeps_todays_behaviour() -> None:
+    assert _findings("k.py", KERNEL) == []
+    assert _findings("k.py", KERNEL, frozenset({"ALL"})) == []
+
+
+@pytest.mark.parametrize("launch", [
+    "add_kernel[(triton.cdiv(n, BLOCK),)](x, y, out, n, BLOCK_SIZE=BLOCK)",
+    "add_kernel[((n + BLOCK - 1) // BLOCK,)](x, y, out, n, BLOCK)",
+    "add_kernel[lambda meta: (triton.cdiv(n, meta['BLOCK_SIZE']),)](x, y, out, n, BLOCK_SIZE=1024)",
+    "grid = (triton.cdiv(n, 1024),)\nadd_kernel[grid](x, y, out, n, BLOCK_SIZE=1024)",
+    "blocks = (n + 1023) // 1024\nadd_kernel[(blocks,)](x, y, out, n, BLOCK_SIZE=1024)",
+])
+def test_rounded_up_grid_flags_the_tutorial_vector_add(launch: str) -> None:
+    assert _findings("k.py", _launcher(launch)) == TAIL
+
+
+@pytest.mark.parametrize("launch", [
+    "add_kernel[(n // BLOCK,)](x, y, out, n, BLOCK_SIZE=BLOCK)",
+    "add_kernel[(triton.cdiv(n, 2 * BLOCK),)](x, y, out, n, BLOCK_SIZE=BLOCK)",  # not the kernel's tile
+    "add_kernel[(triton.cdiv(4096, 1024),)](x, y, out, n, BLOCK_SIZE=1024)",  # divides
+    "split = 1\nadd_kernel[(triton.cdiv(n, split),)](x, y, out, n, BLOCK_SIZE=split)",  # tiles of one
+    "add_kernel[(n, triton.cdiv(n, BLOCK))](x, y, out, n, BLOCK_SIZE=BLOCK)",  # another axis
+])
+def test_exact_or_unrelated_grids_stay_quiet(launch: str) -> None:
+    assert _findings("k.py", _launcher(launch), frozenset({"ALL"})) == []
+
+
+@pytest.mark.parametrize(("launch", "guard"), [
+    ("assert n % BLOCK == 0\nadd_kernel[(triton.cdiv(n, BLOCK),)](x, y, out, n, BLOCK_SIZE=BLOCK)",
+     "`assert n % BLOCK == 0` at k.py:15"),
+    ("if n % BLOCK != 0:\n    raise ValueError(n)\nadd_kernel[(triton.cdiv(n, BLOCK),)](x, y, out, n, BLOCK_SIZE=BLOCK)",
+     "`if n % BLOCK != 0: raise` at k.py:15"),
+    ("if n % BLOCK == 0:\n    add_kernel[(triton.cdiv(n, BLOCK),)](x, y, out, n, BLOCK_SIZE=BLOCK)",
+     "`if n % BLOCK == 0:` at k.py:15"),
+    # A multiple along one dimension makes the element count a multiple.
+    ("assert x.shape[-1] % BLOCK == 0\nadd_kernel[(triton.cdiv(x.numel(), BLOCK),)](x, y, out, n, BLOCK_SIZE=BLOCK)",
+     "`assert x.shape[-1] % BLOCK == 0` at k.py:15"),
+])
+def test_guarded_launch_is_tl111_tl112_only_when_selected(launch: str, guard: str) -> None:
+    text = _launcher(launch)
+    assert _findings("k.py", text) == []
+    assert _findings("k.py", text, frozenset({"TL1"})) == []  # the family prefix keeps the default rules
+    assert _findings("k.py", text, frozenset({"ALL"})) == [(9, "TL111"), (10, "TL111"), (11, "TL112")]
+    assert _findings("k.py", text, frozenset({"TL112"})) == [(11, "TL112")]
+    report = check_source("k.py", text, Config(select=check_selectors(["ALL"], "test")), strict=True)
+    assert all(f"every launch keeps it in bounds: {guard}" in d.notes for d in report.diagnostics)
+
+
+def test_one_unguarded_launch_keeps_the_finding_and_names_it() -> None:
+    text = _launcher("assert n % BLOCK == 0\nadd_kernel[(triton.cdiv(n, BLOCK),)](x, y, out, n, BLOCK_SIZE=BLOCK)\n"
+                     "add_kernel[(triton.cdiv(n, 256),)](x, y, out, n, BLOCK_SIZE=256)")
+    report = check_source("k.py", text, Config(), strict=True)
+    assert [(d.line, d.code) for d in report.diagnostics] == TAIL
+    assert "launched at k.py:17 on `triton.cdiv(n, 256)` programs" in report.diagnostics[0].notes
+
+
+def test_padded_allocation_guards_the_store_only() -> None:
+    text = _launcher("blocks = triton.cdiv(n, BLOCK)\nout = torch.empty(blocks * BLOCK)\n"
+                     "add_kernel[(blocks,)](x, y, out, n, BLOCK_SIZE=BLOCK)")
+    assert _findings("k.py", text, frozenset({"ALL"})) == [(9, "TL101"), (10, "TL101"), (11, "TL112")]
+
+
+def test_program_stopping_itself_is_not_launch_evidence() -> None:
+    text = KERNEL.replace("    offsets =", "    if pid * BLOCK_SIZE >= n_elements:\n        return\n    offsets =")
+    text += "\n\ndef add(x, y, out, n):\n    add_kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK_SIZE=1024)\n"
+    assert _findings("k.py", text, frozenset({"ALL"})) == []
+
+
+def test_fix_masks_with_the_parameter_the_grid_divides() -> None:
+    report = check_source("k.py", _launcher("add_kernel[(triton.cdiv(n, BLOCK),)](x, y, out, n, BLOCK_SIZE=BLOCK)"),
+                          Config(), strict=True)
+    assert {d.fix.title for d in report.diagnostics if d.fix} == {
+        "Mask the load with `offsets < n_elements` (derived from the launch grid)",
+        "Mask the store with `offsets < n_elements` (derived from the launch grid)"}
+
+
+def _check_json(capsys: pytest.CaptureFixture[str], *argv: str) -> list[dict[str, object]]:
+    main(["check", "--no-cache", "--output-format", "json", *argv])
+    found: list[dict[str, object]] = json.loads(capsys.readouterr().out)
+    return found
+
+
+def test_kernel_launched_from_a_sibling_module(capsys: pytest.CaptureFixture[str]) -> None:
+    found = _check_json(capsys, str(PACKAGE / "kernels.py"))
+    assert [(f["line"], f["code"]) for f in found] == [(11, "TL101"), (12, "TL101"), (13, "TL102")]
+    assert all("launched at ops.py:14 on `triton.cdiv(n, meta['BLOCK_SIZE'])` programs" in f["notes"]  # type: ignore[operator]
+               for f in found)
+    guarded = _check_json(capsys, "--select", "TL11", str(PACKAGE / "kernels.py"))
+    assert [(f["line"], f["code"]) for f in guarded] == [(19, "TL112"), (19, "TL111")]
+    everything = _check_json(capsys, "--select", "ALL", str(PACKAGE / "kernels.py"))
+    assert [(f["line"], f["code"]) for f in everything] == [(11, "TL101"), (12, "TL101"), (13, "TL102"),
+                                                            (19, "TL112"), (19, "TL111")]
+    assert all("every launch keeps it in bounds: `assert n % 256 == 0` at ops.py:21" in f["notes"]  # type: ignore[operator]
+               for f in guarded)
+
+
+def test_sibling_change_is_seen_through_the_cache(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    package = tmp_path / "pkg"
+    shutil.copytree(PACKAGE, package)
+    cache = str(tmp_path / "cache")
+    kernels = str(package / "kernels.py")
+    main(["check", "--cache-dir", cache, "--output-format", "json", kernels])
+    assert len(json.loads(capsys.readouterr().out)) == 3
+    ops = package / "ops.py"
+    # The copy kernel's exact grid turned into a rounded-up one: only ops.py changes.
+    ops.write_text(ops.read_text().replace("[(n // block,)]", "[(triton.cdiv(n, block),)]"))
+    main(["check", "--cache-dir", cache, "--output-format", "json", kernels])
+    assert [(f["line"], f["code"]) for f in json.loads(capsys.readouterr().out)][3:] == [(24, "TL102"), (24, "TL101")]
+
+
+def test_a_module_that_does_not_import_the_kernel_launches_nothing(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    package = tmp_path / "pkg"
+    shutil.copytree(PACKAGE, package)
+    ops = package / "ops.py"
+    # Same names, another module: `from .other import add_kernel` is not this kernel.
+    ops.write_text(ops.read_text().replace("from . import kernels\nfrom .kernels import", "from .other import"))
+    found = _check_json(capsys, str(package / "kernels.py"))
+    assert found == []

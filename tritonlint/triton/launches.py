@@ -1,0 +1,357 @@
+"""Launch sites: `kernel[grid](...)` in host code, arguments bound to parameters, and what the grid says per axis.
+
+Read with the stdlib `ast` parser, like the outline: host code is never imported or run. A grid
+axis is a rounded-up division (`triton.cdiv(n, BLOCK)`, `(n + BLOCK - 1) // BLOCK`: the last
+program's tile can be partial), an exact division (`n // BLOCK`), or unknown. A rounded-up axis
+can be guarded by the host: `assert n % BLOCK == 0` before the launch, an `if n % BLOCK != 0:
+raise` before it, or an `if n % BLOCK == 0:` around it.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from tritonlint.triton.outline import ast_dotted
+
+
+@dataclass(frozen=True)
+class Axis:
+    """The number of programs along one axis of a launch's grid."""
+
+    kind: str  # "partial" (rounded up: the last tile can be partial), "exact" or "unknown"
+    text: str  # the host expression, for notes
+    extent: str = ""  # what is divided (`n`), when divided
+    size: str = ""  # the divisor as the host spells it (`BLOCK`, `1024`, `meta["BLOCK"]`)
+    meta_key: str = ""  # the divisor read from the launch's meta-parameters (`meta["BLOCK"]`): a kernel parameter
+    count: str = ""  # the name the grid gives the axis's size (`blocks` of `blocks = cdiv(n, B)`), if any
+    guard: str = ""  # the host line that keeps `extent` a multiple of `size`: "`assert n % 1024 == 0` at ops.py:40"
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One `kernel[grid](...)` call."""
+
+    kernel: str  # the kernel's name in its own module
+    where: str  # "ops.py:41"
+    grid: tuple[Axis, ...]
+    args: Mapping[str, str] = field(default_factory=dict, hash=False)  # kernel parameter -> host text
+    # kernel parameter -> the values its argument's name is assigned before the launch, with their lines
+    allocations: Mapping[str, tuple[tuple[str, int], ...]] = field(default_factory=dict, hash=False)
+
+    def sizes(self, axis: Axis) -> frozenset[str]:
+        """The kernel-side names and literals the axis's divisor stands for."""
+        if axis.meta_key:
+            return frozenset({axis.meta_key})
+        return frozenset({axis.size} | {param for param, text in self.args.items() if text == axis.size})
+
+
+def _text(node: ast.AST) -> str:
+    return ast.unparse(node)
+
+
+def _squashed(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def kernel_params(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    return [arg.arg for arg in (*function.args.posonlyargs, *function.args.args)] + \
+        [arg.arg for arg in function.args.kwonlyargs]
+
+
+def launch_pattern(names: Sequence[str]) -> re.Pattern[str]:
+    """Text that can hold a launch of one of `names` (the cheap test before any parsing)."""
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\s*\[")
+
+
+def find_launches(tree: ast.Module, names: Mapping[str, str], params: Mapping[str, list[str]],
+                  display: str, modules: frozenset[str] = frozenset(),
+                  members: Mapping[str, str] | None = None) -> list[Launch]:
+    """The launches in `tree` of the kernels `names` maps to (local name -> kernel name).
+
+    `modules` are local names of the kernels' module (`from . import kernels`), and `members` maps
+    that module's names to kernels: `kernels.k[grid]`. `display` names the file in notes.
+    """
+    finder = _Finder(names, params, display, modules, members or {})
+    finder.body(tree.body, (), tree.body)
+    return finder.found
+
+
+class _Finder:
+    def __init__(self, names: Mapping[str, str], params: Mapping[str, list[str]], display: str,
+                 modules: frozenset[str], members: Mapping[str, str]) -> None:
+        self.names, self.params, self.display, self.modules = names, params, display, modules
+        self.members = members
+        self.found: list[Launch] = []
+
+    def body(self, statements: list[ast.stmt], ifs: tuple[tuple[ast.expr, bool], ...],
+             scope: list[ast.stmt]) -> None:
+        """Statements, with the `if` tests around them (test, on its true side) and the function body they are in."""
+        for statement in statements:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if statement.name in self.params and statement.decorator_list:
+                    continue  # a kernel itself launches nothing
+                self.body(statement.body, (), statement.body)
+                continue
+            if isinstance(statement, ast.ClassDef):
+                self.body(statement.body, (), statement.body)
+                continue
+            for name, value in ast.iter_fields(statement):
+                if name in ("body", "orelse", "finalbody", "handlers", "cases"):
+                    continue
+                for node in value if isinstance(value, list) else [value]:
+                    if isinstance(node, ast.expr):
+                        self.expressions(node, ifs, scope)
+            if isinstance(statement, ast.If):
+                self.body(statement.body, (*ifs, (statement.test, True)), scope)
+                self.body(statement.orelse, (*ifs, (statement.test, False)), scope)
+                continue
+            for name in ("body", "orelse", "finalbody"):
+                inner = getattr(statement, name, None)
+                if isinstance(inner, list):
+                    self.body(inner, ifs, scope)
+            for handler in getattr(statement, "handlers", ()):
+                self.body(handler.body, ifs, scope)
+            for case in getattr(statement, "cases", ()):
+                self.body(case.body, ifs, scope)
+
+    def expressions(self, node: ast.expr, ifs: tuple[tuple[ast.expr, bool], ...], scope: list[ast.stmt]) -> None:
+        for inner in ast.walk(node):
+            if not (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Subscript)):
+                continue
+            target = inner.func.value
+            kernel = None
+            if isinstance(target, ast.Name):
+                kernel = self.names.get(target.id)
+            elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                    and target.value.id in self.modules:
+                kernel = self.members.get(target.attr)
+            if kernel is not None:
+                self.found.append(self.launch(kernel, inner, inner.func.slice, ifs, scope))
+
+    def launch(self, kernel: str, call: ast.Call, grid: ast.expr, ifs: tuple[tuple[ast.expr, bool], ...],
+               scope: list[ast.stmt]) -> Launch:
+        params = self.params.get(kernel, [])
+        args: dict[str, str] = {}
+        for param, arg in zip(params, call.args):
+            if isinstance(arg, ast.Starred):
+                break
+            args[param] = _squashed(_text(arg))
+        for keyword in call.keywords:
+            if keyword.arg is not None:
+                args[keyword.arg] = _squashed(_text(keyword.value))
+        line = call.lineno
+        axes = []
+        for element, meta in _grid_elements(grid, scope, line):
+            axis = _classify(_resolved(element, scope, line), meta)
+            if isinstance(element, ast.Name):
+                axis = Axis(axis.kind, axis.text, axis.extent, axis.size, axis.meta_key, element.id)
+            if axis.kind == "partial" and _divides(axis, scope, line):
+                axis = Axis("exact", axis.text, axis.extent, axis.size, axis.meta_key, axis.count)
+            if axis.kind == "partial":
+                sizes = {axis.size} | ({args[axis.meta_key]} if axis.meta_key in args else set())
+                guard = _guard(axis.extent, sizes, ifs, scope, line)
+                if guard:
+                    axis = Axis(axis.kind, axis.text, axis.extent, axis.size, axis.meta_key, axis.count,
+                                f"`{guard[0]}` at {self.display}:{guard[1]}")
+            axes.append(axis)
+        allocations = {}
+        for param, value in zip(params, call.args):
+            if isinstance(value, ast.Name):
+                allocations[param] = _values(scope, value.id, line)
+        for keyword in call.keywords:
+            if keyword.arg is not None and isinstance(keyword.value, ast.Name):
+                allocations[keyword.arg] = _values(scope, keyword.value.id, line)
+        return Launch(kernel, f"{self.display}:{line}", tuple(axes), args, allocations)
+
+
+
+def padded(launch: Launch, axis: Axis, param: str, sizes: frozenset[str]) -> str:
+    """"`out_ret` is allocated in whole tiles: `torch.empty(...)` at ops.py:12" when the argument for
+    `param` is assigned a value sized by the axis's program count times its block (`blocks * BLOCK`)."""
+    counts = {axis.count, _squashed(axis.text)} - {""}
+    blocks = set(sizes) | {axis.size} | {launch.args[s] for s in sizes if s in launch.args}
+    products = {f"{c}*{b}" for c in counts for b in blocks} | {f"{b}*{c}" for c in counts for b in blocks}
+    file = launch.where.rsplit(":", 1)[0]
+    for text, line in launch.allocations.get(param, ()):
+        if any(product in text for product in products):
+            return f"`{launch.args.get(param, param)}` is allocated in whole tiles at {file}:{line}"
+    return ""
+
+
+def _values(scope: list[ast.stmt], name: str, before: int) -> tuple[tuple[str, int], ...]:
+    """Every value assigned to `name` in the scope before line `before`, squashed, with its line."""
+    found = []
+    for statement in scope:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Assign) and node.lineno < before \
+                    and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+                found.append((_squashed(_text(node.value)), node.lineno))
+    return tuple(found)
+
+
+def _divides(axis: Axis, scope: list[ast.stmt], line: int) -> bool:
+    """`triton.cdiv(512, bd)` with `bd = 64 if ne else 512`: literal sizes that all divide a literal extent;
+    `triton.cdiv(n, s)` with `s = 1`: a size of one divides any extent."""
+    if axis.meta_key:
+        return False
+    try:
+        size: ast.expr = ast.parse(axis.size, mode="eval").body
+    except SyntaxError:  # squashed text of a conditional expression (`aifbelsec`)
+        return False
+    if isinstance(size, ast.Name):
+        size = _assignments(scope, size.id, line) or size
+    options = [size.body, size.orelse] if isinstance(size, ast.IfExp) else [size]
+    values = [o.value for o in options if isinstance(o, ast.Constant) and isinstance(o.value, int) and o.value > 0]
+    if len(values) != len(options):
+        return False
+    return all(value == 1 for value in values) or (axis.extent.isdigit()
+                                                   and all(int(axis.extent) % value == 0 for value in values))
+
+
+def _assignments(scope: list[ast.stmt], name: str, before: int) -> ast.expr | None:
+    """The value of the last `name = ...` (or `def name`'s returned value) in the scope before line `before`."""
+    found: ast.expr | None = None
+    for statement in scope:
+        for node in ast.walk(statement):
+            if getattr(node, "lineno", before) >= before:
+                continue
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+                found = node.value
+            elif isinstance(node, ast.FunctionDef) and node.name == name:
+                returned = next((s.value for s in node.body if isinstance(s, ast.Return) and s.value is not None), None)
+                if returned is not None:
+                    found = ast.Lambda(node.args, returned)
+    return found
+
+
+def _resolved(node: ast.expr, scope: list[ast.stmt], line: int) -> ast.expr:
+    """A name assigned once before the launch stands for its value (`num_blocks = triton.cdiv(n, B)`)."""
+    if isinstance(node, ast.Name):
+        value = _assignments(scope, node.id, line)
+        if value is not None:
+            return value
+    return node
+
+
+def _grid_elements(grid: ast.expr, scope: list[ast.stmt], line: int) -> Iterator[tuple[ast.expr, str]]:
+    """Each axis's expression, with the name of the grid lambda's meta parameter ("" if none)."""
+    meta = ""
+    grid = _resolved(grid, scope, line)
+    if isinstance(grid, ast.Lambda):
+        meta = grid.args.args[0].arg if grid.args.args else ""
+        grid = grid.body
+    elements = grid.elts if isinstance(grid, (ast.Tuple, ast.List)) else [grid]
+    for element in elements:
+        yield element, meta
+
+
+def _classify(node: ast.expr, meta: str) -> Axis:
+    text = _text(node)
+    if isinstance(node, ast.Call) and len(node.args) == 2 and not node.keywords:
+        dotted = ast_dotted(node.func) or ""
+        if dotted == "cdiv" or dotted.endswith(".cdiv"):
+            return _divided("partial", text, node.args[0], node.args[1], meta)
+    if isinstance(node, ast.Call) and len(node.args) == 1 and ast_dotted(node.func) == "math.ceil" \
+            and isinstance(node.args[0], ast.BinOp) and isinstance(node.args[0].op, ast.Div):
+        return _divided("partial", text, node.args[0].left, node.args[0].right, meta)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv):
+        extent = _rounded_up(node.left, node.right)
+        if extent is not None:
+            return _divided("partial", text, extent, node.right, meta)
+        return _divided("exact", text, node.left, node.right, meta)
+    return Axis("unknown", text)
+
+
+def _rounded_up(numerator: ast.expr, divisor: ast.expr) -> ast.expr | None:
+    """`n` of `(n + B - 1) // B` or `(n + 1023) // 1024`; None for another numerator."""
+    size = _squashed(_text(divisor))
+    if not (isinstance(numerator, ast.BinOp) and isinstance(numerator.op, (ast.Add, ast.Sub))):
+        return None
+    for extent, rest in ((numerator.left, numerator.right), (numerator.right, numerator.left)):
+        if isinstance(numerator.op, ast.Sub) and extent is numerator.right:
+            continue
+        if isinstance(numerator.op, ast.Sub):  # (n + B) - 1
+            if _squashed(_text(rest)) == "1" and isinstance(extent, ast.BinOp) and isinstance(extent.op, ast.Add):
+                for inner, other in ((extent.left, extent.right), (extent.right, extent.left)):
+                    if _squashed(_text(other)) == size:
+                        return inner
+            continue
+        rest_text = _squashed(_text(rest))
+        if rest_text in (f"{size}-1", f"({size}-1)", f"(({size})-1)"):
+            return extent
+        if isinstance(rest, ast.Constant) and isinstance(divisor, ast.Constant) and isinstance(rest.value, int) \
+                and isinstance(divisor.value, int) and rest.value == divisor.value - 1:
+            return extent
+    return None
+
+
+def _divided(kind: str, text: str, extent: ast.expr, size: ast.expr, meta: str) -> Axis:
+    meta_key = ""
+    if meta and isinstance(size, ast.Subscript) and isinstance(size.value, ast.Name) and size.value.id == meta \
+            and isinstance(size.slice, ast.Constant) and isinstance(size.slice.value, str):
+        meta_key = size.slice.value
+    return Axis(kind, text, _squashed(_text(extent)), _squashed(_text(size)), meta_key)
+
+
+def _multiple_tests(test: ast.expr) -> Iterator[tuple[ast.expr, bool]]:
+    """(`x % y` expression, whether the test holds when it is 0) for each conjunct of `test`."""
+    conjuncts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    for conjunct in conjuncts:
+        if isinstance(conjunct, ast.Compare) and len(conjunct.ops) == 1 and isinstance(conjunct.left, ast.BinOp) \
+                and isinstance(conjunct.left.op, ast.Mod) and _squashed(_text(conjunct.comparators[0])) == "0":
+            if isinstance(conjunct.ops[0], ast.Eq):
+                yield conjunct.left, True
+            elif isinstance(conjunct.ops[0], ast.NotEq):
+                yield conjunct.left, False
+        elif isinstance(conjunct, ast.UnaryOp) and isinstance(conjunct.op, ast.Not) \
+                and isinstance(conjunct.operand, ast.BinOp) and isinstance(conjunct.operand.op, ast.Mod):
+            yield conjunct.operand, True
+        elif isinstance(conjunct, ast.BinOp) and isinstance(conjunct.op, ast.Mod):
+            yield conjunct, False
+
+
+def _keeps(test: ast.expr, holds: bool, extent: str, sizes: set[str]) -> bool:
+    """Whether `test` being `holds` means `extent % size == 0` for one of `sizes`."""
+    conjuncts = list(_multiple_tests(test))
+    if not holds and len(conjuncts) != 1:
+        return False  # `not (a and b)` says nothing of either alone
+    for mod, zero in conjuncts:
+        assert isinstance(mod, ast.BinOp)
+        if zero == holds and _divides_extent(_squashed(_text(mod.left)), extent) \
+                and _squashed(_text(mod.right)) in sizes:
+            return True
+    return False
+
+
+_NUMEL = re.compile(r"(\w+)\.numel\(\)")
+
+
+def _divides_extent(tested: str, extent: str) -> bool:
+    """Whether a multiple of `tested` is a multiple of `extent`: the same text, or one dimension of a
+    tensor (`x.shape[-1]`, `x.size(1)`) against its element count (`x.numel()`, their product)."""
+    if tested == extent:
+        return True
+    numel = _NUMEL.fullmatch(extent)
+    return numel is not None and re.fullmatch(rf"{numel.group(1)}\.(shape\[[^\]]+\]|size\([^)]+\))", tested) is not None
+
+
+def _guard(extent: str, sizes: set[str], ifs: tuple[tuple[ast.expr, bool], ...], scope: list[ast.stmt],
+           line: int) -> tuple[str, int] | None:
+    """The host test that keeps `extent` a multiple of the grid's divisor at this launch: (its text, its line)."""
+    for test, side in ifs:
+        if _keeps(test, side, extent, sizes):
+            return f"if {_text(test)}:", test.lineno
+    for statement in scope:
+        for node in ast.walk(statement):
+            if getattr(node, "lineno", line) >= line:
+                continue
+            if isinstance(node, ast.Assert) and _keeps(node.test, True, extent, sizes):
+                return f"assert {_text(node.test)}", node.lineno
+            if isinstance(node, ast.If) and node.body and isinstance(node.body[-1], (ast.Raise, ast.Return)) \
+                    and _keeps(node.test, False, extent, sizes):
+                return f"if {_text(node.test)}: {'raise' if isinstance(node.body[-1], ast.Raise) else 'return'}", \
+                    node.lineno
+    return None
