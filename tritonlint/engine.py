@@ -406,6 +406,8 @@ def _hoisted_mask(model: KernelModel, kernel: KernelSource, hazard: TailHazard, 
     mask = next((arg for arg in new.args if arg.keyword is not None and arg.keyword.value == "mask"), None)
     if statement is None or mask is None or isinstance(mask.value, cst.Name):
         return None
+    if hazard.access.mask is not None and mask.value.deep_equals(hazard.access.mask):
+        return None  # the fix leaves the mask as written (TL105 sets `other=`): nothing to name
     calls = {id(node) for node in nodes_of_type(statement, cst.Call)}
     if sum(id(access.call) in calls for access in model.accesses) > 1:
         return None  # two fixes would each insert above the same line: overlapping edits

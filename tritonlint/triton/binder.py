@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from tritonlint.triton.ir import LOOP_PREFIX, Access, Def, HelperCall, KernelIR, Loop
+from tritonlint.triton.ir import LOOP_PREFIX, Access, Def, HelperCall, KernelIR, Loop, Reduction
 from tritonlint.triton.names import ImportMap, code_of, dotted, language_member
 from tritonlint.triton.paths import EMPTY, ConditionReader, Path
 from tritonlint.triton.syntax import is_boolean_shape, keyword, range_args
@@ -23,6 +23,8 @@ _ROUND_DOWN = re.compile(r"prev_multiple|round_down|floor_to|align_down|rounddow
 # `tl.program_id(0)`, `tl.program_id(axis=0).to(tl.int64)`: a program's own tile index.
 _PROGRAM_ID = re.compile(r"(\w+\.)*program_id\([^()]*\)(\.to\([\w.]+\))?")
 DIVISIBLE = re.compile(r"\(?(\w+)%(\w+)\)?==0")
+# Calls that fold lanes together, as `tl.sum(x)` or as a tensor method `x.sum()`.
+REDUCERS = frozenset({"sum", "max", "min", "argmax", "argmin", "dot", "dot_scaled"})
 
 
 @dataclass
@@ -53,6 +55,7 @@ class _Binder:
         self.defs: dict[str, list[Def]] = {}
         self.accesses: list[Access] = []
         self.calls: list[HelperCall] = []  # calls to plain names: jit helpers among them
+        self.reductions: list[Reduction] = []
         self.loops: list[Loop] = []
         self.divisible: set[tuple[str, str]] = set()
         self._order = 0
@@ -75,7 +78,8 @@ class _Binder:
 
     def finish(self, extra_flags: frozenset[str]) -> KernelIR:
         return KernelIR(self.module, self.function, self.imports, self.qualify_tl, self.defs, self.accesses,
-                        self.calls, self.loops, self.divisible, self.reader, self.block_sizes, extra_flags)
+                        self.calls, self.loops, self.divisible, self.reader, self.block_sizes, extra_flags,
+                        self.reductions)
 
     def qualify_tl(self, node: cst.BaseExpression) -> str | None:
         """`load` for `tl.load`, `triton.language.load`, a `from triton.language import load` name..."""
@@ -323,6 +327,12 @@ class _Binder:
                 self.block_sizes.update(names_in(keyword(expression, "block_shape", 4)))
             elif member is None and type(expression.func) is cst.Name:
                 self.calls.append(HelperCall(expression.func.value, expression, self._next(), block.path, block.loops))
+            reducer = member if member is not None else (
+                expression.func.attr.value if type(expression.func) is cst.Attribute else None)
+            if reducer in REDUCERS:
+                # Placed after what precedes it without taking an order of its own: the orders of
+                # definitions stay what they were before reductions were recorded.
+                self.reductions.append(Reduction(reducer, expression, self._order + 1, block.path, block.loops))
         for child in expressions_in(expression):
             self._scan(child, block)
 

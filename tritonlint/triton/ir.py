@@ -74,6 +74,18 @@ class HelperCall:
     loops: tuple[Loop, ...]
 
 
+@dataclass(eq=False)
+class Reduction:
+    """A call that folds lanes together (`tl.sum`, `tl.max`, `tl.dot`, ...): where a masked load's
+    switched-off lanes stop being its own business (rule TL105)."""
+
+    kind: str  # the tl member: "sum", "max", "min", "argmax", "argmin", "dot", "dot_scaled"
+    call: cst.Call = field(repr=False)
+    order: int
+    path: Path
+    loops: tuple[Loop, ...]
+
+
 @dataclass(frozen=True)
 class Walk:
     """A tiled dimension an access's pointer walks: an offset variable, the loop advancing it, or both."""
@@ -154,6 +166,7 @@ class KernelIR:
     reader: ConditionReader
     block_sizes: set[str]  # names spanned by `tl.arange(0, BLOCK)` or a block pointer's `block_shape`
     extra_flags: frozenset[str]  # names the configuration declares to be evenness flags
+    reductions: list[Reduction] = field(default_factory=list)
 
 
 def share_a_dimension(theirs: frozenset[str], keys: frozenset[str]) -> bool:

@@ -387,6 +387,20 @@ class MaskSufficiency:
                 return True
         return False
 
+    def axis_of(self, node: cst.BaseExpression, dim: str, access: Access) -> tuple[int, int] | None:
+        """Where `dim` lies in the tile an expression builds: (its axis counted from the last, the
+        tile's rank); None where that cannot be read (TL105 follows a load's lanes by it)."""
+        broadcasts = self._broadcasts(node, access)
+        slices = self._slices(node, dim, access)
+        if broadcasts is None or slices is None or len(slices) != 1:
+            return None
+        text = next(iter(slices))
+        if text == "":
+            # A bare offset beside broadcast ones sits on an axis nothing here names.
+            return None if any(written for written, _ in broadcasts) else (0, 1)
+        right = _from_right(text)
+        return None if right is None else (right, text.count(",") + 1)
+
     def _slices(self, node: cst.BaseExpression, dim: str, access: Access) -> set[str] | None:
         """The broadcasts (`[:, None]`) `dim` is put under in an expression and what it is built
         from; "" for none; None where an axis-moving call makes them unreadable."""

@@ -1,0 +1,637 @@
+"""Masked-off lanes: what a masked `tl.load` leaves in the lanes its mask switches off, followed to
+the reductions and dots that fold those lanes into real results (rule TL105).
+
+A masked load's switched-off lanes hold its `other=` value, or nothing defined when it has none.
+From every reduction (`tl.sum`, `tl.max`, `tl.min`, `tl.argmax`, `tl.argmin`, `tl.dot`,
+`tl.dot_scaled`) the reduced operand is read backwards through the kernel's definitions down to the
+masked loads it is built from. Along the way the value of the switched-off lanes is computed on a
+few sample numbers, lane by lane, with the operations the kernel applies (`x - m`, `tl.exp`, a
+softcap's `tanh`, `tl.where(mask, x, 0.0)`), so that `other=0.0` followed by `tl.exp` reaches the
+sum as 1, and `other=-inf` under a softcap reaches it as a finite number. Where the value reaching
+a reduction along the axis the mask cuts is not the reduction's identity (0 for a sum and a dot,
+-inf for a max, +inf for a min), the lanes change the result: that is the hazard.
+
+An axis is counted from the right (the last axis is 0), so broadcasting (`x[:, None]`, a row
+vector added to a tile) keeps it. What cannot be read (a helper call, a reshape, a `tl.where`
+whose condition is unrelated to the mask) stops the reading: nothing is reported through it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from tritonlint.diagnostics import Applicability
+from tritonlint.triton.fixes import CallFix, _with_arguments
+from tritonlint.triton.ir import LOOP_PREFIX, Access, Def, Loop, Reduction, TailHazard, Walk
+from tritonlint.triton.names import code_of
+from tritonlint.triton.paths import Path
+from tritonlint.triton.sufficiency import MaskSufficiency
+from tritonlint.triton.syntax import keyword
+
+if TYPE_CHECKING:
+    from tritonlint.triton.model import KernelModel
+
+# Sample lanes. Untracked data is taken to be positive (a scale, a running max of real scores):
+# `-inf * scale` stays -inf, as it does in every kernel that scales masked scores. The tracked
+# load's own valid lanes take both signs (`tl.max(tl.abs(x))` is nonnegative, `tl.max(x)` is not).
+_DATA = (0.5, 3.0, 0.75, 2.0)
+_SIGNED = (-3.0, -0.5, 0.5, 3.0)
+_WIDTH = len(_DATA)
+# The identity each reduction needs in the lanes it folds.
+_IDENTITY = {"sum": 0.0, "dot": 0.0, "dot_scaled": 0.0, "max": -math.inf, "argmax": -math.inf,
+             "min": math.inf, "argmin": math.inf}
+_IDENTITY_TEXT = {0.0: "0.0", -math.inf: 'float("-inf")', math.inf: 'float("inf")'}
+
+
+@dataclass(frozen=True)
+class Lanes:
+    """The switched-off lanes of one tracked load, as they reach an expression."""
+
+    samples: tuple[float, ...] | None  # the lanes' values; None: undefined (the load has no `other=`)
+    exact: bool  # computed from constants only (not from data the kernel loaded or was given)
+    right: int  # the axis they lie along, counted from the last
+    ndim: int | None  # how many axes the value has, when known
+    steps: tuple[cst.CSTNode, ...] = ()  # calls that changed the value on the way (`tl.exp`)
+
+
+_UNKNOWN = "unknown"  # the reading stopped: nothing is said
+
+
+@dataclass(frozen=True)
+class Track:
+    """One masked load, along one axis its mask cuts."""
+
+    access: Access
+    dim: str
+    right: int
+    ndim: int | None
+
+
+@dataclass(frozen=True)
+class LaneVerdict:
+    """A tracked load's lanes as one reduction folds them, and what is wrong with them (if anything)."""
+
+    track: Track
+    reduction: Reduction
+    operand: str  # "" for a reduction's only operand; "the first operand", "the scale of ..." for a dot
+    lanes: Lanes
+    identity: float
+    problem: str  # "" when the lanes hold the identity
+
+
+class MaskedLanes:
+    """TL105's reading of one kernel."""
+
+    def __init__(self, kernel: KernelModel, others: dict[Access, str] | None = None) -> None:
+        self.kernel = kernel
+        self.ev, self.flow = kernel.ev, kernel.flow
+        self.others = others or {}  # an `other=` text to assume instead of the written one (the fix's check)
+        self._memo: dict[tuple[int, int, Path, int, Track, bool], Lanes | str | None] = {}
+        self._active: set[tuple[int, Track, bool]] = set()
+        self._module_constants: dict[str, cst.BaseExpression] | None = None
+
+    # ------------------------------------------------------------------ verdicts
+
+    def tracks(self, access: Access) -> list[Track]:
+        """The axes a load's mask cuts that the pointer walks, each with its place in the tile."""
+        if access.kind != "load" or access.mask is None or access.boundary_check is not None:
+            return []
+        bounded = self.ev.mask_dims(access)
+        if not bounded:
+            return []
+        walked = self.ev.dims(access.pointer, access.order, access.path, access.loops)
+        sufficiency = MaskSufficiency(self.kernel)
+        found = []
+        for dim in sorted(bounded):
+            if dim.startswith(LOOP_PREFIX) or dim.endswith("]") or dim not in walked:
+                continue
+            place = sufficiency.axis_of(access.pointer, dim, access)
+            if place is not None:
+                found.append(Track(access, dim, *place))
+        return found
+
+    def verdicts(self, access: Access) -> Iterator[LaneVerdict]:
+        """Every reduction the load's switched-off lanes reach along the axis they are cut on."""
+        for track in self.tracks(access):
+            for reduction in self.kernel.ir.reductions:
+                for operand, node, right in _reduced_operands(reduction, self.kernel):
+                    lanes = self.follow(node, reduction.order, reduction.path, reduction.loops, track)
+                    if not isinstance(lanes, Lanes):
+                        continue
+                    if right is None:
+                        right = _reduced_axis(reduction, lanes, self.kernel)
+                        if right is None:
+                            continue
+                    if right not in (lanes.right, -1):
+                        continue
+                    identity = 0.0 if operand.startswith("the scale") else _IDENTITY[reduction.kind]
+                    problem = self._problem(reduction, operand, node, lanes, identity, track)
+                    yield LaneVerdict(track, reduction, operand, lanes, identity, problem)
+
+    def hazard(self, access: Access) -> TailHazard | None:
+        verdict = next((v for v in self.verdicts(access) if v.problem), None)
+        if verdict is None:
+            return None
+        label = f"`{self.kernel.label(verdict.track.dim)}`"
+        return TailHazard(access, Walk(verdict.track.dim, None),
+                          f"wherever the mask switches lanes off along {label} (a partial tile, padded lanes)",
+                          self.describe(verdict))
+
+    def summary(self, hazard: TailHazard) -> str:
+        """The finding's message: which reduction the lanes reach, and what they hold there."""
+        verdict = next(v for v in self.verdicts(hazard.access) if v.problem and v.track.dim == hazard.walk.dim)
+        reduction = f"`tl.{verdict.reduction.kind}` at line {self.kernel.line_of(verdict.reduction.call)}"
+        what = f"{verdict.operand} of " if verdict.operand else ""
+        need = {0.0: "0", -math.inf: "-inf", math.inf: "+inf"}[verdict.identity]
+        if verdict.problem == "undefined":
+            held = "undefined (the load has no `other=`)"
+        elif verdict.problem == "NaN":
+            held = "as NaN"
+        else:
+            assert verdict.lanes.samples is not None
+            held = f"as {_value_words(verdict.lanes.samples)}, not its identity {need}"
+        return f"the lanes the mask of tl.load switches off reach {what}{reduction} {held}"
+
+    def _problem(self, reduction: Reduction, operand: str, node: cst.BaseExpression, lanes: Lanes,
+                 identity: float, track: Track) -> str:
+        if lanes.samples is None:
+            return "undefined"
+        if operand.startswith("the scale"):
+            return ""  # any defined scale times the zeroed data it scales adds nothing
+        if any(math.isnan(value) for value in lanes.samples):
+            return "NaN"
+        if all(value == identity for value in lanes.samples):
+            return ""
+        if reduction.kind in ("max", "argmax", "min", "argmin"):
+            if not lanes.exact:
+                return ""  # a data-derived value need not win the comparison: not judged
+            if reduction.kind in ("max", "argmax") and all(value <= 0 for value in lanes.samples):
+                valid = self.follow(node, reduction.order, reduction.path, reduction.loops, track, valid=True)
+                if isinstance(valid, Lanes) and valid.samples is not None and \
+                        all(value >= max(lanes.samples) for value in valid.samples):
+                    return ""  # `tl.max(tl.abs(x))` with `other=0`: the real lanes are never below it
+        return "not the identity"
+
+    def describe(self, verdict: LaneVerdict) -> str:
+        """How the lanes get there: their value at the load and the calls that change it."""
+        kernel = self.kernel
+        other = self._other_text(verdict.track.access)
+        held = "are undefined (no `other=`)" if other is None else f"hold `{other}` at the load"
+        lanes = verdict.lanes
+        if lanes.steps and lanes.samples is not None:
+            names = ", ".join(f"`{_call_name(step, kernel)}` (line {kernel.line_of(step)})" for step in lanes.steps[:3])
+            held += f", and {_value_words(lanes.samples)} after {names}"
+        folded = "reduces" if verdict.reduction.kind not in ("dot", "dot_scaled") else "sums over"
+        why = {"undefined": "whatever memory holds there, NaN included, enters the result",
+               "NaN": "NaN spreads through the result"}.get(verdict.problem, "each such lane changes the result")
+        return (f"the switched-off lanes {held}; `tl.{verdict.reduction.kind}` {folded} the axis they lie on: "
+                f"{why}")
+
+    # ------------------------------------------------------------------ reading values backwards
+
+    def follow(self, node: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...], track: Track,
+               valid: bool = False) -> Lanes | str | None:
+        """The tracked lanes as they reach `node` (`valid`: the load's real lanes instead); None where
+        `node` is not built from the load, `_UNKNOWN` where the reading stops."""
+        key = (id(node), order, path, id(loops), track, valid)
+        if key in self._memo:
+            return self._memo[key]
+        found = self._follow(node, order, path, loops, track, valid)
+        self._memo[key] = found
+        return found
+
+    def _follow(self, node: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...], track: Track,
+                valid: bool) -> Lanes | str | None:
+        def again(inner: cst.BaseExpression) -> Lanes | str | None:
+            return self.follow(inner, order, path, loops, track, valid)
+
+        if type(node) is cst.Name:
+            return self._through_name(node.value, order, path, loops, track, valid)
+        if type(node) is cst.Call:
+            if node is track.access.call:
+                return self._loaded(track, valid)
+            return self._through_call(node, order, path, loops, track, valid, again)
+        if type(node) is cst.BinaryOperation:
+            return self._binary(node, node.left, node.right, order, path, loops, track, valid)
+        if type(node) is cst.UnaryOperation:
+            inner = again(node.expression)
+            if not isinstance(inner, Lanes) or inner.samples is None:
+                return inner
+            if type(node.operator) is cst.Minus:
+                return replace(inner, samples=tuple(-value for value in inner.samples))
+            return inner if type(node.operator) is cst.Plus else _UNKNOWN
+        if type(node) is cst.Subscript:
+            inner = again(node.value)
+            if not isinstance(inner, Lanes):
+                return inner
+            return _broadcast(node, inner)
+        if type(node) is cst.IfExp:
+            return _join([self.follow(side, order, path | literals, loops, track, valid)
+                          for side, literals in self.kernel.reader.sides(node)])
+        if type(node) in (cst.Comparison, cst.BooleanOperation):
+            return _UNKNOWN if any(again(part) is not None for part in _parts(node)) else None
+        return None
+
+    def _through_name(self, name: str, order: int, path: Path, loops: tuple[Loop, ...], track: Track,
+                      valid: bool) -> Lanes | str | None:
+        found = []
+        for d in self.flow.reaching(name, order, path, loops):
+            if d.value is None or d.kind not in ("assign", "advance"):
+                found.append(None)
+                continue
+            key = (id(d), track, valid)
+            if key in self._active:
+                continue  # carried around a loop: the value before this iteration adds nothing new
+            self._active.add(key)
+            try:
+                found.append(self.follow(d.value, d.order, d.path, d.loops, track, valid))
+            finally:
+                self._active.discard(key)
+        return _join(found)
+
+    def _loaded(self, track: Track, valid: bool) -> Lanes:
+        if valid:
+            return Lanes(_SIGNED, False, track.right, track.ndim)
+        text = self._other_text(track.access)
+        if text is None:
+            return Lanes(None, True, track.right, track.ndim)
+        value = self._constant(cst.parse_expression(text) if track.access in self.others else
+                               _argument(track.access.call, "other", 2), track.access.order, track.access.path,
+                               track.access.loops)
+        if value is None:
+            return Lanes(_DATA, False, track.right, track.ndim)
+        return Lanes((value,) * _WIDTH, True, track.right, track.ndim)
+
+    def _other_text(self, access: Access) -> str | None:
+        if access in self.others:
+            return self.others[access]
+        other = _argument(access.call, "other", 2)
+        return None if other is None else code_of(other)
+
+    def _binary(self, node: cst.CSTNode, left: cst.BaseExpression, right: cst.BaseExpression, order: int,
+                path: Path, loops: tuple[Loop, ...], track: Track, valid: bool) -> Lanes | str | None:
+        operation = _OPERATIONS.get(type(node.operator)) if isinstance(node, cst.BinaryOperation) else None
+        sides = [self.follow(side, order, path, loops, track, valid) for side in (left, right)]
+        if all(side is None for side in sides):
+            return None
+        if operation is None or any(side == _UNKNOWN for side in sides):
+            return _UNKNOWN
+        return self._combine(sides, [left, right], operation, order, path, loops, None)
+
+    def _combine(self, sides: list[Lanes | str | None], nodes: list[cst.BaseExpression],
+                 operation: Callable[[float, float], float], order: int, path: Path, loops: tuple[Loop, ...],
+                 step: cst.CSTNode | None) -> Lanes | str:
+        tracked = [side for side in sides if isinstance(side, Lanes)]
+        first = tracked[0]
+        if any(side.right != first.right for side in tracked):
+            return _UNKNOWN
+        if any(side.samples is None for side in tracked):
+            return replace(first, samples=None)
+        values: list[tuple[float, ...]] = []
+        exact = all(side.exact for side in tracked)
+        for side, node in zip(sides, nodes):
+            if isinstance(side, Lanes):
+                assert side.samples is not None
+                values.append(side.samples)
+                continue
+            constant = self._constant(node, order, path, loops)
+            exact = exact and constant is not None
+            values.append((constant,) * _WIDTH if constant is not None else _DATA)
+        samples = tuple(_safe(operation, a, b) for a, b in zip(values[0], values[1]))
+        ndims = [side.ndim for side in tracked]
+        steps = tuple(s for side in tracked for s in side.steps) + ((step,) if step is not None else ())
+        return Lanes(samples, exact, first.right, max(ndims) if None not in ndims else None,  # type: ignore[type-var]
+                     steps)
+
+    def _through_call(self, call: cst.Call, order: int, path: Path, loops: tuple[Loop, ...], track: Track,
+                      valid: bool, again: Callable[[cst.BaseExpression], Lanes | str | None]) -> Lanes | str | None:
+        member = self.kernel.qualify_tl(call.func)
+        method = call.func.attr.value if type(call.func) is cst.Attribute and member is None else None
+        if method == "to" or member == "cast":
+            source = call.func.value if method == "to" else call.args[0].value  # type: ignore[attr-defined]
+            return again(source)
+        args = [arg.value for arg in call.args if arg.keyword is None]
+        name = member or method
+        if name == "where" and member is not None and len(args) == 3:
+            return self._where(call, args, order, path, loops, track, valid)
+        if name in _UNARY and (member is not None or method is not None):
+            source = args[0] if member is not None and args else (call.func.value if method else None)  # type: ignore[attr-defined]
+            if source is None:
+                return _UNKNOWN
+            inner = again(source)
+            if not isinstance(inner, Lanes) or inner.samples is None:
+                return inner
+            samples = tuple(_safe_unary(_UNARY[name], value) for value in inner.samples)
+            return replace(inner, samples=samples, steps=inner.steps + (call,))
+        if name in ("maximum", "minimum") and member is not None and len(args) == 2:
+            sides = [again(arg) for arg in args]
+            if all(side is None for side in sides):
+                return None
+            if any(side == _UNKNOWN for side in sides):
+                return _UNKNOWN
+            return self._combine(sides, args, max if name == "maximum" else min, order, path, loops, call)
+        if name in _IDENTITY:
+            return self._through_reduction(call, name, member is not None, track, again)
+        if member in ("load", "store", "zeros", "full", "arange", "program_id", "num_programs", "cdiv",
+                      "zeros_like", "full_like", "static_range", "range"):
+            return None
+        # Anything else (a helper, a reshape, a scan): what it does to the lanes is not read.
+        parts = [arg.value for arg in call.args] + ([call.func.value] if type(call.func) is cst.Attribute else [])
+        return _UNKNOWN if any(again(part) is not None for part in parts) else None
+
+    def _where(self, call: cst.Call, args: list[cst.BaseExpression], order: int, path: Path,
+               loops: tuple[Loop, ...], track: Track, valid: bool) -> Lanes | str | None:
+        condition, chosen, otherwise = args
+        sides = [self.follow(side, order, path, loops, track, valid) for side in (chosen, otherwise)]
+        cuts = self._cuts(condition, order, path, loops, track)
+        if cuts:
+            # The condition is false exactly where the mask is (it bounds the same axis): the
+            # switched-off lanes take the second value, the real ones the first.
+            side, node = (sides[0], chosen) if valid else (sides[1], otherwise)
+            if isinstance(side, Lanes) or side == _UNKNOWN:
+                return side
+            constant = self._constant(node, order, path, loops)
+            samples = (constant,) * _WIDTH if constant is not None else _DATA
+            return Lanes(samples, constant is not None, track.right, track.ndim, (call,))
+        if all(side is None for side in sides):
+            return None
+        return _UNKNOWN  # a condition of its own (causal, a window): which side the lanes take is not read
+
+    def _cuts(self, condition: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...],
+              track: Track) -> bool:
+        bounded = self.ev.bound(condition, order, path, loops)
+        tiles = self.ev.tile_parts
+        return any(key == track.dim or track.dim in tiles.get(key, ()) or key in tiles.get(track.dim, ())
+                   for key in bounded)
+
+    def _through_reduction(self, call: cst.Call, name: str, member: bool, track: Track,
+                           again: Callable[[cst.BaseExpression], Lanes | str | None]) -> Lanes | str | None:
+        reduction = next((r for r in self.kernel.ir.reductions if r.call is call), None)
+        if reduction is None:
+            return _UNKNOWN
+        folded = None
+        for _, node, right in _reduced_operands(reduction, self.kernel):
+            inner = again(node)
+            if inner is None:
+                continue
+            if not isinstance(inner, Lanes):
+                return _UNKNOWN
+            if right is None:
+                right = _reduced_axis(reduction, inner, self.kernel)
+                if right is None:
+                    return _UNKNOWN
+            if right in (inner.right, -1):
+                return None  # folded here: judged at this reduction, carried no further
+            kept = _after_reduction(reduction, inner, right)
+            folded = kept if folded is None else _join([folded, kept])
+        accumulator = keyword(call, "acc", 2) if name in ("dot",) else None
+        if accumulator is not None:
+            carried = again(accumulator)
+            if carried is not None:
+                return _join([folded, carried]) if folded is not None else carried
+        return folded
+
+    def _constant(self, node: cst.BaseExpression | None, order: int, path: Path,
+                  loops: tuple[Loop, ...], depth: int = 0) -> float | None:
+        """A number an expression always is: `0.0`, `-float("inf")`, `NEG_INF` defined as one."""
+        if node is None or depth > 4:
+            return None
+        if type(node) in (cst.Integer, cst.Float):
+            return float(node.evaluated_value)  # type: ignore[attr-defined]
+        if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
+            inner = self._constant(node.expression, order, path, loops, depth + 1)
+            return None if inner is None else -inner
+        text = code_of(node).replace(" ", "").replace("'", '"')
+        if text in _NAMED_INFINITIES:
+            return _NAMED_INFINITIES[text]
+        if type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "to":
+            return self._constant(node.func.value, order, path, loops, depth + 1)
+        if type(node) is cst.Name:
+            defs = self.flow.reaching(node.value, order, path, loops)
+            values = [self._constant(d.value, d.order, d.path, d.loops, depth + 1) for d in defs
+                      if d.kind == "assign"]
+            if defs and len(values) == len(defs) and len(set(values)) == 1:
+                return values[0]
+            if not defs:
+                value = self._module_constant(node.value)
+                return None if value is None else self._constant(value, order, path, loops, depth + 1)
+        return None
+
+    def _module_constant(self, name: str) -> cst.BaseExpression | None:
+        if self._module_constants is None:
+            self._module_constants = {}
+            for statement in self.kernel.module.body:
+                if type(statement) is not cst.SimpleStatementLine:
+                    continue
+                for small in statement.body:
+                    if type(small) is cst.Assign and len(small.targets) == 1 and type(small.targets[0].target) is cst.Name:
+                        self._module_constants[small.targets[0].target.value] = small.value  # type: ignore[attr-defined]
+                    elif type(small) is cst.AnnAssign and type(small.target) is cst.Name and small.value is not None:
+                        self._module_constants[small.target.value] = small.value  # type: ignore[attr-defined]
+        return self._module_constants.get(name)
+
+
+# ---------------------------------------------------------------------- reductions
+
+
+def _reduced_operands(reduction: Reduction, kernel: KernelModel) -> list[tuple[str, cst.BaseExpression, int | None]]:
+    """(what it is, the operand, the axis it is reduced along counted from the last; None: read from
+    `axis=`) for each operand a reduction folds."""
+    call = reduction.call
+    method = kernel.qualify_tl(call.func) is None and type(call.func) is cst.Attribute
+    positional = [arg.value for arg in call.args if arg.keyword is None]
+    if method:
+        receiver: cst.BaseExpression = call.func.value  # type: ignore[attr-defined]
+        positional = [receiver, *positional]
+    if reduction.kind == "dot":
+        found = [("the first operand", positional[0], 0)] if positional else []
+        second = keyword(call, "other", 1) if not method else (positional[1] if len(positional) > 1 else None)
+        return found + ([("the second operand", second, 1)] if second is not None else [])
+    if reduction.kind == "dot_scaled":
+        names = [("the first operand", "lhs", 0, 0), ("the scale of the first operand", "lhs_scale", 1, 0),
+                 ("the second operand", "rhs", 3, 1), ("the scale of the second operand", "rhs_scale", 4, 0)]
+        found = []
+        for words, name, position, right in names:
+            node = keyword(call, name, position)
+            if node is not None and not (type(node) is cst.Name and node.value == "None"):
+                found.append((words, node, right))
+        return found
+    operand = keyword(call, "input", 0) if not method else positional[0]
+    return [("", operand, None)] if operand is not None else []
+
+
+def _axis_argument(reduction: Reduction, kernel: KernelModel) -> cst.BaseExpression | None:
+    call = reduction.call
+    method = kernel.qualify_tl(call.func) is None and type(call.func) is cst.Attribute
+    return keyword(call, "axis", 0 if method else 1)
+
+
+def _reduced_axis(reduction: Reduction, lanes: Lanes, kernel: KernelModel) -> int | None:
+    """The axis a `tl.sum`-like reduction folds, counted from the last; -1 for all of them; None when
+    it cannot be told (an axis counted from the front of a value of unknown rank)."""
+    axis = _axis_argument(reduction, kernel)
+    if axis is None or (type(axis) is cst.Name and axis.value == "None"):
+        return -1
+    if type(axis) is cst.UnaryOperation and type(axis.operator) is cst.Minus and type(axis.expression) is cst.Integer:
+        return int(axis.expression.value) - 1
+    if type(axis) is not cst.Integer:
+        return None
+    if lanes.ndim is None:
+        return None
+    return lanes.ndim - 1 - int(axis.value)
+
+
+def _after_reduction(reduction: Reduction, lanes: Lanes, right: int) -> Lanes:
+    """The lanes after a reduction along another axis than theirs: the same values, one axis fewer
+    (a dot keeps the first operand's rows and the second's columns)."""
+    if reduction.kind in ("dot", "dot_scaled"):
+        return replace(lanes, ndim=2, steps=lanes.steps)
+    kept = keyword(reduction.call, "keep_dims", 99)
+    if kept is not None and code_of(kept) == "True":
+        return lanes
+    ndim = None if lanes.ndim is None else lanes.ndim - 1
+    return replace(lanes, right=lanes.right - (1 if right < lanes.right else 0), ndim=ndim)
+
+
+def _broadcast(node: cst.Subscript, lanes: Lanes) -> Lanes | str:
+    """`x[:, None]`: new axes around the old ones; the tracked axis keeps its place from the right
+    unless a new axis is added after it. An index (`x[0]`) is not read."""
+    parts = []
+    for element in node.slice:
+        if type(element.slice) is cst.Index and type(element.slice.value) is cst.Name and \
+                element.slice.value.value == "None":
+            parts.append("None")
+        elif type(element.slice) is cst.Slice and element.slice.lower is None and element.slice.upper is None:
+            parts.append(":")
+        else:
+            return _UNKNOWN
+    kept = [i for i, part in enumerate(parts) if part == ":"]
+    if lanes.ndim is not None and len(kept) != lanes.ndim:
+        return _UNKNOWN
+    left = (len(kept) - 1 - lanes.right) if lanes.ndim is not None else None
+    if left is None or not 0 <= left < len(kept):
+        return _UNKNOWN
+    return replace(lanes, right=len(parts) - 1 - kept[left], ndim=len(parts))
+
+
+def _join(found: list[Lanes | str | None]) -> Lanes | str | None:
+    """Several definitions reach a use: the lanes agree, one of them is undefined (that path is the
+    hazard), or nothing is said."""
+    tracked = [each for each in found if each is not None]
+    if not tracked:
+        return None
+    if any(each == _UNKNOWN for each in tracked):
+        return _UNKNOWN
+    lanes = [each for each in tracked if isinstance(each, Lanes)]
+    undefined = next((each for each in lanes if each.samples is None), None)
+    if undefined is not None:
+        return undefined
+    first = lanes[0]
+    if all(each.samples == first.samples and each.right == first.right for each in lanes):
+        return first
+    return _UNKNOWN
+
+
+def _parts(node: cst.CSTNode) -> list[cst.BaseExpression]:
+    if type(node) is cst.Comparison:
+        return [node.left, *(target.comparator for target in node.comparisons)]  # type: ignore[attr-defined]
+    return [node.left, node.right]  # type: ignore[attr-defined]
+
+
+def _argument(call: cst.Call, name: str, position: int) -> cst.BaseExpression | None:
+    value = keyword(call, name, position)
+    return None if value is None or (type(value) is cst.Name and value.value == "None") else value
+
+
+def _call_name(node: cst.CSTNode, kernel: KernelModel) -> str:
+    if type(node) is cst.Call:
+        member = kernel.qualify_tl(node.func)
+        if member is not None:
+            return f"tl.{member}"
+        return code_of(node.func)
+    return code_of(node)
+
+
+def _value_words(samples: tuple[float, ...]) -> str:
+    if len(set(samples)) == 1:
+        value = samples[0]
+        return {math.inf: "+inf", -math.inf: "-inf"}.get(value, f"{value:g}")
+    return "nonzero data"
+
+
+# ---------------------------------------------------------------------- arithmetic on samples
+
+
+def _safe(operation: Callable[[float, float], float], a: float, b: float) -> float:
+    try:
+        return operation(a, b)
+    except ZeroDivisionError:
+        return math.nan if a == 0 or math.isnan(a) else math.copysign(math.inf, a)
+    except OverflowError:
+        return math.inf
+
+
+def _safe_unary(operation: Callable[[float], float], value: float) -> float:
+    try:
+        return operation(value)
+    except OverflowError:
+        return math.inf
+    except ZeroDivisionError:
+        return math.inf
+    except ValueError:
+        return -math.inf if value == 0 else math.nan
+
+
+def _exp(value: float) -> float:
+    return 0.0 if value == -math.inf else math.exp(value)
+
+
+def _sigmoid(value: float) -> float:
+    return 1.0 / (1.0 + _exp(-value)) if value != -math.inf else 0.0
+
+
+_OPERATIONS: dict[type, Callable[[float, float], float]] = {
+    cst.Add: lambda a, b: a + b,
+    cst.Subtract: lambda a, b: a - b,
+    cst.Multiply: lambda a, b: a * b,
+    cst.Divide: lambda a, b: a / b,
+}
+_UNARY: dict[str, Callable[[float], float]] = {
+    "exp": _exp, "exp2": lambda v: 0.0 if v == -math.inf else 2.0 ** v, "log": math.log, "log2": math.log2,
+    "sqrt": math.sqrt, "sqrt_rn": math.sqrt, "rsqrt": lambda v: 1 / math.sqrt(v), "abs": abs, "tanh": math.tanh,
+    "sigmoid": _sigmoid, "erf": math.erf, "log1p": math.log1p, "expm1": math.expm1, "fabs": abs,
+}
+_NAMED_INFINITIES = {
+    'float("inf")': math.inf, 'float("-inf")': -math.inf, "math.inf": math.inf, "np.inf": math.inf,
+    "numpy.inf": math.inf, "torch.inf": math.inf, 'float("+inf")': math.inf, 'float("nan")': math.nan,
+}
+
+
+# ---------------------------------------------------------------------- the fix
+
+
+def lanes_fix(kernel: KernelModel, hazard: TailHazard) -> CallFix:
+    """`other=` set to the identity of the reductions the lanes reach, when that alone makes every
+    one of them see its identity; display-only where a `tl.where` is needed."""
+    access = hazard.access
+    bad = [verdict for verdict in MaskedLanes(kernel).verdicts(access) if verdict.problem]
+    first = bad[0]
+    where = f"`tl.{first.reduction.kind}` at line {kernel.line_of(first.reduction.call)}"
+    # The first reduction's identity first; `other=-inf` can serve a max and the sum of its exp.
+    for identity in dict.fromkeys(verdict.identity for verdict in bad):
+        text = _IDENTITY_TEXT[identity]
+        if any(verdict.problem for verdict in MaskedLanes(kernel, {access: text}).verdicts(access)):
+            continue
+        direct = identity == 0.0 and not any(verdict.lanes.steps for verdict in bad)
+        return CallFix(f"Set `other={text}`, the identity of {where}",
+                       Applicability.SAFE if direct else Applicability.UNSAFE,
+                       _with_arguments(kernel, access, {"other": text}))
+    identity_text = _IDENTITY_TEXT[first.identity]
+    return CallFix(f"no `other=` makes the lanes the identity of every reduction they reach ({where} among "
+                   f"them): clean them with `tl.where(mask, x, {identity_text})` before it",
+                   Applicability.DISPLAY_ONLY, None)
