@@ -52,14 +52,21 @@ _IDENTITY_TEXT = {0.0: "0.0", -math.inf: 'float("-inf")', math.inf: 'float("inf"
 class Lanes:
     """The switched-off lanes of one tracked load, as they reach an expression."""
 
-    samples: tuple[float, ...] | None  # the lanes' values; None: undefined (the load has no `other=`)
+    samples: tuple[float, ...] | None  # what the lanes add to the result; None: undefined (no `other=`)
     exact: bool  # computed from constants only (not from data the kernel loaded or was given)
     right: int  # the axis they lie along, counted from the last
     ndim: int | None  # how many axes the value has, when known
     steps: tuple[cst.CSTNode, ...] = ()  # calls that changed the value on the way (`tl.exp`)
+    # How much of a legitimate tile value the lanes also hold: an accumulator carried around the
+    # loop (`acc + x`), another tile loaded along the same axis (`x * w`). A lane holding
+    # `1 * acc + 0` adds nothing of its own; `samples` is the part that is the lanes' own.
+    legit: tuple[float, ...] = (0.0,) * 4
 
 
 _UNKNOWN = "unknown"  # the reading stopped: nothing is said
+_CARRIED = "carried"  # a name whose value comes around the loop from itself: legitimate tile data
+_NO_LEGIT = (0.0,) * 4
+_ALL_LEGIT = (1.0,) * 4
 
 
 @dataclass(frozen=True)
@@ -170,11 +177,13 @@ class MaskedLanes:
         if reduction.kind in ("max", "argmax", "min", "argmin"):
             if not lanes.exact:
                 return ""  # a data-derived value need not win the comparison: not judged
-            if reduction.kind in ("max", "argmax") and all(value <= 0 for value in lanes.samples):
-                valid = self.follow(node, reduction.order, reduction.path, reduction.loops, track, valid=True)
-                if isinstance(valid, Lanes) and valid.samples is not None and \
-                        all(value >= max(lanes.samples) for value in valid.samples):
-                    return ""  # `tl.max(tl.abs(x))` with `other=0`: the real lanes are never below it
+            valid = self.follow(node, reduction.order, reduction.path, reduction.loops, track, valid=True)
+            if isinstance(valid, Lanes) and valid.samples is not None and not any(valid.legit):
+                # `tl.max(tl.abs(x))` with `other=0`: the real lanes never lose to the switched-off ones.
+                if reduction.kind in ("max", "argmax") and min(valid.samples) >= max(lanes.samples):
+                    return ""
+                if reduction.kind in ("min", "argmin") and max(valid.samples) <= min(lanes.samples):
+                    return ""
         return "not the identity"
 
     def describe(self, verdict: LaneVerdict) -> str:
@@ -223,7 +232,8 @@ class MaskedLanes:
             if not isinstance(inner, Lanes) or inner.samples is None:
                 return inner
             if type(node.operator) is cst.Minus:
-                return replace(inner, samples=tuple(-value for value in inner.samples))
+                return replace(inner, samples=tuple(-value for value in inner.samples),
+                               legit=tuple(-value for value in inner.legit))
             return inner if type(node.operator) is cst.Plus else _UNKNOWN
         if type(node) is cst.Subscript:
             inner = again(node.value)
@@ -240,19 +250,22 @@ class MaskedLanes:
     def _through_name(self, name: str, order: int, path: Path, loops: tuple[Loop, ...], track: Track,
                       valid: bool) -> Lanes | str | None:
         found = []
+        carried = False
         for d in self.flow.reaching(name, order, path, loops):
             if d.value is None or d.kind not in ("assign", "advance"):
                 found.append(None)
                 continue
             key = (id(d), track, valid)
             if key in self._active:
-                continue  # carried around a loop: the value before this iteration adds nothing new
+                carried = True  # around the loop: the value before this iteration, legitimate data
+                continue
             self._active.add(key)
             try:
                 found.append(self.follow(d.value, d.order, d.path, d.loops, track, valid))
             finally:
                 self._active.discard(key)
-        return _join(found)
+        joined = _join(found)
+        return _CARRIED if joined is None and carried else joined
 
     def _loaded(self, track: Track, valid: bool) -> Lanes:
         if valid:
@@ -273,40 +286,78 @@ class MaskedLanes:
         other = _argument(access.call, "other", 2)
         return None if other is None else code_of(other)
 
-    def _binary(self, node: cst.CSTNode, left: cst.BaseExpression, right: cst.BaseExpression, order: int,
+    def _binary(self, node: cst.BinaryOperation, left: cst.BaseExpression, right: cst.BaseExpression, order: int,
                 path: Path, loops: tuple[Loop, ...], track: Track, valid: bool) -> Lanes | str | None:
-        operation = _OPERATIONS.get(type(node.operator)) if isinstance(node, cst.BinaryOperation) else None
+        operation = _OPERATIONS.get(type(node.operator))
         sides = [self.follow(side, order, path, loops, track, valid) for side in (left, right)]
-        if all(side is None for side in sides):
+        if not any(_tracked(side) for side in sides):
             return None
         if operation is None or any(side == _UNKNOWN for side in sides):
             return _UNKNOWN
-        return self._combine(sides, [left, right], operation, order, path, loops, None)
+        return self._combine(sides, [left, right], operation, order, path, loops, track, None)
 
-    def _combine(self, sides: list[Lanes | str | None], nodes: list[cst.BaseExpression],
-                 operation: Callable[[float, float], float], order: int, path: Path, loops: tuple[Loop, ...],
+    def _combine(self, sides: list[Lanes | str | None], nodes: list[cst.BaseExpression], operation: str,
+                 order: int, path: Path, loops: tuple[Loop, ...], track: Track,
                  step: cst.CSTNode | None) -> Lanes | str:
+        """Two operands lane by lane, each as (legitimate part, own part): `a*L + b`."""
         tracked = [side for side in sides if isinstance(side, Lanes)]
         first = tracked[0]
         if any(side.right != first.right for side in tracked):
             return _UNKNOWN
         if any(side.samples is None for side in tracked):
             return replace(first, samples=None)
-        values: list[tuple[float, ...]] = []
+        pairs: list[tuple[tuple[float, ...], tuple[float, ...]]] = []
         exact = all(side.exact for side in tracked)
         for side, node in zip(sides, nodes):
             if isinstance(side, Lanes):
                 assert side.samples is not None
-                values.append(side.samples)
+                pairs.append((side.legit, side.samples))
                 continue
-            constant = self._constant(node, order, path, loops)
-            exact = exact and constant is not None
-            values.append((constant,) * _WIDTH if constant is not None else _DATA)
-        samples = tuple(_safe(operation, a, b) for a, b in zip(values[0], values[1]))
+            legit, own, known = self._untracked(node, side, order, path, loops, track)
+            exact = exact and known
+            pairs.append((legit, own))
+        combined = _lanewise(operation, pairs[0], pairs[1])
+        if combined is None:
+            return _UNKNOWN
         ndims = [side.ndim for side in tracked]
         steps = tuple(s for side in tracked for s in side.steps) + ((step,) if step is not None else ())
-        return Lanes(samples, exact, first.right, max(ndims) if None not in ndims else None,  # type: ignore[type-var]
-                     steps)
+        return Lanes(combined[1], exact, first.right, max(ndims) if None not in ndims else None,  # type: ignore[type-var]
+                     steps, combined[0])
+
+    def _untracked(self, node: cst.BaseExpression, side: Lanes | str | None, order: int, path: Path,
+                   loops: tuple[Loop, ...], track: Track) -> tuple[tuple[float, ...], tuple[float, ...], bool]:
+        """An operand the tracked lanes do not reach, at their places: (legitimate part, own part,
+        exact). A constant is itself; an accumulator or a tile along the same axis is the tile's
+        own business (legitimate); anything else (a scalar broadcast over the lanes: a mean, a
+        scale, a running max) is data added to every lane, the switched-off ones too."""
+        constant = self._constant(node, order, path, loops)
+        if constant is not None:
+            return _NO_LEGIT, (constant,) * _WIDTH, True
+        if side == _CARRIED or self._along(node, order, path, loops, track, 0):
+            return _ALL_LEGIT, (0.0,) * _WIDTH, True
+        return _NO_LEGIT, _DATA, False
+
+    def _along(self, node: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...], track: Track,
+               depth: int) -> bool:
+        """A value that varies along the tracked axis: built from a load or an `arange` over it, not
+        folded by a reduction on the way."""
+        if depth > 12:
+            return False
+        if type(node) is cst.Name:
+            return any(d.value is not None and d.kind in ("assign", "advance") and
+                       self._along(d.value, d.order, d.path, d.loops, track, depth + 1)
+                       for d in self.flow.reaching(node.value, order, path, loops) if d.order < order)
+        if type(node) is cst.Call:
+            member = self.kernel.qualify_tl(node.func)
+            if member in _IDENTITY or (member is None and type(node.func) is cst.Attribute and
+                                       node.func.attr.value in _IDENTITY):
+                return False
+            if member in ("load", "arange"):
+                keys = self.ev.dims(node.args[0].value if member == "load" and node.args else node, order, path, loops)
+                tiles = self.ev.tile_parts
+                return any(key == track.dim or track.dim in tiles.get(key, ()) or key in tiles.get(track.dim, ())
+                           for key in keys)
+        return any(self._along(child, order, path, loops, track, depth + 1) for child in _operands(node))
 
     def _through_call(self, call: cst.Call, order: int, path: Path, loops: tuple[Loop, ...], track: Track,
                       valid: bool, again: Callable[[cst.BaseExpression], Lanes | str | None]) -> Lanes | str | None:
@@ -326,15 +377,17 @@ class MaskedLanes:
             inner = again(source)
             if not isinstance(inner, Lanes) or inner.samples is None:
                 return inner
+            if any(inner.legit):
+                return _UNKNOWN  # a function of legitimate data and the lanes' own part together
             samples = tuple(_safe_unary(_UNARY[name], value) for value in inner.samples)
             return replace(inner, samples=samples, steps=inner.steps + (call,))
         if name in ("maximum", "minimum") and member is not None and len(args) == 2:
             sides = [again(arg) for arg in args]
-            if all(side is None for side in sides):
+            if not any(_tracked(side) for side in sides):
                 return None
             if any(side == _UNKNOWN for side in sides):
                 return _UNKNOWN
-            return self._combine(sides, args, max if name == "maximum" else min, order, path, loops, call)
+            return self._combine(sides, args, name, order, path, loops, track, call)
         if name in _IDENTITY:
             return self._through_reduction(call, name, member is not None, track, again)
         if member in ("load", "store", "zeros", "full", "arange", "program_id", "num_programs", "cdiv",
@@ -355,10 +408,9 @@ class MaskedLanes:
             side, node = (sides[0], chosen) if valid else (sides[1], otherwise)
             if isinstance(side, Lanes) or side == _UNKNOWN:
                 return side
-            constant = self._constant(node, order, path, loops)
-            samples = (constant,) * _WIDTH if constant is not None else _DATA
-            return Lanes(samples, constant is not None, track.right, track.ndim, (call,))
-        if all(side is None for side in sides):
+            legit, own, exact = self._untracked(node, side, order, path, loops, track)
+            return Lanes(own, exact, track.right, track.ndim, (call,), legit)
+        if not any(_tracked(side) for side in sides):
             return None
         return _UNKNOWN  # a condition of its own (causal, a window): which side the lanes take is not read
 
@@ -411,6 +463,12 @@ class MaskedLanes:
             return _NAMED_INFINITIES[text]
         if type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "to":
             return self._constant(node.func.value, order, path, loops, depth + 1)
+        if type(node) is cst.Call:
+            member = self.kernel.qualify_tl(node.func)
+            if member in ("zeros", "zeros_like"):
+                return 0.0
+            if member == "full":  # `tl.full([BLOCK], float("-inf"), tl.float32)`: a tile of one value
+                return self._constant(keyword(node, "value", 1), order, path, loops, depth + 1)
         if type(node) is cst.Name:
             defs = self.flow.reaching(node.value, order, path, loops)
             values = [self._constant(d.value, d.order, d.path, d.loops, depth + 1) for d in defs
@@ -522,7 +580,7 @@ def _broadcast(node: cst.Subscript, lanes: Lanes) -> Lanes | str:
 def _join(found: list[Lanes | str | None]) -> Lanes | str | None:
     """Several definitions reach a use: the lanes agree, one of them is undefined (that path is the
     hazard), or nothing is said."""
-    tracked = [each for each in found if each is not None]
+    tracked = [each for each in found if _tracked(each)]
     if not tracked:
         return None
     if any(each == _UNKNOWN for each in tracked):
@@ -532,9 +590,58 @@ def _join(found: list[Lanes | str | None]) -> Lanes | str | None:
     if undefined is not None:
         return undefined
     first = lanes[0]
-    if all(each.samples == first.samples and each.right == first.right for each in lanes):
+    if all(each.samples == first.samples and each.legit == first.legit and each.right == first.right
+           for each in lanes):
         return first
     return _UNKNOWN
+
+
+def _tracked(found: Lanes | str | None) -> bool:
+    """The tracked lanes reach this value (or the reading stopped on the way to it)."""
+    return found is not None and found != _CARRIED
+
+
+def _operands(node: cst.CSTNode) -> list[cst.BaseExpression]:
+    if type(node) is cst.BinaryOperation:
+        return [node.left, node.right]  # type: ignore[attr-defined]
+    if type(node) is cst.UnaryOperation:
+        return [node.expression]  # type: ignore[attr-defined]
+    if type(node) in (cst.Subscript, cst.Attribute):
+        return [node.value]  # type: ignore[attr-defined]
+    if type(node) is cst.Call:
+        found = [arg.value for arg in node.args]  # type: ignore[attr-defined]
+        return found + ([node.func.value] if type(node.func) is cst.Attribute else [])  # type: ignore[attr-defined]
+    return []
+
+
+def _lanewise(operation: str, first: tuple[tuple[float, ...], tuple[float, ...]],
+              second: tuple[tuple[float, ...], tuple[float, ...]]) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
+    """`(a1*L + b1) op (a2*L + b2)` as (legit, own), lane by lane; None where it is no such sum
+    (legitimate data times legitimate data, divided by it, or compared with the lanes' own part)."""
+    (a1, b1), (a2, b2) = first, second
+    if operation in ("add", "sub"):
+        sign = 1.0 if operation == "add" else -1.0
+        return (tuple(_safe(lambda x, y: x + sign * y, x, y) for x, y in zip(a1, a2)),
+                tuple(_safe(lambda x, y: x + sign * y, x, y) for x, y in zip(b1, b2)))
+    if operation == "mul":
+        if any(a1) and any(a2):
+            return None
+        return (tuple(_safe(lambda p, q, r, t: _times(p, t) + _times(r, q), *v) for v in zip(a1, b1, a2, b2)),
+                tuple(_safe(lambda x, y: x * y, x, y) for x, y in zip(b1, b2)))
+    if operation == "div":
+        if any(a2):
+            return None
+        return (tuple(_safe(lambda x, y: 0.0 if x == 0 else x / y, x, y) for x, y in zip(a1, b2)),
+                tuple(_safe(lambda x, y: x / y, x, y) for x, y in zip(b1, b2)))
+    pick = max if operation == "maximum" else min
+    neutral = -math.inf if operation == "maximum" else math.inf
+    if not any(a1) and not any(a2):
+        return _NO_LEGIT, tuple(pick(x, y) for x, y in zip(b1, b2))
+    # Legitimate data against the lanes' own part: the data wins only over the neutral element.
+    own, legit = ((a1, b1), (a2, b2)) if not any(a1) else ((a2, b2), (a1, b1))
+    if all(value == neutral for value in own[1]):
+        return legit
+    return _NO_LEGIT, own[1]
 
 
 def _parts(node: cst.CSTNode) -> list[cst.BaseExpression]:
@@ -567,9 +674,15 @@ def _value_words(samples: tuple[float, ...]) -> str:
 # ---------------------------------------------------------------------- arithmetic on samples
 
 
-def _safe(operation: Callable[[float, float], float], a: float, b: float) -> float:
+def _times(coefficient: float, value: float) -> float:
+    """A legitimate part's coefficient times a value: no legitimate part stays none (0 * inf is not NaN here)."""
+    return 0.0 if coefficient == 0 else coefficient * value
+
+
+def _safe(operation: Callable[..., float], *values: float) -> float:
+    a = values[0]
     try:
-        return operation(a, b)
+        return operation(*values)
     except ZeroDivisionError:
         return math.nan if a == 0 or math.isnan(a) else math.copysign(math.inf, a)
     except OverflowError:
@@ -595,12 +708,7 @@ def _sigmoid(value: float) -> float:
     return 1.0 / (1.0 + _exp(-value)) if value != -math.inf else 0.0
 
 
-_OPERATIONS: dict[type, Callable[[float, float], float]] = {
-    cst.Add: lambda a, b: a + b,
-    cst.Subtract: lambda a, b: a - b,
-    cst.Multiply: lambda a, b: a * b,
-    cst.Divide: lambda a, b: a / b,
-}
+_OPERATIONS: dict[type, str] = {cst.Add: "add", cst.Subtract: "sub", cst.Multiply: "mul", cst.Divide: "div"}
 _UNARY: dict[str, Callable[[float], float]] = {
     "exp": _exp, "exp2": lambda v: 0.0 if v == -math.inf else 2.0 ** v, "log": math.log, "log2": math.log2,
     "sqrt": math.sqrt, "sqrt_rn": math.sqrt, "rsqrt": lambda v: 1 / math.sqrt(v), "abs": abs, "tanh": math.tanh,
