@@ -27,7 +27,7 @@ import libcst as cst
 
 from tritonlint.diagnostics import Applicability
 from tritonlint.triton.fixes import CallFix, _with_arguments
-from tritonlint.triton.ir import LOOP_PREFIX, Access, Def, Loop, Reduction, TailHazard, Walk
+from tritonlint.triton.ir import LOOP_PREFIX, Access, Loop, Reduction, TailHazard, Walk
 from tritonlint.triton.names import code_of
 from tritonlint.triton.paths import Path
 from tritonlint.triton.sufficiency import MaskSufficiency
@@ -40,6 +40,8 @@ if TYPE_CHECKING:
 # `-inf * scale` stays -inf, as it does in every kernel that scales masked scores. The tracked
 # load's own valid lanes take both signs (`tl.max(tl.abs(x))` is nonnegative, `tl.max(x)` is not).
 _DATA = (0.5, 3.0, 0.75, 2.0)
+# A finite stand-in for -inf in a max (`other=-1e30`, `-FLT_MAX`, `-10000` before a softmax).
+_SENTINEL = 1e4
 _SIGNED = (-3.0, -0.5, 0.5, 3.0)
 _WIDTH = len(_DATA)
 # The identity each reduction needs in the lanes it folds.
@@ -177,6 +179,13 @@ class MaskedLanes:
         if reduction.kind in ("max", "argmax", "min", "argmin"):
             if not lanes.exact:
                 return ""  # a data-derived value need not win the comparison: not judged
+            if _integer(_argument(track.access.call, "other", 2)):
+                # Integer data (lengths, counts, token ids): `other=0` or `-1` is the convention of
+                # a range the checker cannot read (nonnegative, -1 for none).
+                return ""
+            lowest = reduction.kind in ("max", "argmax")
+            if all((value <= -_SENTINEL) if lowest else (value >= _SENTINEL) for value in lanes.samples):
+                return ""  # `-1e30`, `-FLT_MAX`, `-10000`: below any real score
             valid = self.follow(node, reduction.order, reduction.path, reduction.loops, track, valid=True)
             if isinstance(valid, Lanes) and valid.samples is not None and not any(valid.legit):
                 # `tl.max(tl.abs(x))` with `other=0`: the real lanes never lose to the switched-off ones.
@@ -249,7 +258,7 @@ class MaskedLanes:
 
     def _through_name(self, name: str, order: int, path: Path, loops: tuple[Loop, ...], track: Track,
                       valid: bool) -> Lanes | str | None:
-        found = []
+        found: list[Lanes | str | None] = []
         carried = False
         for d in self.flow.reaching(name, order, path, loops):
             if d.value is None or d.kind not in ("assign", "advance"):
@@ -294,11 +303,11 @@ class MaskedLanes:
             return None
         if operation is None or any(side == _UNKNOWN for side in sides):
             return _UNKNOWN
-        return self._combine(sides, [left, right], operation, order, path, loops, track, None)
+        return self._combine(sides, [left, right], operation, order, path, loops, track, None, valid)
 
     def _combine(self, sides: list[Lanes | str | None], nodes: list[cst.BaseExpression], operation: str,
                  order: int, path: Path, loops: tuple[Loop, ...], track: Track,
-                 step: cst.CSTNode | None) -> Lanes | str:
+                 step: cst.CSTNode | None, valid: bool) -> Lanes | str:
         """Two operands lane by lane, each as (legitimate part, own part): `a*L + b`."""
         tracked = [side for side in sides if isinstance(side, Lanes)]
         first = tracked[0]
@@ -313,7 +322,7 @@ class MaskedLanes:
                 assert side.samples is not None
                 pairs.append((side.legit, side.samples))
                 continue
-            legit, own, known = self._untracked(node, side, order, path, loops, track)
+            legit, own, known = self._untracked(node, side, order, path, loops, track, valid)
             exact = exact and known
             pairs.append((legit, own))
         combined = _lanewise(operation, pairs[0], pairs[1])
@@ -325,7 +334,8 @@ class MaskedLanes:
                      steps, combined[0])
 
     def _untracked(self, node: cst.BaseExpression, side: Lanes | str | None, order: int, path: Path,
-                   loops: tuple[Loop, ...], track: Track) -> tuple[tuple[float, ...], tuple[float, ...], bool]:
+                   loops: tuple[Loop, ...], track: Track,
+                   valid: bool) -> tuple[tuple[float, ...], tuple[float, ...], bool]:
         """An operand the tracked lanes do not reach, at their places: (legitimate part, own part,
         exact). A constant is itself; an accumulator or a tile along the same axis is the tile's
         own business (legitimate); anything else (a scalar broadcast over the lanes: a mean, a
@@ -333,6 +343,8 @@ class MaskedLanes:
         constant = self._constant(node, order, path, loops)
         if constant is not None:
             return _NO_LEGIT, (constant,) * _WIDTH, True
+        if valid:
+            return _NO_LEGIT, _DATA, False  # the real lanes' values, not what they add
         if side == _CARRIED or self._along(node, order, path, loops, track, 0):
             return _ALL_LEGIT, (0.0,) * _WIDTH, True
         return _NO_LEGIT, _DATA, False
@@ -387,7 +399,7 @@ class MaskedLanes:
                 return None
             if any(side == _UNKNOWN for side in sides):
                 return _UNKNOWN
-            return self._combine(sides, args, name, order, path, loops, track, call)
+            return self._combine(sides, args, name, order, path, loops, track, call, valid)
         if name in _IDENTITY:
             return self._through_reduction(call, name, member is not None, track, again)
         if member in ("load", "store", "zeros", "full", "arange", "program_id", "num_programs", "cdiv",
@@ -408,7 +420,9 @@ class MaskedLanes:
             side, node = (sides[0], chosen) if valid else (sides[1], otherwise)
             if isinstance(side, Lanes) or side == _UNKNOWN:
                 return side
-            legit, own, exact = self._untracked(node, side, order, path, loops, track)
+            if not valid:
+                return None  # cleaned: the author chose what those lanes hold (`tl.where(mask, x, -1)`)
+            legit, own, exact = self._untracked(node, side, order, path, loops, track, valid)
             return Lanes(own, exact, track.right, track.ndim, (call,), legit)
         if not any(_tracked(side) for side in sides):
             return None
@@ -426,7 +440,7 @@ class MaskedLanes:
         reduction = next((r for r in self.kernel.ir.reductions if r.call is call), None)
         if reduction is None:
             return _UNKNOWN
-        folded = None
+        folded: Lanes | str | None = None
         for _, node, right in _reduced_operands(reduction, self.kernel):
             inner = again(node)
             if inner is None:
@@ -488,9 +502,9 @@ class MaskedLanes:
                     continue
                 for small in statement.body:
                     if type(small) is cst.Assign and len(small.targets) == 1 and type(small.targets[0].target) is cst.Name:
-                        self._module_constants[small.targets[0].target.value] = small.value  # type: ignore[attr-defined]
+                        self._module_constants[small.targets[0].target.value] = small.value
                     elif type(small) is cst.AnnAssign and type(small.target) is cst.Name and small.value is not None:
-                        self._module_constants[small.target.value] = small.value  # type: ignore[attr-defined]
+                        self._module_constants[small.target.value] = small.value
         return self._module_constants.get(name)
 
 
@@ -498,6 +512,7 @@ class MaskedLanes:
 
 
 def _reduced_operands(reduction: Reduction, kernel: KernelModel) -> list[tuple[str, cst.BaseExpression, int | None]]:
+    found: list[tuple[str, cst.BaseExpression, int | None]]
     """(what it is, the operand, the axis it is reduced along counted from the last; None: read from
     `axis=`) for each operand a reduction folds."""
     call = reduction.call
@@ -603,14 +618,14 @@ def _tracked(found: Lanes | str | None) -> bool:
 
 def _operands(node: cst.CSTNode) -> list[cst.BaseExpression]:
     if type(node) is cst.BinaryOperation:
-        return [node.left, node.right]  # type: ignore[attr-defined]
+        return [node.left, node.right]
     if type(node) is cst.UnaryOperation:
-        return [node.expression]  # type: ignore[attr-defined]
+        return [node.expression]
     if type(node) in (cst.Subscript, cst.Attribute):
         return [node.value]  # type: ignore[attr-defined]
     if type(node) is cst.Call:
-        found = [arg.value for arg in node.args]  # type: ignore[attr-defined]
-        return found + ([node.func.value] if type(node.func) is cst.Attribute else [])  # type: ignore[attr-defined]
+        found = [arg.value for arg in node.args]
+        return found + ([node.func.value] if type(node.func) is cst.Attribute else [])
     return []
 
 
@@ -646,8 +661,15 @@ def _lanewise(operation: str, first: tuple[tuple[float, ...], tuple[float, ...]]
 
 def _parts(node: cst.CSTNode) -> list[cst.BaseExpression]:
     if type(node) is cst.Comparison:
-        return [node.left, *(target.comparator for target in node.comparisons)]  # type: ignore[attr-defined]
+        return [node.left, *(target.comparator for target in node.comparisons)]
     return [node.left, node.right]  # type: ignore[attr-defined]
+
+
+def _integer(node: cst.BaseExpression | None) -> bool:
+    """`0`, `-1`: an integer literal (not `0.0`)."""
+    if type(node) is cst.UnaryOperation:
+        node = node.expression
+    return type(node) is cst.Integer
 
 
 def _argument(call: cst.Call, name: str, position: int) -> cst.BaseExpression | None:
