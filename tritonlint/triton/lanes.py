@@ -140,6 +140,9 @@ class MaskedLanes:
                         continue
                     identity = 0.0 if operand.startswith("the scale") else _IDENTITY[reduction.kind]
                     problem = self._problem(reduction, operand, node, lanes, identity, track)
+                    if problem == "not the identity" and reduction.kind == "dot" and \
+                            self._partner_zero(reduction, operand, track):
+                        problem = ""  # finite lanes times the other operand's zeros add nothing
                     yield LaneVerdict(track, reduction, operand, lanes, identity, problem)
 
     def hazard(self, access: Access) -> TailHazard | None:
@@ -165,6 +168,26 @@ class MaskedLanes:
             assert verdict.lanes.samples is not None
             held = f"as {_value_words(verdict.lanes.samples)}, not its identity {need}"
         return f"the lanes the mask of tl.load switches off reach {what}{reduction} {held}"
+
+    def _partner_zero(self, reduction: Reduction, operand: str, track: Track) -> bool:
+        """The other operand of a dot holds exact zeros along the same reduced axis: it was loaded
+        under a mask on the same dimension with `other=0` (`p @ v` where `v`'s padded rows are 0)."""
+        operands = _reduced_operands(reduction, self.kernel)
+        partner = next(((node, right) for words, node, right in operands if words and words != operand), None)
+        if partner is None:
+            return False
+        node, right = partner
+        tiles = self.ev.tile_parts
+        for access in self.kernel.accesses:
+            for other in self.tracks(access):
+                if not (other.dim == track.dim or track.dim in tiles.get(other.dim, ()) or
+                        other.dim in tiles.get(track.dim, ())):
+                    continue
+                lanes = self.follow(node, reduction.order, reduction.path, reduction.loops, other)
+                if isinstance(lanes, Lanes) and lanes.right == right and lanes.samples is not None and \
+                        lanes.exact and all(value == 0 for value in lanes.samples) and not any(lanes.legit):
+                    return True
+        return False
 
     def _problem(self, reduction: Reduction, operand: str, node: cst.BaseExpression, lanes: Lanes,
                  identity: float, track: Track) -> str:
@@ -380,6 +403,14 @@ class MaskedLanes:
             return again(source)
         args = [arg.value for arg in call.args if arg.keyword is None]
         name = member or method
+        if name == "trans" or (type(call.func) is cst.Attribute and method == "permute"):
+            source = args[0] if member is not None and args else call.func.value  # type: ignore[attr-defined]
+            inner = again(source)
+            if not isinstance(inner, Lanes):
+                return inner
+            if inner.ndim != 2 or (len(args) > 1 and member is None and len(args) != 2):
+                return _UNKNOWN  # only the 2-D transpose is read
+            return replace(inner, right=1 - inner.right)
         if name == "where" and member is not None and len(args) == 3:
             return self._where(call, args, order, path, loops, track, valid)
         if name in _UNARY and (member is not None or method is not None):
@@ -430,10 +461,27 @@ class MaskedLanes:
 
     def _cuts(self, condition: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...],
               track: Track) -> bool:
+        """The condition compares the tracked axis's offsets with a bound (`cols < N`), so it is
+        false on the switched-off lanes. A condition on loaded data (`m_new == -inf`, `ids >= 0`)
+        says nothing about which lanes those are."""
+        if self._reads_data(condition, order, path, loops, 0):
+            return False
         bounded = self.ev.bound(condition, order, path, loops)
         tiles = self.ev.tile_parts
         return any(key == track.dim or track.dim in tiles.get(key, ()) or key in tiles.get(track.dim, ())
                    for key in bounded)
+
+    def _reads_data(self, node: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...],
+                    depth: int) -> bool:
+        if depth > 12:
+            return True
+        if type(node) is cst.Call and self.kernel.qualify_tl(node.func) == "load":
+            return True
+        if type(node) is cst.Name:
+            return any(d.value is not None and d.kind in ("assign", "advance") and
+                       self._reads_data(d.value, d.order, d.path, d.loops, depth + 1)
+                       for d in self.flow.reaching(node.value, order, path, loops) if d.order < order)
+        return any(self._reads_data(child, order, path, loops, depth + 1) for child in _operands(node))
 
     def _through_reduction(self, call: cst.Call, name: str, member: bool, track: Track,
                            again: Callable[[cst.BaseExpression], Lanes | str | None]) -> Lanes | str | None:
@@ -617,6 +665,8 @@ def _tracked(found: Lanes | str | None) -> bool:
 
 
 def _operands(node: cst.CSTNode) -> list[cst.BaseExpression]:
+    if type(node) in (cst.Comparison, cst.BooleanOperation):
+        return _parts(node)
     if type(node) is cst.BinaryOperation:
         return [node.left, node.right]
     if type(node) is cst.UnaryOperation:
