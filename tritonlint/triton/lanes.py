@@ -54,7 +54,7 @@ _IDENTITY_TEXT = {0.0: "0.0", -math.inf: 'float("-inf")', math.inf: 'float("inf"
 class Lanes:
     """The switched-off lanes of one tracked load, as they reach an expression."""
 
-    samples: tuple[float, ...] | None  # what the lanes add to the result; None: undefined (no `other=`)
+    samples: tuple[float, ...]  # what the lanes add to the result, on a few sample lanes
     exact: bool  # computed from constants only (not from data the kernel loaded or was given)
     right: int  # the axis they lie along, counted from the last
     ndim: int | None  # how many axes the value has, when known
@@ -160,12 +160,9 @@ class MaskedLanes:
         reduction = f"`tl.{verdict.reduction.kind}` at line {self.kernel.line_of(verdict.reduction.call)}"
         what = f"{verdict.operand} of " if verdict.operand else ""
         need = {0.0: "0", -math.inf: "-inf", math.inf: "+inf"}[verdict.identity]
-        if verdict.problem == "undefined":
-            held = "undefined (the load has no `other=`)"
-        elif verdict.problem == "NaN":
+        if verdict.problem == "NaN":
             held = "as NaN"
         else:
-            assert verdict.lanes.samples is not None
             held = f"as {_value_words(verdict.lanes.samples)}, not its identity {need}"
         return f"the lanes the mask of tl.load switches off reach {what}{reduction} {held}"
 
@@ -184,15 +181,13 @@ class MaskedLanes:
                         other.dim in tiles.get(track.dim, ())):
                     continue
                 lanes = self.follow(node, reduction.order, reduction.path, reduction.loops, other)
-                if isinstance(lanes, Lanes) and lanes.right == right and lanes.samples is not None and \
+                if isinstance(lanes, Lanes) and lanes.right == right and \
                         lanes.exact and all(value == 0 for value in lanes.samples) and not any(lanes.legit):
                     return True
         return False
 
     def _problem(self, reduction: Reduction, operand: str, node: cst.BaseExpression, lanes: Lanes,
                  identity: float, track: Track) -> str:
-        if lanes.samples is None:
-            return "undefined"
         if operand.startswith("the scale"):
             return ""  # any defined scale times the zeroed data it scales adds nothing
         if any(math.isnan(value) for value in lanes.samples):
@@ -210,7 +205,7 @@ class MaskedLanes:
             if all((value <= -_SENTINEL) if lowest else (value >= _SENTINEL) for value in lanes.samples):
                 return ""  # `-1e30`, `-FLT_MAX`, `-10000`: below any real score
             valid = self.follow(node, reduction.order, reduction.path, reduction.loops, track, valid=True)
-            if isinstance(valid, Lanes) and valid.samples is not None and not any(valid.legit):
+            if isinstance(valid, Lanes) and not any(valid.legit):
                 # `tl.max(tl.abs(x))` with `other=0`: the real lanes never lose to the switched-off ones.
                 if reduction.kind in ("max", "argmax") and min(valid.samples) >= max(lanes.samples):
                     return ""
@@ -222,14 +217,14 @@ class MaskedLanes:
         """How the lanes get there: their value at the load and the calls that change it."""
         kernel = self.kernel
         other = self._other_text(verdict.track.access)
-        held = "are undefined (no `other=`)" if other is None else f"hold `{other}` at the load"
+        held = ("are 0 at the load (no `other=`: Triton fills masked-off lanes with 0)" if other is None
+                else f"hold `{other}` at the load")
         lanes = verdict.lanes
-        if lanes.steps and lanes.samples is not None:
+        if lanes.steps:
             names = ", ".join(f"`{_call_name(step, kernel)}` (line {kernel.line_of(step)})" for step in lanes.steps[:3])
             held += f", and {_value_words(lanes.samples)} after {names}"
         folded = "reduces" if verdict.reduction.kind not in ("dot", "dot_scaled") else "sums over"
-        why = {"undefined": "whatever memory holds there, NaN included, enters the result",
-               "NaN": "NaN spreads through the result"}.get(verdict.problem, "each such lane changes the result")
+        why = {"NaN": "NaN spreads through the result"}.get(verdict.problem, "each such lane changes the result")
         return (f"the switched-off lanes {held}; `tl.{verdict.reduction.kind}` {folded} the axis they lie on: "
                 f"{why}")
 
@@ -261,7 +256,7 @@ class MaskedLanes:
             return self._binary(node, node.left, node.right, order, path, loops, track, valid)
         if type(node) is cst.UnaryOperation:
             inner = again(node.expression)
-            if not isinstance(inner, Lanes) or inner.samples is None:
+            if not isinstance(inner, Lanes):
                 return inner
             if type(node.operator) is cst.Minus:
                 return replace(inner, samples=tuple(-value for value in inner.samples),
@@ -304,7 +299,10 @@ class MaskedLanes:
             return Lanes(_SIGNED, False, track.right, track.ndim)
         text = self._other_text(track.access)
         if text is None:
-            return Lanes(None, True, track.right, track.ndim)
+            # The language leaves these lanes unspecified; every Triton backend fills them with 0
+            # (the NVIDIA PTX builder moves 0 into the destination when there is no `other`; the
+            # interpreter uses zeros). 0 is what a sum or a dot of them adds.
+            return Lanes((0.0,) * _WIDTH, True, track.right, track.ndim)
         value = self._constant(cst.parse_expression(text) if track.access in self.others else
                                _argument(track.access.call, "other", 2), track.access.order, track.access.path,
                                track.access.loops)
@@ -336,13 +334,10 @@ class MaskedLanes:
         first = tracked[0]
         if any(side.right != first.right for side in tracked):
             return _UNKNOWN
-        if any(side.samples is None for side in tracked):
-            return replace(first, samples=None)
         pairs: list[tuple[tuple[float, ...], tuple[float, ...]]] = []
         exact = all(side.exact for side in tracked)
         for side, node in zip(sides, nodes):
             if isinstance(side, Lanes):
-                assert side.samples is not None
                 pairs.append((side.legit, side.samples))
                 continue
             legit, own, known = self._untracked(node, side, order, path, loops, track, valid)
@@ -418,7 +413,7 @@ class MaskedLanes:
             if source is None:
                 return _UNKNOWN
             inner = again(source)
-            if not isinstance(inner, Lanes) or inner.samples is None:
+            if not isinstance(inner, Lanes):
                 return inner
             if any(inner.legit):
                 return _UNKNOWN  # a function of legitimate data and the lanes' own part together
@@ -641,17 +636,13 @@ def _broadcast(node: cst.Subscript, lanes: Lanes) -> Lanes | str:
 
 
 def _join(found: list[Lanes | str | None]) -> Lanes | str | None:
-    """Several definitions reach a use: the lanes agree, one of them is undefined (that path is the
-    hazard), or nothing is said."""
+    """Several definitions reach a use: the lanes agree, or nothing is said."""
     tracked = [each for each in found if _tracked(each)]
     if not tracked:
         return None
     if any(each == _UNKNOWN for each in tracked):
         return _UNKNOWN
     lanes = [each for each in tracked if isinstance(each, Lanes)]
-    undefined = next((each for each in lanes if each.samples is None), None)
-    if undefined is not None:
-        return undefined
     first = lanes[0]
     if all(each.samples == first.samples and each.legit == first.legit and each.right == first.right
            for each in lanes):
