@@ -221,7 +221,8 @@ class MaskedLanes:
                 else f"hold `{other}` at the load")
         lanes = verdict.lanes
         if lanes.steps:
-            names = ", ".join(f"`{_call_name(step, kernel)}` (line {kernel.line_of(step)})" for step in lanes.steps[:3])
+            steps = list(dict.fromkeys(lanes.steps))[:3]
+            names = ", ".join(f"`{_call_name(step, kernel)}` (line {kernel.line_of(step)})" for step in steps)
             held += f", and {_value_words(lanes.samples)} after {names}"
         folded = "reduces" if verdict.reduction.kind not in ("dot", "dot_scaled") else "sums over"
         why = {"NaN": "NaN spreads through the result"}.get(verdict.problem, "each such lane changes the result")
@@ -728,6 +729,8 @@ def _call_name(node: cst.CSTNode, kernel: KernelModel) -> str:
 
 
 def _value_words(samples: tuple[float, ...]) -> str:
+    if any(math.isnan(value) for value in samples):
+        return "NaN"
     if len(set(samples)) == 1:
         value = samples[0]
         return {math.inf: "+inf", -math.inf: "-inf"}.get(value, f"{value:g}")

@@ -1344,21 +1344,26 @@ class Verifier:
                 f.verdict, f.reason = "failed", "; ".join(sorted({s["reason"] for s in bad_sites}))
             elif comp:
                 f.verdict, f.reason = "failed", "; ".join(comp)
-            elif f.sites or (not have_site_info and output_evidence):
+            elif f.sites or (not have_site_info and output_evidence) or explained:
+                # `explained` alone: in bounds but wrong (TL105's masked-off lanes in a reduction):
+                # the original is off the harness reference where the fixed code is on it.
                 if output_problems or any(r.status != "ok" and not (r.fill is None and r.sanitizer_errors)
                                           for r in runs):
                     f.verdict = "failed"
                     f.reason = "; ".join(output_problems) or "a harness run did not complete"
                 else:
                     f.verdict = "verified"
+                    evidence = "original outputs depend on the fill; fixed outputs do not" if output_evidence and \
+                        (orig_fill_dep or not have_site_info) else \
+                        "original outputs are off the harness reference where the fixed ones are on it"
                     f.reason = ("original goes out of bounds here; fixed tree does not, outputs "
                                 "identical across fills and equal to the original at fill "
                                 + str(_hex(zero))) if f.sites else \
-                        "original outputs depend on the fill; fixed outputs do not" + (
+                        evidence + (
                             "" if len(report.fixes) == 1 else
                             f" (said of the {len(report.fixes)} fixes together: without --sanitizer a GPU run "
                             "cannot tell which line the fill reached; prove one with --only FILE:LINE)")
-                    if explained:
+                    if explained and (f.sites or orig_fill_dep):
                         f.reason += (" except where the original is off the harness reference "
                                      "(an overrun inside the storage): " + ", ".join(sorted(explained)))
             else:
@@ -1444,8 +1449,12 @@ def format_text(report: Report, keep: bool = False) -> str:
                      + _counts(c.get("fixed_nan")) + "; depend on the fill: original "
                      + (", ".join(c.get("original_fill_dependent") or []) or "no") + ", fixed "
                      + (", ".join(c.get("fixed_fill_dependent") or []) or "no")
-                     + (f"; fixed == original at {zero[len('fixed_vs_original_at_'):]}: "
-                        f"{'yes' if same else 'no'}" if same is not None and zero else "")
+                     + (f"; original off the reference where fixed is on it: {', '.join(sorted(off))}"
+                        if (off := c.get("original_off_reference_at_" + zero[len("fixed_vs_original_at_"):]
+                                         if zero else "")) else "")
+                     + (f"; fixed == original at {zero[len('fixed_vs_original_at_'):]}"
+                        f"{' in the other outputs' if off else ''}: {'yes' if same else 'no'}"
+                        if same is not None and zero else "")
                      + ("; fixed vs reference: " + ", ".join(f"{k} {v:.4%} of max|ref|" for k, v in rel.items())
                         if rel else ""))
     for reason in report.reasons:
