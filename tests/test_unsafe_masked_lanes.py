@@ -1,0 +1,140 @@
+"""TL105 on small kernels, one behaviour each: what the switched-off lanes hold when they reach a
+reduction, and the `other=` the fix picks (or why it offers none)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tritonlint.cli import main
+
+HEADER = "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+
+
+def _findings(tmp_path: Path, body: str, capsys: pytest.CaptureFixture[str]) -> list[dict[str, object]]:
+    path = tmp_path / "k.py"
+    path.write_text(HEADER + body)
+    main(["check", "--no-cache", "--select", "TL105", "--output-format", "json", str(path)])
+    found: list[dict[str, object]] = json.loads(capsys.readouterr().out)
+    return found
+
+
+def _fix(finding: dict[str, object]) -> dict[str, object]:
+    fix = finding["fix"]
+    assert isinstance(fix, dict)
+    return fix
+
+
+ROW = """\
+def k(X, Y, n, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(X + cols, mask=cols < n{other})
+{body}
+"""
+
+
+def _row(other: str, body: str) -> str:
+    return ROW.format(other=other, body=body)
+
+
+@pytest.mark.parametrize(("other", "body", "flagged"), [
+    # exp of the padded lanes is 1 with other=0.0, 0 with -inf
+    (", other=0.0", "    tl.store(Y, tl.sum(tl.exp(x), axis=0))", True),
+    (", other=float('-inf')", "    tl.store(Y, tl.sum(tl.exp(x), axis=0))", False),
+    # no other: Triton fills 0, right for a sum, wrong for a max
+    ("", "    tl.store(Y, tl.sum(x, axis=0))", False),
+    ("", "    tl.store(Y, tl.max(x, axis=0))", True),
+    # the max of a value that is never negative does not lose to a padded 0
+    (", other=0.0", "    tl.store(Y, tl.max(tl.abs(x), axis=0))", False),
+    # integer data: 0 and -1 are conventions of a range the checker cannot read
+    (", other=0", "    tl.store(Y, tl.max(x, axis=0))", False),
+    # a finite stand-in for -inf
+    (", other=-1e30", "    tl.store(Y, tl.max(x, axis=0))", False),
+    # x - mean makes the padded lanes -mean
+    (", other=0.0", "    mean = tl.sum(x, axis=0) / n\n    tl.store(Y, tl.sum((x - mean) * (x - mean), axis=0))", True),
+    # ... unless they are cleaned with a where on the same bound
+    (", other=0.0", "    mean = tl.sum(x, axis=0) / n\n    c = tl.where(cols < n, x - mean, 0.0)\n"
+                    "    tl.store(Y, tl.sum(c * c, axis=0))", False),
+    # a where on loaded data says nothing about which lanes are padded
+    (", other=0.0", "    e = tl.where(x > 100.0, 0.0, tl.exp(x))\n    tl.store(Y, tl.sum(e, axis=0))", False),
+    # a softcap turns -inf into a finite value
+    (", other=float('-inf')", "    c = 30.0 * tl.tanh(x / 30.0)\n    tl.store(Y, tl.sum(tl.exp(c), axis=0))", True),
+    # the lanes are only stored: no reduction reached
+    (", other=0.0", "    tl.store(Y + cols, tl.exp(x), mask=cols < n)", False),
+])
+def test_lanes_reaching_a_reduction(tmp_path: Path, capsys: pytest.CaptureFixture[str], other: str, body: str,
+                                    flagged: bool) -> None:
+    found = _findings(tmp_path, _row(other, body), capsys)
+    assert bool(found) is flagged, found
+    if flagged:
+        assert found[0]["code"] == "TL105" and found[0]["line"] == 8
+
+
+ACCUMULATED = """\
+def k(X, S, Y, K, BLOCK_K: tl.constexpr):
+    offs = tl.arange(0, BLOCK_K)
+    acc = tl.zeros([BLOCK_K], dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        x = tl.load(X + k + offs, mask=k + offs < K, other={other})
+        s = tl.load(S + k + offs, mask=k + offs < K, other=0.0)
+        acc += x * s + {bias}
+    tl.store(Y, tl.sum(acc, axis=0))
+"""
+
+
+@pytest.mark.parametrize(("other", "bias", "lines"), [
+    ("0.0", "0.0", []),       # acc carries real sums; the padded lanes add 0 * s = 0
+    ("1.0", "0.0", []),       # 1 * s: s's own padded lanes are 0
+    ("0.0", "1.0", [10, 11]),  # a constant added to every lane, padded ones too
+])
+def test_an_accumulator_is_legitimate_data(tmp_path: Path, capsys: pytest.CaptureFixture[str], other: str,
+                                           bias: str, lines: list[int]) -> None:
+    found = _findings(tmp_path, ACCUMULATED.format(other=other, bias=bias), capsys)
+    assert [f["line"] for f in found] == lines
+
+
+DOT = """\
+def k(A, B, C, K, BK: tl.constexpr):
+    offs_m = tl.arange(0, 16)
+    offs_k = tl.arange(0, BK)
+    a = tl.load(A + offs_m[:, None] * K + offs_k[None, :], mask=offs_k[None, :] < K, other={a})
+    b = tl.load(B + offs_k[:, None] * 16 + offs_m[None, :], mask=offs_k[:, None] < K, other={b})
+    tl.store(C + offs_m[:, None] * 16 + offs_m[None, :], tl.dot(tl.exp(a), b))
+"""
+
+
+@pytest.mark.parametrize(("a", "b", "lines"), [
+    ("0.0", "0.0", []),   # exp(0) = 1 in A's padded K lanes, times B's zeros
+    ("0.0", "1.0", [9, 10]),  # ... times B's ones: each padded K lane adds 1 * 1 (both loads flagged)
+])
+def test_a_dot_needs_zeros_in_one_operand(tmp_path: Path, capsys: pytest.CaptureFixture[str], a: str, b: str,
+                                          lines: list[int]) -> None:
+    found = _findings(tmp_path, DOT.format(a=a, b=b), capsys)
+    assert [f["line"] for f in found] == lines
+
+
+def test_the_fix_picks_the_identity_that_serves_every_reduction(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    # A softmax: -inf is the max's identity and makes exp(x - max) 0 for the sum; 0.0 would not.
+    body = "    z = tl.exp(x - tl.max(x, axis=0))\n    tl.store(Y + cols, z / tl.sum(z, axis=0), mask=cols < n)"
+    found = _findings(tmp_path, _row(", other=0.0", body), capsys)
+    fix = _fix(found[0])
+    assert fix["applicability"] == "unsafe"
+    edits = fix["edits"]
+    assert isinstance(edits, list) and edits[0]["content"] == 'float("-inf")'  # replaces the 0.0
+
+
+def test_no_other_into_a_max_is_fixed_with_minus_infinity(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    found = _findings(tmp_path, _row("", "    tl.store(Y, tl.max(x, axis=0))"), capsys)
+    assert 'other=float("-inf")' in str(_fix(found[0])["edits"])
+    assert "no `other=`: Triton fills masked-off lanes with 0" in " ".join(map(str, found[0]["notes"]))
+
+
+def test_a_variance_without_where_has_no_automatic_fix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    body = "    mean = tl.sum(x, axis=0) / n\n    tl.store(Y, tl.sum((x - mean) * (x - mean), axis=0))"
+    found = _findings(tmp_path, _row(", other=0.0", body), capsys)
+    fix = _fix(found[0])
+    assert fix["applicability"] == "display-only" and "tl.where" in str(fix["title"])
