@@ -138,3 +138,17 @@ def test_a_variance_without_where_has_no_automatic_fix(tmp_path: Path, capsys: p
     found = _findings(tmp_path, _row(", other=0.0", body), capsys)
     fix = _fix(found[0])
     assert fix["applicability"] == "display-only" and "tl.where" in str(fix["title"])
+
+
+def test_explain_names_each_reduction_the_lanes_reach(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "k.py"
+    body = "    z = tl.exp(x - tl.max(x, axis=0))\n    tl.store(Y + cols, z / tl.sum(z, axis=0), mask=cols < n)"
+    path.write_text(HEADER + _row(", other=float('-inf')", body))
+    assert main(["check", "--explain", f"{path}:8"]) == 0
+    clean = capsys.readouterr().out
+    assert "masked-off lanes (TL105):" in clean
+    assert "`tl.max` (line 9): its identity" in clean and "`tl.sum` (line 10): its identity" in clean
+    path.write_text(HEADER + _row(", other=0.0", body))
+    assert main(["check", "--explain", f"{path}:8"]) == 1
+    flagged = capsys.readouterr().out
+    assert "`tl.max` (line 9): wrong: the switched-off lanes hold `0.0`" in flagged

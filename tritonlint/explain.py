@@ -11,6 +11,7 @@ from tritonlint.config import Config
 from tritonlint.engine import build_model, check_source, find_file_launches, parse_file
 from tritonlint.runner import SourceFile, neighbours_of
 from tritonlint.triton.ir import Access, Judgement
+from tritonlint.triton.lanes import MaskedLanes
 from tritonlint.triton.model import KernelModel
 from tritonlint.triton.outline import line_starts
 from tritonlint.triton.sufficiency import MaskSufficiency
@@ -83,7 +84,7 @@ def _judged(model: KernelModel, access: Access, judgements: Iterator[Judgement],
             if judged.fact is not None:
                 where = _line(model, judged.fact.node)
                 lines.append(f"{indent}  fact: {judged.fact.idiom}" + (f" (line {where})" if where else ""))
-    return lines + _sufficiency(model, access, indent)
+    return lines + _sufficiency(model, access, indent) + _masked_lanes(model, access, indent)
 
 
 def _sufficiency(model: KernelModel, access: Access, indent: str) -> list[str]:
@@ -100,6 +101,28 @@ def _sufficiency(model: KernelModel, access: Access, indent: str) -> list[str]:
             lines.append(f"{indent}  {label}: insufficient ({verdict.shape}): {verdict.reason}")
         else:
             lines.append(f"{indent}  {label}: {checker.reason(verdict)}")
+    return lines
+
+
+def _masked_lanes(model: KernelModel, access: Access, indent: str) -> list[str]:
+    """TL105's reading of a masked load: what its switched-off lanes hold at each reduction that
+    folds the axis they lie on."""
+    reader = MaskedLanes(model)
+    tracks = reader.tracks(access)
+    if not tracks:
+        return []
+    lines = [f"{indent}masked-off lanes (TL105):"]
+    verdicts = list(reader.verdicts(access))
+    for track in tracks:
+        label = f"`{model.label(track.dim)}`"
+        reached = [v for v in verdicts if v.track == track]
+        if not reached:
+            lines.append(f"{indent}  {label}: reach no reduction along their axis")
+        for verdict in reached:
+            where = f"{verdict.operand + ' of ' if verdict.operand else ''}`tl.{verdict.reduction.kind}` " \
+                    f"(line {model.line_of(verdict.reduction.call)})"
+            state = f"wrong: {reader.describe(verdict)}" if verdict.problem else "its identity (or harmless there)"
+            lines.append(f"{indent}  {label}: at {where}: {state}")
     return lines
 
 
