@@ -1353,8 +1353,9 @@ class Verifier:
                     f.reason = "; ".join(output_problems) or "a harness run did not complete"
                 else:
                     f.verdict = "verified"
-                    evidence = "original outputs depend on the fill; fixed outputs do not" if output_evidence and \
-                        (orig_fill_dep or not have_site_info) else \
+                    fill_evidence = bool(orig_fill_dep) or any(
+                        n > 0 and n > orig_nan.get(_hex(zero), 0) for n in orig_nan.values())
+                    evidence = "original outputs depend on the fill; fixed outputs do not" if fill_evidence else \
                         "original outputs are off the harness reference where the fixed ones are on it"
                     f.reason = ("original goes out of bounds here; fixed tree does not, outputs "
                                 "identical across fills and equal to the original at fill "
