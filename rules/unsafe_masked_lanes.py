@@ -19,14 +19,15 @@ class UnsafeMaskedLanes(Rule):
     dot, -inf for a max, +inf for a min. The lanes are followed through the arithmetic between
     (`x - mean`, `tl.exp`, a softcap's `tanh`, `tl.where(mask, x, 0.0)`), so these are flagged:
 
-    - no `other=` at all: the lanes hold whatever memory holds, NaN included (`NaN * 0` is NaN in
-      a dot), also the scales of `tl.dot_scaled`;
+    - no `other=` before a max: Triton fills such lanes with 0 (the language leaves them
+      unspecified), and 0 wins over a row of negative values;
     - `other=0.0` before `tl.exp` (the lanes become 1 and are summed), before `x - mean` (they
       become `-mean`), or before a max of values that can be negative;
     - `other=float("-inf")` that a softcap (`tanh`) turns finite before `exp` and a sum.
 
-    Not flagged: lanes cleaned by `tl.where(mask, x, identity)` before the reduction, lanes that
-    are only stored, an `other=` that stays the identity through the operations between
+    Not flagged: no `other=` before a sum or a dot (the 0 Triton fills is their identity), lanes
+    cleaned by `tl.where(mask, x, value)` on the same bound before the reduction, lanes that are
+    only stored, a dot whose other operand holds zeros in the same lanes, an `other=` that stays the identity through the operations between
     (`other=-inf`, `x - m`, `tl.exp`, `tl.sum`), and `other=0` before the max of a value that is
     never negative (`tl.max(tl.abs(x))`).
 
@@ -35,7 +36,7 @@ class UnsafeMaskedLanes(Rule):
     load from reading memory there, but the reduction still folds them in. A softmax whose
     denominator counts `exp(0 - max)` once per padded column, a variance that adds `mean ** 2` per
     padded lane, or a dot that multiplies an undefined NaN by zero gives wrong numbers with no
-    error, and only for shapes that leave a partial tile.
+    error, and only for shapes that leave a partial tile (or a row shorter than the block).
 
     ## Example
     ```python
@@ -76,10 +77,12 @@ class UnsafeMaskedLanes(Rule):
 
     ## Known problems
     The lanes are followed inside one jit function: a helper that receives them, a reshape, a
-    scan, or a `tl.where` whose condition bounds another axis (a causal mask) stops the reading,
-    and nothing is reported through it. Data the kernel did not load from the tracked pointer is
-    taken to be positive and finite (a scale, a running max), so `-inf * scale` stays -inf.
-    Values stored to memory and read back by another kernel are not followed.
+    scan, or a `tl.where` whose condition bounds another axis (a causal mask) or reads loaded
+    data stops the reading, and nothing is reported through it. Data the kernel did not load from
+    the tracked pointer is taken to be positive and finite (a scale, a running max), so
+    `-inf * scale` stays -inf. A max or min is judged only on constant lanes, not on integer
+    data (`other=0` or `-1` before a max of lengths or token ids), and a finite sentinel beyond
+    1e4 (`-1e30`) counts as -inf. Values stored to memory and read back are not followed.
     """
 
     code = "TL105"
