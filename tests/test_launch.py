@@ -162,3 +162,29 @@ def test_a_module_that_does_not_import_the_kernel_launches_nothing(tmp_path: Pat
     ops.write_text(ops.read_text().replace("from . import kernels\nfrom .kernels import", "from .other import"))
     found = _check_json(capsys, str(package / "kernels.py"))
     assert found == []
+
+
+_HELPERS = {
+    "loop": "def pick(n, cap):\n    for d in (1024, 512, 256):\n        if n % d == 0 and d <= cap:\n            return d\n",
+    "while": "def pick(n, cap):\n    d = cap\n    while n % d:\n        d //= 2\n    return d\n",
+    "gcd": "def pick(n, cap):\n    return math.gcd(cap, n)\n",
+    # Look-alikes: a disjunction, a return outside the test, a test on another parameter.
+    "or": "def pick(n, cap):\n    for d in (1024, 512):\n        if n % d == 0 or d <= cap:\n            return d\n",
+    "fallback": "def pick(n, cap):\n    for d in (1024, 512):\n        if n % d == 0:\n            return d\n    return cap\n",
+    "other": "def pick(n, cap):\n    for d in (1024, 512):\n        if cap % d == 0:\n            return d\n",
+}
+
+
+@pytest.mark.parametrize(("helper", "exact"), [("loop", True), ("while", True), ("gcd", True),
+                                                ("or", False), ("fallback", False), ("other", False)])
+def test_host_helper_returning_a_divisor_makes_the_grid_exact(helper: str, exact: bool) -> None:
+    text = _launcher("d = pick(x.shape[1], 1024)\n"
+                     "add_kernel[(triton.cdiv(x.shape[0] * x.shape[1], d),)](x, y, out, n, BLOCK_SIZE=d)")
+    text += "\n\n" + _HELPERS[helper]
+    assert _findings("k.py", text, frozenset({"ALL"})) == ([] if exact else TAIL)
+
+
+def test_divisor_of_one_factor_is_not_a_divisor_of_another() -> None:
+    text = _launcher("d = math.gcd(x.shape[1], 1024)\n"
+                     "add_kernel[(triton.cdiv(x.shape[0] + x.shape[1], d),)](x, y, out, n, BLOCK_SIZE=d)")
+    assert _findings("k.py", text, frozenset({"ALL"})) == TAIL
