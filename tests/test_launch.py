@@ -188,3 +188,21 @@ def test_divisor_of_one_factor_is_not_a_divisor_of_another() -> None:
     text = _launcher("d = math.gcd(x.shape[1], 1024)\n"
                      "add_kernel[(triton.cdiv(x.shape[0] + x.shape[1], d),)](x, y, out, n, BLOCK_SIZE=d)")
     assert _findings("k.py", text, frozenset({"ALL"})) == TAIL
+
+
+GATHER = ROOT / "fixtures" / "unmasked-tail-store" / "launch_token_loop_gather.py"
+
+
+def test_tile_in_a_token_loop_is_read_term_by_term() -> None:
+    text = GATHER.read_text()
+    assert _findings("g.py", text) == [(30, "TL101"), (31, "TL102")]
+    guarded = text.replace("    grid = (", "    assert hidden % block == 0\n    grid = (")
+    assert _findings("g.py", guarded) == []
+    assert _findings("g.py", guarded, frozenset({"ALL"})) == [(30, "TL111"), (31, "TL112")]
+
+
+def test_tile_term_that_also_moves_with_the_loop_is_not_placed_by_the_program() -> None:
+    # `(cur_block + tok) * BLOCK_D`: the block moves with the token loop too; the grid says nothing of it.
+    text = GATHER.read_text().replace("out + tok * out_stride0 + cur_block * BLOCK_D + off_d",
+                                      "out + tok * out_stride0 + (cur_block + tok) * BLOCK_D + off_d")
+    assert _findings("g.py", text, frozenset({"ALL"})) == [(30, "TL101")]
