@@ -154,8 +154,16 @@ class HazardFinder:
         covering = [flag for flag in self.flags.flags if flag.dims & keys]
         even_side = next((flag for flag in covering if self.flags.on_side(flag.atom, flag.even, access.path)), None)
         if even_side is not None:
-            return Judgement(walk, None, f"runs only when {Literal(even_side.atom, even_side.even).describe()}: "
-                             "full tiles there")
+            weak = next((p for p in self.kernel.weak_predicates if p.flag == even_side.atom and p.keys & keys), None)
+            if weak is None:
+                return Judgement(walk, None, f"runs only when {Literal(even_side.atom, even_side.even).describe()}: "
+                                 "full tiles there")
+            if own is not None and self.ev.covers(own, keys, moved_by):
+                return Judgement(walk, None, "the mask bounds it")
+            side = Literal(even_side.atom, even_side.even)
+            evidence = f"{weak.flag} is set by `{weak.text}` at {weak.where}, which does not imply {weak.needs}"
+            return Judgement(walk, TailHazard(access, walk, f"reachable when {side.describe()}, on a partial tile "
+                                              f"of {weak.tile}", evidence, predicate=f"`{weak.needs}` at {weak.where}"), evidence)
         evidence_flags = [flag for flag in covering if flag.source != "name" and self.flags.atom_applies(flag.atom, access)]
         for flag in evidence_flags:
             tail = Literal(flag.atom, not flag.even)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tritonlint.triton.outline import ast_dotted
 
@@ -42,6 +42,10 @@ class Launch:
     args: Mapping[str, str] = field(default_factory=dict, hash=False)  # kernel parameter -> host text
     # kernel parameter -> the values its argument's name is assigned before the launch, with their lines
     allocations: Mapping[str, tuple[tuple[str, int], ...]] = field(default_factory=dict, hash=False)
+    # kernel parameter -> the test its argument is (`EVEN_K=K % 2 == 0`, or `even = K % 2 == 0` before
+    # the launch): its text and place (1-based lines, 0-based UTF-8 byte columns)
+    predicates: Mapping[str, tuple[str, tuple[int, int, int, int]]] = field(default_factory=dict, hash=False)
+    local: bool = False  # in the kernel's own file (its predicates can be reported and fixed there)
 
     def sizes(self, axis: Axis) -> frozenset[str]:
         """The kernel-side names and literals the axis's divisor stands for."""
@@ -70,7 +74,7 @@ def launch_pattern(names: Sequence[str]) -> re.Pattern[str]:
 
 def find_launches(tree: ast.Module, names: Mapping[str, str], params: Mapping[str, list[str]],
                   display: str, modules: frozenset[str] = frozenset(),
-                  members: Mapping[str, str] | None = None) -> list[Launch]:
+                  members: Mapping[str, str] | None = None, local: bool = False) -> list[Launch]:
     """The launches in `tree` of the kernels `names` maps to (local name -> kernel name).
 
     `modules` are local names of the kernels' module (`from . import kernels`), and `members` maps
@@ -79,7 +83,7 @@ def find_launches(tree: ast.Module, names: Mapping[str, str], params: Mapping[st
     finder = _Finder(names, params, display, modules, members or {})
     finder.functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
     finder.body(tree.body, (), tree.body)
-    return finder.found
+    return [replace(launch, local=True) for launch in finder.found] if local else finder.found
 
 
 class _Finder:
@@ -169,7 +173,22 @@ class _Finder:
         for keyword in call.keywords:
             if keyword.arg is not None and isinstance(keyword.value, ast.Name):
                 allocations[keyword.arg] = _values(scope, keyword.value.id, line)
-        return Launch(kernel, f"{self.display}:{line}", tuple(axes), args, allocations)
+        bound: dict[str, ast.expr] = {}
+        for param, value in zip(params, call.args):
+            if isinstance(value, ast.Starred):
+                break
+            bound[param] = value
+        bound |= {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg is not None}
+        predicates = {}
+        for param, value in bound.items():
+            if isinstance(value, ast.Name):
+                value = _assignments(scope, value.id, line) or value
+            if isinstance(value, (ast.Compare, ast.BoolOp)) or \
+                    isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not):
+                place = (value.lineno, value.col_offset, value.end_lineno or value.lineno,
+                         value.end_col_offset or value.col_offset)
+                predicates[param] = (_text(value), place)
+        return Launch(kernel, f"{self.display}:{line}", tuple(axes), args, allocations, predicates)
 
 
 
