@@ -23,7 +23,6 @@ from tritonlint.triton.launches import Launch, find_launches, kernel_params, lau
 from tritonlint.triton.locations import Locator, Span
 from tritonlint.triton.model import KernelModel, TailHazard
 from tritonlint.triton.names import ImportMap
-from tritonlint.triton.predicates import WeakPredicate
 from tritonlint.triton.outline import (
     KernelSource,
     Outline,
@@ -31,6 +30,7 @@ from tritonlint.triton.outline import (
     might_hold_kernels,
     outline,
 )
+from tritonlint.triton.predicates import WeakPredicate
 
 # The modules beside a file, (display path, text), read on demand: where its kernels may be launched.
 Neighbours = Callable[[], Sequence[tuple[str, str]]]
@@ -400,8 +400,8 @@ def _predicate_diagnostic(rule: Rule, weak: WeakPredicate, model: KernelModel, p
                           starts: Sequence[int]) -> Diagnostic:
     """A weak evenness predicate, at the predicate where it is in this file (a launch argument, a
     heuristics lambda), else at the kernel's flag parameter with a note naming where it is set."""
-    notes = [f"the kernel walks {weak.needs.split(' % ')[0]} in tiles of {weak.tile} and drops its masks when "
-             f"{weak.flag} is True", f"full tiles need `{weak.needs}`"]
+    walks = f"the kernel walks {weak.walked} in tiles of {weak.tile} and drops its masks when {weak.flag} is True"
+    notes = [walks, f"full tiles need `{weak.needs}`"]
     span: Span | None = None
     if weak.node is not None:
         span = model.span_of(weak.node)

@@ -38,8 +38,8 @@ from tritonlint.triton.ir import (
 )
 from tritonlint.triton.launches import Launch
 from tritonlint.triton.locations import Locator, Span
-from tritonlint.triton.predicates import WeakPredicate, weak_predicates
 from tritonlint.triton.names import ImportMap
+from tritonlint.triton.predicates import WeakPredicate, weak_predicates
 from tritonlint.triton.syntax import strip_casts
 from tritonlint.triton.walks import Walker
 

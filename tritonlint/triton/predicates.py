@@ -49,6 +49,7 @@ class WeakPredicate:
     where: str  # "ops.py:41" (a launch argument) or "line 12" (a heuristics lambda of this file)
     needs: str  # what full tiles need, in the kernel's names: `K % BLOCK_K == 0`
     tile: str  # the kernel's tile: `BLOCK_K`, `BLOCK_K * SPLIT_K`
+    walked: str  # the extent it walks in those tiles: `K`
     keys: frozenset[str]  # the walks it lets through unmasked (loop keys and offset dimensions)
     node: cst.CSTNode | None = None  # the lambda's body, in the kernel's own tree
     launch: Launch | None = None  # the launch whose argument it is
@@ -79,7 +80,7 @@ def weak_predicates(model: KernelModel) -> list[WeakPredicate]:
                 requirement, replacement = weak
                 found.append(WeakPredicate(flag.atom, _written(node), f"line {model.line_of(node)}",
                                            f"{requirement.extent} % {_grouped(requirement.tile)} == 0",
-                                           requirement.tile, requirement.keys, node=node,
+                                           requirement.tile, requirement.extent, requirement.keys, node=node,
                                            replacement=_in_lambda(node, replacement)))
         for launch in model.launches:
             setter = launch.predicates.get(flag.atom)
@@ -92,7 +93,8 @@ def weak_predicates(model: KernelModel) -> list[WeakPredicate]:
                 file = launch.where.rsplit(":", 1)[0]
                 found.append(WeakPredicate(flag.atom, text, f"{file}:{span[0]}",
                                            f"{requirement.extent} % {_grouped(requirement.tile)} == 0",
-                                           requirement.tile, requirement.keys, launch=launch, span=span,
+                                           requirement.tile, requirement.extent, requirement.keys, launch=launch,
+                                           span=span,
                                            replacement=replacement))
     return found
 
@@ -183,7 +185,8 @@ def _heuristic_predicates(model: KernelModel, atom: str) -> list[tuple[cst.BaseE
                     and len(element.value.params.params) == 1:
                 body = element.value.body
                 own = element.value.params.params[0].name.value
-                text = _ARG.sub(lambda m: m.group(2) if m.group(1) == own else m.group(0), code_of(body))
+                text = _ARG.sub(lambda m, own=own: m.group(2) if m.group(1) == own else m.group(0),  # type: ignore[misc]
+                                code_of(body))
                 if not string_keys(body):
                     continue
                 found.append((body, text))
@@ -199,7 +202,7 @@ def _in_lambda(node: cst.CSTNode, replacement: str) -> str:
     """The kernel-named predicate written back with the lambda's `args["..."]`."""
     if not replacement:
         return ""
-    body = code_of(node)  # type: ignore[arg-type]
+    body = code_of(node)
     match = _ARG.search(body)
     if match is None:
         return ""
