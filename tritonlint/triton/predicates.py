@@ -71,10 +71,14 @@ def weak_predicates(model: KernelModel) -> list[WeakPredicate]:
         if flag.atom not in params or flag.atom in seen or not flag.even:
             continue
         seen.add(flag.atom)
+        heuristics = _heuristic_predicates(model, flag.atom)
+        launched = [launch for launch in model.launches if flag.atom in launch.predicates]
+        if not heuristics and not launched:
+            continue  # nothing sets the flag where it can be read: the walks need not be asked
         requirements = _requirements(model, flag.atom, flag.dims)
         if not requirements:
             continue
-        for node, text in _heuristic_predicates(model, flag.atom):
+        for node, text in heuristics:
             weak = _judge(text, requirements, {}, {})
             if weak is not None:
                 requirement, replacement = weak
@@ -82,11 +86,8 @@ def weak_predicates(model: KernelModel) -> list[WeakPredicate]:
                                            f"{requirement.extent} % {_grouped(requirement.tile)} == 0",
                                            requirement.tile, requirement.extent, requirement.keys, node=node,
                                            replacement=_in_lambda(node, replacement)))
-        for launch in model.launches:
-            setter = launch.predicates.get(flag.atom)
-            if setter is None:
-                continue
-            text, span = setter
+        for launch in launched:
+            text, span = launch.predicates[flag.atom]
             weak = _judge(text, requirements, dict(launch.args), defaults)
             if weak is not None:
                 requirement, replacement = weak
