@@ -100,3 +100,11 @@ def test_ignoring_tl103_keeps_the_accesses() -> None:
     text = _launched("row_sum[(1,)](x, y, K, EVEN_K=K % 2 == 0, BLOCK_K=32)")
     found = check_source("k.py", text, Config(ignore=frozenset({"TL103"})), strict=True).diagnostics
     assert [(d.line, d.code) for d in found] == [LOAD]
+
+
+def test_a_flag_name_reassigned_before_the_launch_is_read_at_its_last_value() -> None:
+    before = "even = K % 2 == 0\neven = K % BLOCK == 0"
+    assert _report(_launched("row_sum[(1,)](x, y, K, EVEN_K=even, BLOCK_K=BLOCK)", before)) == []
+    before = "even = K % BLOCK == 0\neven = K % 2 == 0"
+    text = _launched("row_sum[(1,)](x, y, K, EVEN_K=even, BLOCK_K=BLOCK)", before)
+    assert _report(text) == [LOAD, (len(text.splitlines()) - 1, "TL103")]

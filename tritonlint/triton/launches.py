@@ -93,6 +93,24 @@ class _Finder:
         self.members = members
         self.found: list[Launch] = []
         self.functions: dict[str, ast.FunctionDef] = {}  # the module's own host functions, by name
+        self._tests: dict[int, dict[str, list[tuple[int, ast.expr]]]] = {}  # by id of the body
+
+    def tests(self, scope: list[ast.stmt]) -> dict[str, list[tuple[int, ast.expr]]]:
+        """The values a function body assigns to each name (`even = K % B == 0`), with their lines,
+        in order: read once per body, however many launches and arguments it has."""
+        key = id(scope)
+        if key not in self._tests:
+            found: dict[str, list[tuple[int, ast.expr]]] = {}
+            for statement in scope:
+                for node in ast.walk(statement):
+                    if isinstance(node, ast.Assign):
+                        for target in node.targets:
+                            if isinstance(target, ast.Name):
+                                found.setdefault(target.id, []).append((node.lineno, node.value))
+            for assigned in found.values():
+                assigned.sort(key=lambda item: item[0])
+            self._tests[key] = found
+        return self._tests[key]
 
     def body(self, statements: list[ast.stmt], ifs: tuple[tuple[ast.expr, bool], ...],
              scope: list[ast.stmt]) -> None:
@@ -180,16 +198,21 @@ class _Finder:
             bound[param] = value
         bound |= {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg is not None}
         predicates = {}
+        tests = self.tests(scope)
         for param, value in bound.items():
             if isinstance(value, ast.Name):
-                value = _assignments(scope, value.id, line) or value
-            if isinstance(value, (ast.Compare, ast.BoolOp)) or \
-                    isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not):
+                value = next((test for at, test in reversed(tests.get(value.id, [])) if at < line), value)
+            if _is_test(value):
                 place = (value.lineno, value.col_offset, value.end_lineno or value.lineno,
                          value.end_col_offset or value.col_offset)
                 predicates[param] = (_text(value), place)
         return Launch(kernel, f"{self.display}:{line}", tuple(axes), args, allocations, predicates)
 
+
+
+def _is_test(node: ast.expr) -> bool:
+    """A comparison, a boolean combination or a negation: what an evenness flag can be set to."""
+    return isinstance(node, (ast.Compare, ast.BoolOp)) or isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
 
 
 def padded(launch: Launch, axis: Axis, param: str, sizes: frozenset[str]) -> str:
