@@ -108,3 +108,11 @@ def test_a_flag_name_reassigned_before_the_launch_is_read_at_its_last_value() ->
     before = "even = K % BLOCK == 0\neven = K % 2 == 0"
     text = _launched("row_sum[(1,)](x, y, K, EVEN_K=even, BLOCK_K=BLOCK)", before)
     assert _report(text) == [LOAD, (len(text.splitlines()) - 1, "TL103")]
+
+
+def test_select_and_ignore_name_tl103_on_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    case = str(FIXTURES / "launch_literal_predicate.py")
+    main(["check", "--no-cache", "--output-format", "json", "--select", "TL103", case])
+    assert [f["code"] for f in json.loads(capsys.readouterr().out)] == ["TL103", "TL103"]
+    main(["check", "--no-cache", "--output-format", "json", "--ignore", "TL103", case])
+    assert [f["code"] for f in json.loads(capsys.readouterr().out)] == ["TL101", "TL101"]
