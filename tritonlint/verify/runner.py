@@ -1311,8 +1311,9 @@ class Verifier:
         # A fix that edits no load or store (TL103 rewrites the host predicate of an evenness flag)
         # owns the sites of its file that no other fix owns and that the fixed tree no longer hits.
         for f in report.fixes:
-            if not f.sites and not _edits_an_access(trees["original"] / f.path, f.orig_lines):
-                f.sites = [entry for entry in unmatched if entry["path"] == f.path]
+            mine = [entry for entry in unmatched if entry["path"] == f.path]
+            if mine and not f.sites and not _edits_an_access(trees["original"] / f.path, f.orig_lines):
+                f.sites = mine
         # Fixed-tree sites that do not exist in the original: the fix (or something) made new ones.
         for fk, fv in fixed_sites.items():
             if fk[1] is None:
