@@ -527,6 +527,7 @@ def test_rules_lists_every_rule(run: Run) -> None:
     assert code == 0
     assert [line.split()[:2] for line in out.splitlines()] == [["TL101", "unmasked-tail-load"],
                                                                ["TL102", "unmasked-tail-store"],
+                                                               ["TL103", "weak-evenness-predicate"],
                                                                ["TL104", "insufficient-mask"],
                                                                ["TL105", "unsafe-masked-lanes"],
                                                                ["TL111", "guarded-tail-load"],
@@ -580,7 +581,7 @@ def test_console_script_on_the_fixtures(tmp_path: Path) -> None:
     done = _subprocess(str(script), "check", "--output-format", "json", "fixtures", cwd=ROOT)
     assert done.returncode == 1, done.stderr
     data = json.loads(done.stdout)
-    assert {d["code"] for d in data} == {"TL101", "TL102", "TL104", "TL105"}
+    assert {d["code"] for d in data} == {"TL101", "TL102", "TL103", "TL104", "TL105"}
     assert all(d["path"].startswith("fixtures/") for d in data)
 
 
@@ -634,5 +635,5 @@ def test_runs_from_a_source_checkout_without_install() -> None:
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False, timeout=120)
     assert result.returncode == 0, result.stderr
     codes, folder = result.stdout.splitlines()
-    assert codes == "TL101 TL102 TL104 TL105 TL111 TL112"
+    assert codes == "TL101 TL102 TL103 TL104 TL105 TL111 TL112"
     assert Path(folder).resolve() == ROOT / "rules"

@@ -121,7 +121,7 @@ def test_an_unknown_selector_on_the_command_line_exits_2(run: Run, tmp_path: Pat
     code, out, err = run("check", option, selector, "k.py")
     assert (code, out) == (2, "")
     assert err == (f"tritonlint: {option}: unknown rule selector {selector!r} "
-                   f"(known: ALL, TL100, TL101, TL102, TL104, TL105, TL111, TL112, or a prefix of them)\n")
+                   f"(known: ALL, TL100, TL101, TL102, TL103, TL104, TL105, TL111, TL112, or a prefix of them)\n")
 
 
 @pytest.mark.parametrize("key", ["select", "ignore", "extend-select"])

@@ -106,3 +106,22 @@ def test_a_file_level_noqa_inside_one_kernel_hides_the_others_findings_too() -> 
     hidden = text[:body] + "    # tritonlint: noqa\n" + text[body:]  # a comment on its own line, in the other kernel
     assert check_source(str(path), hidden, Config()).diagnostics == ()
     assert checker.check(hidden).diagnostics == ()
+
+
+@pytest.mark.parametrize(("case", "before", "after"), [
+    # A launch argument turned into a weak evenness predicate (TL103, and the load it lets through).
+    ("weak-evenness-predicate/launch_safe_predicates.py", "EVEN_K=K % BLOCK == 0, BLOCK_K=BLOCK)",
+     "EVEN_K=K % 2 == 0, BLOCK_K=BLOCK)"),
+    # An exact grid turned into a rounded-up one (TL101/TL102 from launch evidence).
+    ("unmasked-tail-load/launch_safe_grids.py", "exact_kernel[(n // BLOCK,)]", "exact_kernel[(triton.cdiv(n, BLOCK),)]"),
+])
+def test_an_edit_to_a_launch_re_analyses_the_kernel(case: str, before: str, after: str) -> None:
+    path = ROOT / "fixtures" / case
+    text = path.read_text(encoding="utf-8")
+    checker = IncrementalChecker(str(path), Config())
+    assert exactly(checker.check(text).diagnostics) == exactly(check_source(str(path), text, Config()).diagnostics)
+    changed = text.replace(before, after)
+    assert changed != text
+    fresh = check_source(str(path), changed, Config()).diagnostics
+    assert fresh, "the edit makes a finding"
+    assert exactly(checker.check(changed).diagnostics) == exactly(fresh)

@@ -162,3 +162,47 @@ def test_a_module_that_does_not_import_the_kernel_launches_nothing(tmp_path: Pat
     ops.write_text(ops.read_text().replace("from . import kernels\nfrom .kernels import", "from .other import"))
     found = _check_json(capsys, str(package / "kernels.py"))
     assert found == []
+
+
+_HELPERS = {
+    "loop": "def pick(n, cap):\n    for d in (1024, 512, 256):\n        if n % d == 0 and d <= cap:\n            return d\n",
+    "while": "def pick(n, cap):\n    d = cap\n    while n % d:\n        d //= 2\n    return d\n",
+    "gcd": "def pick(n, cap):\n    return math.gcd(cap, n)\n",
+    # Look-alikes: a disjunction, a return outside the test, a test on another parameter.
+    "or": "def pick(n, cap):\n    for d in (1024, 512):\n        if n % d == 0 or d <= cap:\n            return d\n",
+    "fallback": "def pick(n, cap):\n    for d in (1024, 512):\n        if n % d == 0:\n            return d\n    return cap\n",
+    "other": "def pick(n, cap):\n    for d in (1024, 512):\n        if cap % d == 0:\n            return d\n",
+}
+
+
+@pytest.mark.parametrize(("helper", "exact"), [("loop", True), ("while", True), ("gcd", True),
+                                                ("or", False), ("fallback", False), ("other", False)])
+def test_host_helper_returning_a_divisor_makes_the_grid_exact(helper: str, exact: bool) -> None:
+    text = _launcher("d = pick(x.shape[1], 1024)\n"
+                     "add_kernel[(triton.cdiv(x.shape[0] * x.shape[1], d),)](x, y, out, n, BLOCK_SIZE=d)")
+    text += "\n\n" + _HELPERS[helper]
+    assert _findings("k.py", text, frozenset({"ALL"})) == ([] if exact else TAIL)
+
+
+def test_divisor_of_one_factor_is_not_a_divisor_of_another() -> None:
+    text = _launcher("d = math.gcd(x.shape[1], 1024)\n"
+                     "add_kernel[(triton.cdiv(x.shape[0] + x.shape[1], d),)](x, y, out, n, BLOCK_SIZE=d)")
+    assert _findings("k.py", text, frozenset({"ALL"})) == TAIL
+
+
+GATHER = ROOT / "fixtures" / "unmasked-tail-store" / "launch_token_loop_gather.py"
+
+
+def test_tile_in_a_token_loop_is_read_term_by_term() -> None:
+    text = GATHER.read_text()
+    assert _findings("g.py", text) == [(30, "TL101"), (31, "TL102")]
+    guarded = text.replace("    grid = (", "    assert hidden % block == 0\n    grid = (")
+    assert _findings("g.py", guarded) == []
+    assert _findings("g.py", guarded, frozenset({"ALL"})) == [(30, "TL111"), (31, "TL112")]
+
+
+def test_tile_term_that_also_moves_with_the_loop_is_not_placed_by_the_program() -> None:
+    # `(cur_block + tok) * BLOCK_D`: the block moves with the token loop too; the grid says nothing of it.
+    text = GATHER.read_text().replace("out + tok * out_stride0 + cur_block * BLOCK_D + off_d",
+                                      "out + tok * out_stride0 + (cur_block + tok) * BLOCK_D + off_d")
+    assert _findings("g.py", text, frozenset({"ALL"})) == [(30, "TL101")]

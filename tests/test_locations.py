@@ -109,8 +109,11 @@ def test_edit_printed_in_place_equals_edit_from_the_whole_kernel(path: Path, mon
 
     monkeypatch.setattr(engine, "_print_in_place", spy)
     fast = check_source(str(path), text, Config(), strict=True)
-    fixed = [d for d in fast.diagnostics if d.fix is not None and d.fix.edits]
-    assert fixed, "a case with a .fixed.py has a fix"
+    # TL103 rewrites a host predicate, not a call: nothing of it is printed.
+    fixed = [d for d in fast.diagnostics if d.fix is not None and d.fix.edits and d.code != "TL103"]
+    if not fixed:
+        assert any(d.code == "TL103" and d.fix is not None and d.fix.edits for d in fast.diagnostics)
+        return
     # The fast path served every fix (a long fix prints its call twice: inline, then with its mask named).
     assert len(fixed) <= len(printed) <= 2 * len(fixed) and None not in printed
     monkeypatch.setattr(engine, "_print_in_place", lambda *args: None)  # force the kernel-wide path

@@ -20,7 +20,7 @@ DEFAULT_EXCLUDES = (".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__p
 # Every code tritonlint reports. Kept here (not read from the rules) so that validating a selector
 # imports no rule; a test checks it against the rules. TL001 is not selectable: a file that could not
 # be checked always fails the run.
-KNOWN_CODES = ("TL100", "TL101", "TL102", "TL104", "TL105", "TL111", "TL112")
+KNOWN_CODES = ("TL100", "TL101", "TL102", "TL103", "TL104", "TL105", "TL111", "TL112")
 UNCHECKED_CODE = "TL001"
 
 

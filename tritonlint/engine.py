@@ -30,6 +30,7 @@ from tritonlint.triton.outline import (
     might_hold_kernels,
     outline,
 )
+from tritonlint.triton.predicates import WeakPredicate
 
 # The modules beside a file, (display path, text), read on demand: where its kernels may be launched.
 Neighbours = Callable[[], Sequence[tuple[str, str]]]
@@ -166,6 +167,7 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False,
     sources = {id(model): kernel for kernel, model in models}
     launches = find_file_launches(path, text, found, neighbours) if models else {}
     reported: set[tuple[str, int]] = set()  # a helper's access is reported once, from its first caller
+    placed: set[tuple[str, int, int]] = set()  # a predicate shared by two kernels' launch is reported once
     depends: set[str] = set()
     for kernel, model in models:
         model.helpers = helpers
@@ -183,6 +185,17 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False,
                     reported.add(key)
                     diagnostic = _diagnostic(rule, hazard, owner, sources[id(owner)], path, text, starts,
                                              config.line_length or DEFAULT_LINE_LENGTH)
+                    by = _suppressed_by(diagnostic, text, starts)
+                    if by:
+                        suppressed += 1
+                        used.extend((line, diagnostic.code) for line in by)
+                    else:
+                        diagnostics.append(diagnostic)
+                for weak in rule.predicates(model):
+                    diagnostic = _predicate_diagnostic(rule, weak, model, path, text, starts)
+                    if (rule.code, diagnostic.line, diagnostic.column) in placed:
+                        continue
+                    placed.add((rule.code, diagnostic.line, diagnostic.column))
                     by = _suppressed_by(diagnostic, text, starts)
                     if by:
                         suppressed += 1
@@ -233,7 +246,7 @@ def find_file_launches(path: str, text: str, found: Outline, neighbours: Neighbo
     names = {name: name for name in params} | {alias: k for alias, k in found.aliases.items() if k in params}
     launches: list[Launch] = []
     if found.tree is not None and launch_pattern(list(names)).search(text):
-        launches += find_launches(found.tree, names, params, os.path.basename(path))
+        launches += find_launches(found.tree, names, params, os.path.basename(path), local=True)
     stem = os.path.splitext(os.path.basename(path))[0]
     for display, other in neighbours() if neighbours is not None else ():
         if stem not in other or not launch_pattern(list(names)).search(other):
@@ -360,7 +373,9 @@ def _diagnostic(rule: Rule, hazard: TailHazard, model: KernelModel, kernel: Kern
     if hazard.guard:
         notes.append(hazard.guard)
     fix = None
-    proposed = rule.fix(model, hazard) if not hazard.via else None
+    proposed = rule.fix(model, hazard) if not hazard.via and not hazard.predicate else None
+    if hazard.predicate:
+        fix = Fix(f"Test {hazard.predicate} instead (TL103)", Applicability.DISPLAY_ONLY, ())
     if hazard.via:
         notes.insert(0, f"in a jit helper, {hazard.via}")
         notes.append("no fix: the offsets and bound live in the caller; pass a mask into the helper")
@@ -379,6 +394,43 @@ def _diagnostic(rule: Rule, hazard: TailHazard, model: KernelModel, kernel: Kern
         line=line, column=span.column + 1, end_line=end_line, end_column=span.end_column + 1,
         notes=tuple(notes), fix=fix, start_offset=start_offset, end_offset=end_offset,
     )
+
+
+def _predicate_diagnostic(rule: Rule, weak: WeakPredicate, model: KernelModel, path: str, text: str,
+                          starts: Sequence[int]) -> Diagnostic:
+    """A weak evenness predicate, at the predicate where it is in this file (a launch argument, a
+    heuristics lambda), else at the kernel's flag parameter with a note naming where it is set."""
+    walks = f"the kernel walks {weak.walked} in tiles of {weak.tile} and drops its masks when {weak.flag} is True"
+    notes = [walks, f"full tiles need `{weak.needs}`"]
+    span: Span | None = None
+    if weak.node is not None:
+        span = model.span_of(weak.node)
+    elif weak.launch is not None and weak.launch.local and weak.span is not None:
+        line, column, end_line, end_column = weak.span
+        span = Span(line, _char_column(text, starts, line, column), end_line,
+                    _char_column(text, starts, end_line, end_column))
+    if span is None:
+        param = next(p for p in model.function.params.params if p.name.value == weak.flag)
+        span = model.span_of(param.name)
+        notes.insert(0, f"set at {weak.where} by `{weak.text}`")
+    elif weak.launch is not None:
+        notes.insert(0, f"sets {weak.flag} for the launch at {weak.launch.where}")
+    start, end = starts[span.line - 1] + span.column, starts[span.end_line - 1] + span.end_column
+    if weak.replacement and span is not None and (weak.node is not None or (weak.launch and weak.launch.local)):
+        fix = Fix(f"Test `{weak.replacement}`", Applicability.UNSAFE, (Edit(start, end, weak.replacement),))
+    else:
+        fix = Fix(f"Test `{weak.needs}` where {weak.flag} is set", Applicability.DISPLAY_ONLY, ())
+        notes.append(f"no fix: {'the tile is not named where the flag is set' if not weak.replacement else 'the predicate is in another file'}")
+    message = f"`{weak.text}` sets {weak.flag} without implying full tiles of {weak.tile}"
+    return Diagnostic(code=rule.code, name=rule.name, message=message, path=path, line=span.line,
+                      column=span.column + 1, end_line=span.end_line, end_column=span.end_column + 1,
+                      notes=tuple(notes), fix=fix, start_offset=start, end_offset=end)
+
+
+def _char_column(text: str, starts: Sequence[int], line: int, column: int) -> int:
+    """ast's UTF-8 byte column as a character column."""
+    end = starts[line] if line < len(starts) else len(text)
+    return len(text[starts[line - 1]:end].encode("utf-8")[:column].decode("utf-8", "replace"))
 
 
 MAX_FIX_ROUNDS = 10

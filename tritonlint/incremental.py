@@ -11,6 +11,7 @@ from tritonlint.diagnostics import Diagnostic, Edit
 from tritonlint.engine import _collector_paused, check_source
 from tritonlint.report import FileReport
 from tritonlint.suppressions import Suppression, file_suppressions
+from tritonlint.triton.launches import launch_pattern
 from tritonlint.triton.outline import KernelSource, outline
 
 _NOT_NEWLINE = re.compile(r"[^\r\n]")
@@ -61,7 +62,7 @@ class IncrementalChecker:
             self.analysed = ()
             return self._engine(text)
         context = (_file_noqa(file_suppressions(text)), tuple(sorted(found.imports.bindings.items())))
-        reusable = _standalone(found.kernels)
+        reusable = _standalone(found.kernels) - _launched_here(text, found.kernels)
         blanked: list[KernelSource] = []
         reused: list[Diagnostic] = []
         for kernel in found.kernels:
@@ -106,6 +107,16 @@ def _standalone(kernels: list[KernelSource]) -> set[str]:
             linked.add(kernel.name)
             linked.update(others)
     return {kernel.name for kernel in kernels if not kernel.indented and kernel.name not in linked}
+
+
+def _launched_here(text: str, kernels: list[KernelSource]) -> set[str]:
+    """Kernels the file's host code launches (`k[grid](...)`): their findings depend on the launch's
+    grid and arguments (TL101-TL103, TL111/TL112), so an edit outside the kernel can change them."""
+    names = [kernel.name for kernel in kernels]
+    if not names:
+        return set()
+    host = _blank(text, kernels)
+    return {match.group(0).rstrip("[ \t") for match in launch_pattern(names).finditer(host)}
 
 
 def _file_noqa(noqa: Suppression | None) -> str:

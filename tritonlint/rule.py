@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, ClassVar
 if TYPE_CHECKING:
     from tritonlint.triton.fixes import CallFix
     from tritonlint.triton.model import KernelModel, TailHazard
+    from tritonlint.triton.predicates import WeakPredicate
 
 # Sections every rule docstring carries, in this order (Ruff's layout).
 DOC_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix safety", "Known problems")
@@ -34,6 +35,10 @@ class Rule:
     def check(self, kernel: KernelModel) -> Iterator[TailHazard]:
         """Yield the hazards of `kernel` this rule flags."""
         raise NotImplementedError
+
+    def predicates(self, kernel: KernelModel) -> Iterator[WeakPredicate]:
+        """Yield the host-side predicates of `kernel` this rule flags (reported where they are written)."""
+        return iter(())
 
     def fix(self, kernel: KernelModel, hazard: TailHazard) -> CallFix | None:
         """The fix for one hazard; None when the rule offers none."""

@@ -154,8 +154,16 @@ class HazardFinder:
         covering = [flag for flag in self.flags.flags if flag.dims & keys]
         even_side = next((flag for flag in covering if self.flags.on_side(flag.atom, flag.even, access.path)), None)
         if even_side is not None:
-            return Judgement(walk, None, f"runs only when {Literal(even_side.atom, even_side.even).describe()}: "
-                             "full tiles there")
+            weak = next((p for p in self.kernel.weak_predicates if p.flag == even_side.atom and p.keys & keys), None)
+            if weak is None:
+                return Judgement(walk, None, f"runs only when {Literal(even_side.atom, even_side.even).describe()}: "
+                                 "full tiles there")
+            if own is not None and self.ev.covers(own, keys, moved_by):
+                return Judgement(walk, None, "the mask bounds it")
+            side = Literal(even_side.atom, even_side.even)
+            evidence = f"{weak.flag} is set by `{weak.text}` at {weak.where}, which does not imply {weak.needs}"
+            return Judgement(walk, TailHazard(access, walk, f"reachable when {side.describe()}, on a partial tile "
+                                              f"of {weak.tile}", evidence, predicate=f"`{weak.needs}` at {weak.where}"), evidence)
         evidence_flags = [flag for flag in covering if flag.source != "name" and self.flags.atom_applies(flag.atom, access)]
         for flag in evidence_flags:
             tail = Literal(flag.atom, not flag.even)
@@ -262,6 +270,23 @@ class HazardFinder:
             texts = [code_of(value)] + [code_of(d.value) for defs in chain.values() for d in defs if d.value is not None]
             axes = {int(axis) for text in texts for axis in _PROGRAM_AXIS.findall(text)}
             return axes.pop() if len(axes) == 1 else None
+        # `out + tok * stride + pid * BLOCK + offs` inside a loop over `tok`: no one expression is
+        # the tile alone, but the terms of a sum that vary along the tile or the program id vary
+        # along nothing else, and the rest of the sum (the loop's rows) along neither.
+        for value, order, path, loops in candidates:
+            terms = list(_terms(value))
+            term_keys = [self.ev.dims(term, order, path, loops) for term in terms]
+            tile = [(term, k) for term, k in zip(terms, term_keys) if k & {PROGRAM, dim}]
+            if len(terms) < 2 or not tile or any(not k <= {PROGRAM, dim} for _, k in tile) \
+                    or frozenset().union(*(k for _, k in tile)) != {PROGRAM, dim}:
+                continue
+            texts = []
+            for term, _ in tile:
+                chain = self.flow.build_chain(term, order, path, loops)
+                texts += [code_of(term)] + [code_of(d.value) for defs in chain.values() for d in defs
+                                            if d.value is not None]
+            axes = {int(axis) for text in texts for axis in _PROGRAM_AXIS.findall(text)}
+            return axes.pop() if len(axes) == 1 else None
         return None
 
     def _runtime_bound(self, access: Access, dim: str, moved_by: frozenset[str]) -> bool:
@@ -314,6 +339,15 @@ class HazardFinder:
                 continue
             placements.append(self.flow.loaded_names(small, sibling))
         return bool(placements) and all(loaded - chain for loaded in placements)
+
+
+def _terms(node: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """`a`, `b` and `c` of `a + b + c`; the expression itself otherwise."""
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+        yield from _terms(node.left)
+        yield from _terms(node.right)
+    else:
+        yield node
 
 
 class _Substitute(cst.CSTTransformer):

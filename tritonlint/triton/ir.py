@@ -127,6 +127,7 @@ class TailHazard:
     bound: str = ""  # the kernel parameter a launch's grid divides (`n_elements`), for the fix
     guard: str = ""  # the host line that keeps every launch from reaching the partial tile (TL111/TL112)
     when: Path = frozenset()  # the walk enters the pointer only where these hold (one side of an `if`)
+    predicate: str = ""  # the weak predicate (TL103) that lets the access run unmasked: fixed there, not here
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,9 @@ Read with the stdlib `ast` parser, like the outline: host code is never imported
 axis is a rounded-up division (`triton.cdiv(n, BLOCK)`, `(n + BLOCK - 1) // BLOCK`: the last
 program's tile can be partial), an exact division (`n // BLOCK`), or unknown. A rounded-up axis
 can be guarded by the host: `assert n % BLOCK == 0` before the launch, an `if n % BLOCK != 0:
-raise` before it, or an `if n % BLOCK == 0:` around it.
+raise` before it, or an `if n % BLOCK == 0:` around it. A division is exact when its divisor is a
+divisor of the divided count by construction: `math.gcd(n, 1024)`, or a host function of the
+launching module that returns `d` only where `n % d == 0` (`unroll = highest_divisor(n, 256)`).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tritonlint.triton.outline import ast_dotted
 
@@ -40,6 +42,10 @@ class Launch:
     args: Mapping[str, str] = field(default_factory=dict, hash=False)  # kernel parameter -> host text
     # kernel parameter -> the values its argument's name is assigned before the launch, with their lines
     allocations: Mapping[str, tuple[tuple[str, int], ...]] = field(default_factory=dict, hash=False)
+    # kernel parameter -> the test its argument is (`EVEN_K=K % 2 == 0`, or `even = K % 2 == 0` before
+    # the launch): its text and place (1-based lines, 0-based UTF-8 byte columns)
+    predicates: Mapping[str, tuple[str, tuple[int, int, int, int]]] = field(default_factory=dict, hash=False)
+    local: bool = False  # in the kernel's own file (its predicates can be reported and fixed there)
 
     def sizes(self, axis: Axis) -> frozenset[str]:
         """The kernel-side names and literals the axis's divisor stands for."""
@@ -68,15 +74,16 @@ def launch_pattern(names: Sequence[str]) -> re.Pattern[str]:
 
 def find_launches(tree: ast.Module, names: Mapping[str, str], params: Mapping[str, list[str]],
                   display: str, modules: frozenset[str] = frozenset(),
-                  members: Mapping[str, str] | None = None) -> list[Launch]:
+                  members: Mapping[str, str] | None = None, local: bool = False) -> list[Launch]:
     """The launches in `tree` of the kernels `names` maps to (local name -> kernel name).
 
     `modules` are local names of the kernels' module (`from . import kernels`), and `members` maps
     that module's names to kernels: `kernels.k[grid]`. `display` names the file in notes.
     """
     finder = _Finder(names, params, display, modules, members or {})
+    finder.functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
     finder.body(tree.body, (), tree.body)
-    return finder.found
+    return [replace(launch, local=True) for launch in finder.found] if local else finder.found
 
 
 class _Finder:
@@ -85,6 +92,25 @@ class _Finder:
         self.names, self.params, self.display, self.modules = names, params, display, modules
         self.members = members
         self.found: list[Launch] = []
+        self.functions: dict[str, ast.FunctionDef] = {}  # the module's own host functions, by name
+        self._tests: dict[int, dict[str, list[tuple[int, ast.expr]]]] = {}  # by id of the body
+
+    def tests(self, scope: list[ast.stmt]) -> dict[str, list[tuple[int, ast.expr]]]:
+        """The values a function body assigns to each name (`even = K % B == 0`), with their lines,
+        in order: read once per body, however many launches and arguments it has."""
+        key = id(scope)
+        if key not in self._tests:
+            found: dict[str, list[tuple[int, ast.expr]]] = {}
+            for statement in scope:
+                for node in ast.walk(statement):
+                    if isinstance(node, ast.Assign):
+                        for target in node.targets:
+                            if isinstance(target, ast.Name):
+                                found.setdefault(target.id, []).append((node.lineno, node.value))
+            for assigned in found.values():
+                assigned.sort(key=lambda item: item[0])
+            self._tests[key] = found
+        return self._tests[key]
 
     def body(self, statements: list[ast.stmt], ifs: tuple[tuple[ast.expr, bool], ...],
              scope: list[ast.stmt]) -> None:
@@ -148,7 +174,8 @@ class _Finder:
             axis = _classify(_resolved(element, scope, line), meta)
             if isinstance(element, ast.Name):
                 axis = Axis(axis.kind, axis.text, axis.extent, axis.size, axis.meta_key, element.id)
-            if axis.kind == "partial" and _divides(axis, scope, line):
+            if axis.kind == "partial" and (_divides(axis, scope, line)
+                                           or _divisor_of_extent(axis, scope, line, self.functions)):
                 axis = Axis("exact", axis.text, axis.extent, axis.size, axis.meta_key, axis.count)
             if axis.kind == "partial":
                 sizes = {axis.size} | ({args[axis.meta_key]} if axis.meta_key in args else set())
@@ -164,8 +191,28 @@ class _Finder:
         for keyword in call.keywords:
             if keyword.arg is not None and isinstance(keyword.value, ast.Name):
                 allocations[keyword.arg] = _values(scope, keyword.value.id, line)
-        return Launch(kernel, f"{self.display}:{line}", tuple(axes), args, allocations)
+        bound: dict[str, ast.expr] = {}
+        for param, value in zip(params, call.args):
+            if isinstance(value, ast.Starred):
+                break
+            bound[param] = value
+        bound |= {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg is not None}
+        predicates = {}
+        tests = self.tests(scope)
+        for param, value in bound.items():
+            if isinstance(value, ast.Name):
+                value = next((test for at, test in reversed(tests.get(value.id, [])) if at < line), value)
+            if _is_test(value):
+                place = (value.lineno, value.col_offset, value.end_lineno or value.lineno,
+                         value.end_col_offset or value.col_offset)
+                predicates[param] = (_text(value), place)
+        return Launch(kernel, f"{self.display}:{line}", tuple(axes), args, allocations, predicates)
 
+
+
+def _is_test(node: ast.expr) -> bool:
+    """A comparison, a boolean combination or a negation: what an evenness flag can be set to."""
+    return isinstance(node, (ast.Compare, ast.BoolOp)) or isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
 
 
 def padded(launch: Launch, axis: Axis, param: str, sizes: frozenset[str]) -> str:
@@ -209,6 +256,104 @@ def _divides(axis: Axis, scope: list[ast.stmt], line: int) -> bool:
         return False
     return all(value == 1 for value in values) or (axis.extent.isdigit()
                                                    and all(int(axis.extent) % value == 0 for value in values))
+
+
+def _divisor_of_extent(axis: Axis, scope: list[ast.stmt], line: int, functions: Mapping[str, ast.FunctionDef]) -> bool:
+    """`triton.cdiv(rows * n, d)` where `d` divides `n` by construction: `d = math.gcd(n, 1024)`, or
+    `d = f(n, ...)` with `f` a host function of the module that returns only divisors of that argument."""
+    if axis.meta_key:
+        return False
+    try:
+        extent, size = ast.parse(axis.extent, mode="eval").body, ast.parse(axis.size, mode="eval").body
+    except SyntaxError:
+        return False
+    if isinstance(size, ast.Name):
+        size = _assignments(scope, size.id, line) or size
+    divided = _divided_by(size, functions)
+    return bool(divided) and any(_squashed(_text(factor)) in divided for factor in _factors(extent))
+
+
+def _factors(node: ast.expr) -> Iterator[ast.expr]:
+    """`a`, `b` and `c` of `a * b * c`; the expression itself otherwise."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        yield from _factors(node.left)
+        yield from _factors(node.right)
+    else:
+        yield node
+
+
+def _divided_by(value: ast.expr, functions: Mapping[str, ast.FunctionDef]) -> set[str]:
+    """The host expressions (squashed) that `value` is a divisor of, by construction."""
+    if isinstance(value, ast.IfExp):
+        return _divided_by(value.body, functions) & _divided_by(value.orelse, functions)
+    if not isinstance(value, ast.Call):
+        return set()
+    dotted = ast_dotted(value.func) or ""
+    if dotted in ("math.gcd", "gcd") and len(value.args) >= 2 and not value.keywords:
+        return {_squashed(_text(arg)) for arg in value.args if not isinstance(arg, ast.Starred)}
+    function = functions.get(dotted)
+    if function is None:
+        return set()
+    params = [arg.arg for arg in (*function.args.posonlyargs, *function.args.args)]
+    bound = {param: arg for param, arg in zip(params, value.args) if not isinstance(arg, ast.Starred)}
+    bound |= {k.arg: k.value for k in value.keywords if k.arg is not None}
+    return {_squashed(_text(bound[param])) for param in _divisor_params(function) if param in bound}
+
+
+def _divisor_params(function: ast.FunctionDef) -> set[str]:
+    """The parameters every value `function` returns is a divisor of: each `return` gives `1`,
+    `math.gcd(p, ...)`, `p` itself, or a `d` it reaches only where `p % d == 0` holds (an `if` around
+    it, or a `while p % d != 0:` loop just before it). A bare `return`, or falling off the end,
+    gives None: the grid's division fails, no program runs on a partial tile."""
+    params = {arg.arg for arg in (*function.args.posonlyargs, *function.args.args)}
+    found: set[str] | None = None
+    for returned, tests in _returns(function.body, ()):
+        if returned is None:
+            continue
+        divides = set(params) if isinstance(returned, ast.Constant) and returned.value == 1 else set()
+        if isinstance(returned, ast.Name) and returned.id in params:
+            divides.add(returned.id)
+        if isinstance(returned, ast.Call):
+            divides |= _divided_by(returned, {}) & params
+        if isinstance(returned, ast.Name):
+            for test in tests:
+                for mod, zero in _multiple_tests(test):
+                    assert isinstance(mod, ast.BinOp)
+                    if zero and isinstance(mod.right, ast.Name) and mod.right.id == returned.id \
+                            and isinstance(mod.left, ast.Name) and mod.left.id in params:
+                        divides.add(mod.left.id)
+        found = divides if found is None else found & divides
+        if not found:
+            return set()
+    return found or set()
+
+
+def _returns(statements: list[ast.stmt],
+             tests: tuple[ast.expr, ...]) -> Iterator[tuple[ast.expr | None, tuple[ast.expr, ...]]]:
+    """Each `return` of a host function's body (not of functions nested in it), with the tests known
+    to hold there: the `if` tests around it, and `p % d == 0` after a `while p % d != 0:` loop
+    without `break` in the same block."""
+    after: tuple[ast.expr, ...] = ()
+    for statement in statements:
+        if isinstance(statement, ast.Return):
+            yield statement.value, tests + after
+        elif isinstance(statement, ast.If):
+            yield from _returns(statement.body, tests + after + (statement.test,))
+            yield from _returns(statement.orelse, tests + after)
+        elif isinstance(statement, ast.While):
+            yield from _returns(statement.body, tests + after)
+            negated = [ast.Compare(mod, [ast.Eq()], [ast.Constant(0)])
+                       for mod, zero in _multiple_tests(statement.test) if not zero]
+            broken = any(isinstance(node, ast.Break) for node in ast.walk(statement))
+            if len(negated) == 1 and not broken and not statement.orelse:
+                after = (negated[0],)
+        elif isinstance(statement, (ast.For, ast.With, ast.Try)):
+            for name in ("body", "orelse", "finalbody"):
+                yield from _returns(getattr(statement, name, []), tests + after)
+            for handler in getattr(statement, "handlers", ()):
+                yield from _returns(handler.body, tests + after)
+        if isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            after = ()  # `d` may be assigned anew
 
 
 def _assignments(scope: list[ast.stmt], name: str, before: int) -> ast.expr | None:

@@ -39,6 +39,7 @@ from tritonlint.triton.ir import (
 from tritonlint.triton.launches import Launch
 from tritonlint.triton.locations import Locator, Span
 from tritonlint.triton.names import ImportMap
+from tritonlint.triton.predicates import WeakPredicate, weak_predicates
 from tritonlint.triton.syntax import strip_casts
 from tritonlint.triton.walks import Walker
 
@@ -70,6 +71,12 @@ class KernelModel:
         self.reaching, self.chain = self.flow.reaching, self.flow.chain
         self.dims, self.mask_dims, self.dim_size, self.label = self.ev.dims, self.ev.mask_dims, self.ev.dim_size, self.ev.label
         self.tail_hazards, self.hazards_of = self.hazards.tail_hazards, self.hazards.hazards_of
+
+    @cached_property
+    def weak_predicates(self) -> list[WeakPredicate]:
+        """The predicates setting its evenness flags (heuristics, launch arguments) that do not
+        imply full tiles of the walks they let through; asked once the engine set the launches."""
+        return weak_predicates(self)
 
     # ------------------------------------------------------------------ positions
 

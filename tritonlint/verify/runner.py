@@ -1265,6 +1265,7 @@ class Verifier:
 
         # Attribute original sites to fixes, and fixed-tree sites back to original lines.
         ast_cache: dict[Path, Any] = {}
+        unmatched: list[dict[str, Any]] = []  # clean now, and on no fix's lines
         for f in report.fixes:
             f.sites = []
         for key, s in sorted(orig_sites.items(), key=lambda kv: (kv[0][0] or "", kv[0][1] or 0)):
@@ -1304,7 +1305,15 @@ class Verifier:
                 entry["reason"] = "; ".join(output_problems)
             if match is not None:
                 match.sites.append(entry)
+            elif entry["verdict"] == "verified":
+                unmatched.append(entry)
             report.accesses.append(entry)
+        # A fix that edits no load or store (TL103 rewrites the host predicate of an evenness flag)
+        # owns the sites of its file that no other fix owns and that the fixed tree no longer hits.
+        for f in report.fixes:
+            mine = [entry for entry in unmatched if entry["path"] == f.path]
+            if mine and not f.sites and not _edits_an_access(trees["original"] / f.path, f.orig_lines):
+                f.sites = mine
         # Fixed-tree sites that do not exist in the original: the fix (or something) made new ones.
         for fk, fv in fixed_sites.items():
             if fk[1] is None:
@@ -1391,6 +1400,15 @@ class Verifier:
                 reasons.append("the harness never reached the tail of: " + ", ".join(
                     f"{f.path}:{f.orig_lines[0]}" for f in report.fixes if f.verdict == "not-exercised"))
         report.reasons = list(dict.fromkeys(reasons))
+
+
+def _edits_an_access(path: Path, lines: Sequence[int]) -> bool:
+    """Whether the original lines a fix rewrites hold a `tl.load` or `tl.store` call."""
+    try:
+        text = path.read_text().splitlines()
+    except OSError:
+        return True
+    return any(re.search(r"\btl\.(load|store)\s*\(", line) for line in text[min(lines) - 1:max(lines)])
 
 
 def verify(path: str | Path, harness: str | Path, root: str | Path | None = None,
