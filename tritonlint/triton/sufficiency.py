@@ -46,6 +46,8 @@ if TYPE_CHECKING:
 # A packed tile's block size: `BLOCK_K // 2`, `BLOCK_N // PACK`.
 _PACKED = re.compile(r"\(?(\w+)\)?//\(?\w+\)?")
 # Calls that move a tensor's axes: a broadcast read through them is not the one written.
+# A block size rounded up from a group's size, as the host spells it (squashed).
+_NEXT_POW2 = re.compile(r"next_power_of_2\((.+)\)$")
 _AXIS_MOVES = {"trans", "permute", "reshape", "view", "ravel", "expand_dims", "join", "split", "interleave"}
 
 
@@ -147,8 +149,115 @@ class MaskSufficiency:
             return SufficiencyVerdict(walk, TailHazard(access, walk, "reachable on the tile that ends past the "
                                                        "extent in the pointer's units", evidence),
                                       evidence, "units", slices=(code_of(large), unpacked))
+        group = self._group(access, dim)
+        if group is not None:
+            block, groups = group
+            evidence = (f"`{label[1:-1]}` spans tiles of {block}, launched as `next_power_of_2` of the group size "
+                        f"({', '.join(f'`{g}`' for g in groups)}) the pointer steps by; no comparison of the mask "
+                        "reads the group size")
+            return SufficiencyVerdict(walk, TailHazard(access, walk, "not out of bounds: the padding lanes past the "
+                                                       "group's end reach the next group's elements, inside the "
+                                                       "allocation (wrong data, and a store overwrites them)",
+                                                       evidence), evidence, "group", slices=(block, groups[0]))
+        late = self._late_offset(access, relevant)
+        if late is not None:
+            shifted, compared, large = late
+            evidence = (f"the mask compares `{compared}`, but the pointer walks `{shifted}`, built from `{compared}` "
+                        "plus an offset the comparison does not read")
+            return SufficiencyVerdict(walk, TailHazard(access, walk, "reachable on the lanes the offset moves past "
+                                                       "the extent", evidence), evidence, "late",
+                                      slices=(shifted, large))
         return SufficiencyVerdict(walk, None, f"the mask bounds {label} where the pointer puts it",
                                   followed=tuple(followed))
+
+    # ------------------------------------------------------------------ groups and late offsets
+
+    def _padded_groups(self) -> dict[str, set[str]]:
+        """Block-size parameter -> the parameters holding the group size a launch rounds it up
+        from (`BLOCK=triton.next_power_of_2(group_size)`, directly or through a host name)."""
+        found: dict[str, set[str]] = {}
+        for launch in self.kernel.launches:
+            for param, text in launch.args.items():
+                values = [text] + [value for value, _ in launch.allocations.get(param, ())]
+                for value in values:
+                    match = _NEXT_POW2.search(_spaceless_text(value))
+                    if match is None:
+                        continue
+                    groups = {other for other, given in launch.args.items()
+                              if other != param and _spaceless_text(given) == match.group(1)}
+                    if groups:
+                        found.setdefault(param, set()).update(groups)
+        return found
+
+    def _group(self, access: Access, dim: str) -> tuple[str, list[str]] | None:
+        """A tile of `next_power_of_2(group)` lanes whose pointer steps by the group size, masked
+        without any comparison that reads the group size: the padding lanes reach the next group."""
+        size = _spaceless_text(self.ev.dim_size.get(dim, ""))
+        if not size or not self.kernel.launches:
+            return None
+        groups = self._padded_groups().get(size)
+        if not groups:
+            return None
+        read = groups & set(self.flow.chain(access.pointer, access))
+        if not read:
+            return None
+        for sides in map(ordered, self.flow.mask_comparisons(access)):
+            # The bound side reads the group size: a group bound (`cols < group_size`, `offs < (g + 1) * G`).
+            if sides is None or groups & (set(names_in(sides[1])) | set(self.flow.build_chain(
+                    sides[1], access.order, access.path, access.loops))):
+                return None
+        return size, sorted(read)
+
+    def _late_offset(self, access: Access, relevant: list[tuple[cst.BaseExpression, cst.BaseExpression]]
+                     ) -> tuple[str, str, str] | None:
+        """`m_t = o_t < T` and a pointer walking `o_cs = o_t + seq_offset`: the compared offsets
+        plus a run-time offset the comparison does not read. (shifted name, compared name, bound)"""
+        roots = self._roots(access.pointer, access)
+        chain = self.flow.chain(access.pointer, access)
+        compared_anywhere = {name for comparison in self.flow.mask_comparisons(access)
+                             for name in names_in(comparison)}
+        for small, large in relevant:
+            base = _unbroadcast(small)
+            if type(base) is not cst.Name:
+                continue
+            measured = set(names_in(large)) | set(self.flow.build_chain(large, access.order, access.path,
+                                                                        access.loops))
+            for name, defs in chain.items():
+                if name == base.value or name in roots or name in compared_anywhere:
+                    continue
+                for d in defs:
+                    if d.kind != "assign" or type(d.value) is not cst.BinaryOperation or \
+                            type(d.value.operator) is not cst.Add:
+                        continue
+                    parts = terms(d.value)
+                    rest = [t for t in parts if not (type(t) is cst.Name and t.value == base.value)]
+                    if len(rest) == len(parts) or not rest or \
+                            any(type(t) is not cst.Name or self.ev.constexpr(t.value) for t in rest):
+                        continue  # not `o_t + offset` with run-time scalars added as they are
+                    if any(self.ev.dims(t, d.order, d.path, d.loops) for t in rest):
+                        continue  # another tile, or a loop or program index: not a scalar offset
+                    shift_names = {t.value for t in rest} | {
+                        n for t in rest for n in self.flow.build_chain(t, d.order, d.path, d.loops)}
+                    if shift_names & measured:
+                        continue  # the bound is measured from the offset (`T = eos - bos`)
+                    return name, base.value, self._text(large)
+        return None
+
+    def _roots(self, pointer: cst.BaseExpression, access: Access) -> set[str]:
+        """The names along a pointer's leftmost terms (`ptrs`, `X` of `ptrs = X + offs`): the base,
+        never an offset."""
+        found: set[str] = set()
+        pending = [pointer]
+        while pending and len(found) < 16:
+            node = pending.pop()
+            while isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)):
+                node = node.left
+            if type(node) is not cst.Name or node.value in found:
+                continue
+            found.add(node.value)
+            pending += [d.value for d in self.flow.reaching(node.value, access.order, access.path, access.loops)
+                        if d.value is not None and d.kind in ("assign", "advance")]
+        return found
 
     def _mover(self, moved: Loop | None) -> str:
         """What moves a tile, for messages (a line number costs a position pass: only when said)."""
@@ -570,6 +679,12 @@ def describe(kernel: KernelModel, hazard: TailHazard) -> str:
     if verdict.shape == "units":
         return (f"the mask of {call} compares the packed tile {label} with a bound in unpacked units "
                 f"({verdict.slices[1]} per tile)")
+    if verdict.shape == "group":
+        return (f"the mask of {call} bounds {label} by the tensor's end only, but the tile of "
+                f"{verdict.slices[0]} lanes is wider than the group of `{verdict.slices[1]}` it walks")
+    if verdict.shape == "late":
+        return (f"the mask of {call} bounds {label} before an offset is added: the pointer walks "
+                f"`{verdict.slices[0]}`")
     mover = "the program id" if verdict.shift == PROGRAM else "the loop"
     return (f"the mask of {call} bounds {label} as in-tile offsets against the whole extent, but {mover} "
             "moves the pointer's tile")
@@ -585,6 +700,8 @@ def sufficiency_fix(kernel: KernelModel, hazard: TailHazard) -> CallFix:
         return _axes_fix(kernel, hazard, verdict)
     if verdict.shape == "units":
         return _units_fix(kernel, hazard, verdict)
+    if verdict.shape in ("group", "late"):
+        return _bound_fix(kernel, hazard, verdict)
     sources = [_loop_mask(kernel, hazard)] if hazard.walk.loop is not None and verdict.shift != PROGRAM else []
     sources += [_sibling_mask(kernel, hazard), _comparison_mask(kernel, hazard)]
     for found in sources:
@@ -659,3 +776,36 @@ def _units_fix(kernel: KernelModel, hazard: TailHazard, verdict: SufficiencyVerd
 def _axes_display_only(pointer_slice: str) -> CallFix:
     return CallFix(f"the mask is built outside the call; broadcast it as the pointer does "
                    f"(`{pointer_slice}`)", Applicability.DISPLAY_ONLY, None)
+
+
+def _bound_fix(kernel: KernelModel, hazard: TailHazard, verdict: SufficiencyVerdict) -> CallFix:
+    """Add the bound the mask misses, `&`-ed to it (the mask only narrows): the group bound on the
+    named in-group offsets (`cols < group_size`), or the shifted offsets against the same bound
+    (`o_cs < T`). Unsafe: the lanes switched off may be ones the kernel meant to keep."""
+    access = hazard.access
+    if verdict.shape == "late":
+        shifted, large = verdict.slices
+        bound = f"{shifted} < {large}"
+        source = "the shifted offsets against the mask's bound"
+    else:
+        offsets = _in_group_offsets(kernel, access, verdict.slices[0])
+        if offsets is None:
+            return CallFix(f"the in-group offsets have no name: bound the lanes by the group "
+                           f"(`tl.arange(0, {verdict.slices[0]}) < {verdict.slices[1]}`)", Applicability.DISPLAY_ONLY,
+                           None)
+        bound = f"{offsets} < {verdict.slices[1]}"
+        source = "the lanes of the group"
+    new_call = _with_arguments(kernel, access, {"mask": _combined_mask(kernel, access, bound, None)})
+    return CallFix(f"Add the bound `{bound}` to the mask ({source})", Applicability.UNSAFE, new_call)
+
+
+def _in_group_offsets(kernel: KernelModel, access: Access, block: str) -> str | None:
+    """The one name the pointer is built from that is `tl.arange(0, block)` itself."""
+    found = set()
+    for name, defs in kernel.chain(access.pointer, access).items():
+        for d in defs:
+            if d.kind == "assign" and type(d.value) is cst.Call and \
+                    (kernel.qualify_tl(d.value.func) or "") == "arange" and len(d.value.args) == 2 and \
+                    _spaceless(d.value.args[1].value) == block:
+                found.add(name)
+    return next(iter(found)) if len(found) == 1 else None
