@@ -201,12 +201,19 @@ class MaskSufficiency:
         read = groups & set(self.flow.chain(access.pointer, access))
         if not read:
             return None
+        across = False  # some comparison bounds offsets measured across groups (`g * G + cols < n`)
         for sides in map(ordered, self.flow.mask_comparisons(access)):
-            # The bound side reads the group size: a group bound (`cols < group_size`, `offs < (g + 1) * G`).
-            if sides is None or groups & (set(names_in(sides[1])) | set(self.flow.build_chain(
-                    sides[1], access.order, access.path, access.loops))):
-                return None
-        return size, sorted(read)
+            if sides is None:
+                continue
+            if groups & self._reads(sides[1], access):
+                return None  # a group bound (`cols < group_size`, `offs < (g + 1) * G`)
+            across = across or (self._bounds(sides[0], dim, access) and bool(groups & self._reads(sides[0], access)))
+        # Only in-group offsets compared (`offs < half_dim`): a bound of its own inside the group.
+        return (size, sorted(read)) if across else None
+
+    def _reads(self, node: cst.BaseExpression, access: Access) -> set[str]:
+        """The names an expression is computed from, itself included."""
+        return set(names_in(node)) | set(self.flow.build_chain(node, access.order, access.path, access.loops))
 
     def _late_offset(self, access: Access, relevant: list[tuple[cst.BaseExpression, cst.BaseExpression]]
                      ) -> tuple[str, str, str] | None:
@@ -216,12 +223,13 @@ class MaskSufficiency:
         chain = self.flow.chain(access.pointer, access)
         compared_anywhere = {name for comparison in self.flow.mask_comparisons(access)
                              for name in names_in(comparison)}
+        # A bound measured from the offset (`T = eos - bos`, `offset < swa_len`) anywhere in the mask
+        # keeps the shifted lanes in range.
+        measured = {name for _, large in relevant for name in self._reads(large, access)}
         for small, large in relevant:
             base = _unbroadcast(small)
-            if type(base) is not cst.Name:
-                continue
-            measured = set(names_in(large)) | set(self.flow.build_chain(large, access.order, access.path,
-                                                                        access.loops))
+            if type(base) is not cst.Name or not self.ev.runtime(large, 0):
+                continue  # a constexpr bound is a page's width, not where the tensor ends
             for name, defs in chain.items():
                 if name == base.value or name in roots or name in compared_anywhere:
                     continue
@@ -239,9 +247,33 @@ class MaskSufficiency:
                     shift_names = {t.value for t in rest} | {
                         n for t in rest for n in self.flow.build_chain(t, d.order, d.path, d.loops)}
                     if shift_names & measured:
-                        continue  # the bound is measured from the offset (`T = eos - bos`)
+                        continue
+                    if not self._host_unmeasured(large, [t.value for t in rest]):
+                        continue
                     return name, base.value, self._text(large)
         return None
+
+    def _host_unmeasured(self, large: cst.BaseExpression, shifts: list[str]) -> bool:
+        """Whether an offset and a bound the host passes are independent at every launch. Both
+        parameters: the host may size the bound from the offset (a chunk of a longer sequence,
+        `T=min(CH, n - t)` beside `T_OFFSET=t`), so without a launch in view nothing is said."""
+        params = {d.name for d in self.kernel.defs.get(shifts[0], ()) if d.kind == "param"} if shifts else set()
+        bound = code_of(large)
+        if not params or type(large) is not cst.Name or \
+                not any(d.kind == "param" for d in self.kernel.defs.get(bound, ())):
+            return True  # an offset computed in the kernel: its reading there decides
+        if not self.kernel.launches:
+            return False
+        for launch in self.kernel.launches:
+            shift = launch.args.get(shifts[0])
+            given = launch.args.get(bound)
+            if shift is None or given is None:
+                return False
+            bound_words = _words(given) | {w for value, _ in launch.allocations.get(bound, ()) for w in _words(value)}
+            shift_words = _words(shift) | {w for value, _ in launch.allocations.get(shifts[0], ()) for w in _words(value)}
+            if bound_words & shift_words:
+                return False
+        return True
 
     def _roots(self, pointer: cst.BaseExpression, access: Access) -> set[str]:
         """The names along a pointer's leftmost terms (`ptrs`, `X` of `ptrs = X + offs`): the base,
@@ -250,6 +282,8 @@ class MaskSufficiency:
         pending = [pointer]
         while pending and len(found) < 16:
             node = pending.pop()
+            while type(node) is cst.Subscript:
+                node = node.value  # `ptrs[:, None]`
             while isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)):
                 node = node.left
             if type(node) is not cst.Name or node.value in found:
@@ -627,6 +661,12 @@ class MaskSufficiency:
 def _unbroadcast(node: cst.BaseExpression) -> cst.BaseExpression:
     """`offs[:, None]` read as `offs`: a broadcast keeps the units."""
     return node.value if type(node) is cst.Subscript else node
+
+
+def _words(text: str) -> set[str]:
+    """The names a host expression reads, calls and numbers left out (`min`, `65536` say nothing of a
+    relation)."""
+    return set(re.findall(r"\b[A-Za-z_]\w*\b(?!\s*\()", text))
 
 
 def _spaceless(node: cst.BaseExpression) -> str:
