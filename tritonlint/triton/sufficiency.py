@@ -26,6 +26,7 @@ from tritonlint.diagnostics import Applicability
 from tritonlint.triton.facts import full_tiles
 from tritonlint.triton.fixes import (  # TL101's mask sources and call rewriting, reused as they are
     CallFix,
+    _available,
     _code,
     _combined_mask,
     _comparison_mask,
@@ -824,9 +825,13 @@ def _bound_fix(kernel: KernelModel, hazard: TailHazard, verdict: SufficiencyVerd
     (`o_cs < T`). Unsafe: the lanes switched off may be ones the kernel meant to keep."""
     access = hazard.access
     if verdict.shape == "late":
-        shifted, large = verdict.slices
-        bound = f"{shifted} < {large}"
-        source = "the shifted offsets against the mask's bound"
+        found = _shifted_bound(kernel, access, verdict.slices[0])
+        if found is None:
+            return CallFix(f"no comparison of `{verdict.slices[0]}` says where the tensor it walks ends: compare "
+                           f"the shifted offsets with its extent (`{verdict.slices[0]} < ...`)",
+                           Applicability.DISPLAY_ONLY, None)
+        bound, line = found
+        source = f"the mask of the tl.{line}"
     else:
         offsets = _in_group_offsets(kernel, access, verdict.slices[0])
         if offsets is None:
@@ -849,3 +854,17 @@ def _in_group_offsets(kernel: KernelModel, access: Access, block: str) -> str | 
                     _spaceless(d.value.args[1].value) == block:
                 found.add(name)
     return next(iter(found)) if len(found) == 1 else None
+
+
+def _shifted_bound(kernel: KernelModel, access: Access, shifted: str) -> tuple[str, str] | None:
+    """A comparison another access's mask makes of the shifted offsets themselves (`o_cs < N`),
+    readable where this access is: the extent of what they walk, as the kernel says it."""
+    for other in kernel.accesses:
+        if other is access or other.mask is None:
+            continue
+        for sides in map(ordered, kernel.flow.mask_comparisons(other)):
+            if sides is None or type(_unbroadcast(sides[0])) is not cst.Name or \
+                    _unbroadcast(sides[0]).value != shifted or not _available(kernel, sides[1], access):
+                continue
+            return f"{shifted} < {_code(kernel, sides[1])}", f"{other.kind} at line {kernel.line_of(other.call)}"
+    return None
