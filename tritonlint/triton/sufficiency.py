@@ -154,7 +154,7 @@ class MaskSufficiency:
         if group is not None:
             block, groups = group
             evidence = (f"`{label[1:-1]}` spans tiles of {block}, launched as `next_power_of_2` of the group size "
-                        f"({', '.join(f'`{g}`' for g in groups)}) the pointer steps by; no comparison of the mask "
+                        f"({', '.join(f'`{g}`' for g in groups)}) the pointer steps by; no bound in the mask "
                         "reads the group size")
             return SufficiencyVerdict(walk, TailHazard(access, walk, "not out of bounds: the padding lanes past the "
                                                        "group's end reach the next group's elements, inside the "
@@ -162,12 +162,12 @@ class MaskSufficiency:
                                                        evidence), evidence, "group", slices=(block, groups[0]))
         late = self._late_offset(access, relevant)
         if late is not None:
-            shifted, compared, large = late
+            shifted, compared, bound_text = late
             evidence = (f"the mask compares `{compared}`, but the pointer walks `{shifted}`, built from `{compared}` "
                         "plus an offset the comparison does not read")
             return SufficiencyVerdict(walk, TailHazard(access, walk, "reachable on the lanes the offset moves past "
                                                        "the extent", evidence), evidence, "late",
-                                      slices=(shifted, large))
+                                      slices=(shifted, bound_text))
         return SufficiencyVerdict(walk, None, f"the mask bounds {label} where the pointer puts it",
                                   followed=tuple(followed))
 
@@ -229,7 +229,7 @@ class MaskSufficiency:
         measured = {name for _, large in relevant for name in self._reads(large, access)}
         for small, large in relevant:
             base = _unbroadcast(small)
-            if type(base) is not cst.Name or not self.ev.runtime(large, 0):
+            if not isinstance(base, cst.Name) or not self.ev.runtime(large, 0):
                 continue  # a constexpr bound is a page's width, not where the tensor ends
             for name, defs in chain.items():
                 if name == base.value or name in roots or name in compared_anywhere:
@@ -239,17 +239,18 @@ class MaskSufficiency:
                             type(d.value.operator) is not cst.Add:
                         continue
                     parts = terms(d.value)
-                    rest = [t for t in parts if not (type(t) is cst.Name and t.value == base.value)]
-                    if len(rest) == len(parts) or not rest or \
-                            any(type(t) is not cst.Name or self.ev.constexpr(t.value) for t in rest):
+                    rest = [t for t in parts if not (isinstance(t, cst.Name) and t.value == base.value)]
+                    names = [t.value for t in rest if isinstance(t, cst.Name)]
+                    if len(rest) == len(parts) or not rest or len(names) != len(rest) or \
+                            any(self.ev.constexpr(n) for n in names):
                         continue  # not `o_t + offset` with run-time scalars added as they are
                     if any(self.ev.dims(t, d.order, d.path, d.loops) for t in rest):
                         continue  # another tile, or a loop or program index: not a scalar offset
-                    shift_names = {t.value for t in rest} | {
+                    shift_names = set(names) | {
                         n for t in rest for n in self.flow.build_chain(t, d.order, d.path, d.loops)}
                     if shift_names & measured:
                         continue
-                    if not self._host_unmeasured(large, [t.value for t in rest]):
+                    if not self._host_unmeasured(large, names):
                         continue
                     return name, base.value, self._text(large)
         return None
@@ -863,8 +864,9 @@ def _shifted_bound(kernel: KernelModel, access: Access, shifted: str) -> tuple[s
         if other is access or other.mask is None:
             continue
         for sides in map(ordered, kernel.flow.mask_comparisons(other)):
-            if sides is None or type(_unbroadcast(sides[0])) is not cst.Name or \
-                    _unbroadcast(sides[0]).value != shifted or not _available(kernel, sides[1], access):
+            compared = None if sides is None else _unbroadcast(sides[0])
+            if sides is None or not isinstance(compared, cst.Name) or compared.value != shifted or \
+                    not _available(kernel, sides[1], access):
                 continue
             return f"{shifted} < {_code(kernel, sides[1])}", f"{other.kind} at line {kernel.line_of(other.call)}"
     return None
