@@ -81,3 +81,99 @@ def test_no_bound_that_moves_with_the_tile_is_display_only(tmp_path: Path,
     assert "k.py:11:5: TL104 the mask of tl.store" in out
     assert "no fix: no bound that moves with the tile can be derived" in out
     assert path.read_text() == BLOCK_LOCAL
+
+
+# A group of `group_size` walked by a tile of `next_power_of_2(group_size)`, masked by the tensor's
+# end only; `{mask}` and `{block}` vary per test.
+GROUPED = """\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def center(X, Y, n, group_size, BLOCK: tl.constexpr):
+    g = tl.program_id(0)
+    offs = g * group_size + tl.arange(0, BLOCK)
+    x = tl.load(X + offs, mask={mask}, other=0.0)
+    tl.store(Y + offs, x - tl.sum(x, axis=0) / group_size, mask={mask})
+
+
+def launch(x, y, group_size):
+    center[(triton.cdiv(x.numel(), group_size),)](x, y, x.numel(), group_size, BLOCK={block})
+"""
+
+
+def test_padded_group_is_reported_with_its_own_note(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = GROUPED.format(mask="offs < n", block="triton.next_power_of_2(group_size)")
+    path = _write(tmp_path, text)
+    assert main(["check", "--fix", "--unsafe-fixes", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "k.py:9:9: TL104 the mask of tl.load bounds `offs` by the tensor's end only, but the tile of BLOCK " \
+           "lanes is wider than the group of `group_size` it walks" in out
+    assert "note: not out of bounds: the padding lanes past the group's end reach the next group's elements" in out
+    # The in-group offsets have no name of their own: nothing to compare with the group size.
+    assert "no fix: the in-group offsets have no name: bound the lanes by the group " \
+           "(`tl.arange(0, BLOCK) < group_size`)" in out
+    assert path.read_text() == text
+
+
+@pytest.mark.parametrize(("mask", "block"), [
+    ("(offs < n) & (tl.arange(0, BLOCK) < group_size)", "triton.next_power_of_2(group_size)"),  # group bound
+    ("offs < n", "group_size"),  # the tile is the group
+    ("offs < (g + 1) * group_size", "triton.next_power_of_2(group_size)"),  # the group's own end
+    ("tl.arange(0, BLOCK) < n", "triton.next_power_of_2(group_size)"),  # only in-group offsets compared
+])
+def test_a_tile_held_to_its_group_is_not_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                  mask: str, block: str) -> None:
+    path = _write(tmp_path, GROUPED.format(mask=mask, block=block))
+    assert main(["check", "--select", "TL104", str(path)]) == 0, capsys.readouterr().out
+
+
+# The mask bounds `o_t`; the pointer walks `o_t + shift`.
+SHIFTED = """\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def copy(X, Y, T, shift, BT: tl.constexpr):
+    o_t = tl.program_id(0) * BT + tl.arange(0, BT)
+    m_t = o_t < T
+    o_cs = o_t + shift
+    x = tl.load(X + o_cs, mask=m_t, other=0.0)
+    tl.store(Y + o_t, x, mask=m_t)
+{launcher}"""
+
+WHOLE = """
+
+def launch(x, y, shift):
+    copy[(triton.cdiv(y.numel(), 16),)](x, y, y.numel(), shift, BT=16)
+"""
+
+CHUNKED = """
+
+def launch(x, y, chunk):
+    for t in range(0, x.numel(), chunk):
+        size = min(chunk, x.numel() - t)
+        copy[(triton.cdiv(size, 16),)](x, y, size, t, BT=16)
+"""
+
+
+def test_offset_added_after_the_mask_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = SHIFTED.format(launcher=WHOLE)
+    path = _write(tmp_path, text)
+    assert main(["check", "--fix", "--unsafe-fixes", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "k.py:10:9: TL104 the mask of tl.load bounds `o_t` before an offset is added: the pointer walks " \
+           "`o_cs`" in out
+    assert "k.py:11:" not in out  # the store walks `o_t` itself
+    # Nothing in the kernel says where X ends on the shifted offsets.
+    assert "no fix: no comparison of `o_cs` says where the tensor it walks ends" in out
+    assert path.read_text() == text
+
+
+@pytest.mark.parametrize("launcher", ["", CHUNKED], ids=["no-launch-in-view", "chunk-measured-from-offset"])
+def test_host_given_offset_and_bound_need_a_launch_that_separates_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], launcher: str) -> None:
+    path = _write(tmp_path, SHIFTED.format(launcher=launcher))
+    assert main(["check", "--select", "TL104", str(path)]) == 0, capsys.readouterr().out

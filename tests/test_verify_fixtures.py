@@ -81,6 +81,13 @@ def test_every_fixture_with_a_fix_has_a_harness() -> None:
     assert not missing, f"fixtures with a fix but no harness: {missing}"
 
 
+def _inside_storage(report: Report, case: Path, line: int) -> bool:
+    """The fix at the line is verified on the harness reference alone, and the original is off it."""
+    off = next((v for k, v in report.checks.items() if k.startswith("original_off_reference_at_")), None)
+    return bool(off) and any(f.path == case.name and f.orig_lines[0] <= line <= f.orig_lines[1] and f.verdict == "verified"
+                             and "the original is off the harness reference" in f.reason for f in report.fixes)
+
+
 @pytest.mark.parametrize("harness", HARNESSES, ids=[h.stem[: -len("_harness")] for h in HARNESSES])
 def test_fixture_harness_verifies(harness: Path, reports: Any) -> None:
     report = reports[harness].result()
@@ -97,6 +104,8 @@ def test_fixture_harness_verifies(harness: Path, reports: Any) -> None:
     for line, kind in _markers(case):
         hits = [a for a in original if a["path"] == case.name and a["kind"] == kind
                 and _call_span(case, a["line"], cache)[0] <= line <= _call_span(case, a["line"], cache)[1]]
+        if not hits and _inside_storage(report, case, line):
+            continue  # wrong data inside the allocation (a padded group): the reference shows it
         assert hits, f"no out-of-bounds {kind} reported at {case.name}:{line}\n{text}"
         for a in hits:
             assert a["tensor"] in _kernel_params(case, a["kernel"]), (a, text)

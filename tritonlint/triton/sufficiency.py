@@ -26,6 +26,7 @@ from tritonlint.diagnostics import Applicability
 from tritonlint.triton.facts import full_tiles
 from tritonlint.triton.fixes import (  # TL101's mask sources and call rewriting, reused as they are
     CallFix,
+    _available,
     _code,
     _combined_mask,
     _comparison_mask,
@@ -46,6 +47,8 @@ if TYPE_CHECKING:
 # A packed tile's block size: `BLOCK_K // 2`, `BLOCK_N // PACK`.
 _PACKED = re.compile(r"\(?(\w+)\)?//\(?\w+\)?")
 # Calls that move a tensor's axes: a broadcast read through them is not the one written.
+# A block size rounded up from a group's size, as the host spells it (squashed).
+_NEXT_POW2 = re.compile(r"next_power_of_2\((.+)\)$")
 _AXIS_MOVES = {"trans", "permute", "reshape", "view", "ravel", "expand_dims", "join", "split", "interleave"}
 
 
@@ -147,8 +150,150 @@ class MaskSufficiency:
             return SufficiencyVerdict(walk, TailHazard(access, walk, "reachable on the tile that ends past the "
                                                        "extent in the pointer's units", evidence),
                                       evidence, "units", slices=(code_of(large), unpacked))
+        group = self._group(access, dim)
+        if group is not None:
+            block, groups = group
+            evidence = (f"`{label[1:-1]}` spans tiles of {block}, launched as `next_power_of_2` of the group size "
+                        f"({', '.join(f'`{g}`' for g in groups)}) the pointer steps by; no bound in the mask "
+                        "reads the group size")
+            return SufficiencyVerdict(walk, TailHazard(access, walk, "not out of bounds: the padding lanes past the "
+                                                       "group's end reach the next group's elements, inside the "
+                                                       "allocation (wrong data, and a store overwrites them)",
+                                                       evidence), evidence, "group", slices=(block, groups[0]))
+        late = self._late_offset(access, relevant)
+        if late is not None:
+            shifted, compared, bound_text = late
+            evidence = (f"the mask compares `{compared}`, but the pointer walks `{shifted}`, built from `{compared}` "
+                        "plus an offset the comparison does not read")
+            return SufficiencyVerdict(walk, TailHazard(access, walk, "reachable on the lanes the offset moves past "
+                                                       "the extent", evidence), evidence, "late",
+                                      slices=(shifted, bound_text))
         return SufficiencyVerdict(walk, None, f"the mask bounds {label} where the pointer puts it",
                                   followed=tuple(followed))
+
+    # ------------------------------------------------------------------ groups and late offsets
+
+    def _padded_groups(self) -> dict[str, set[str]]:
+        """Block-size parameter -> the parameters holding the group size a launch rounds it up
+        from (`BLOCK=triton.next_power_of_2(group_size)`, directly or through a host name)."""
+        found: dict[str, set[str]] = {}
+        for launch in self.kernel.launches:
+            for param, text in launch.args.items():
+                values = [text] + [value for value, _ in launch.allocations.get(param, ())]
+                for value in values:
+                    match = _NEXT_POW2.search(_spaceless_text(value))
+                    if match is None:
+                        continue
+                    groups = {other for other, given in launch.args.items()
+                              if other != param and _spaceless_text(given) == match.group(1)}
+                    if groups:
+                        found.setdefault(param, set()).update(groups)
+        return found
+
+    def _group(self, access: Access, dim: str) -> tuple[str, list[str]] | None:
+        """A tile of `next_power_of_2(group)` lanes whose pointer steps by the group size, masked
+        without any comparison that reads the group size: the padding lanes reach the next group."""
+        size = _spaceless_text(self.ev.dim_size.get(dim, ""))
+        if not size or not self.kernel.launches:
+            return None
+        groups = self._padded_groups().get(size)
+        if not groups:
+            return None
+        read = groups & set(self.flow.chain(access.pointer, access))
+        if not read:
+            return None
+        across = False  # some comparison bounds offsets measured across groups (`g * G + cols < n`)
+        for sides in map(ordered, self.flow.mask_comparisons(access)):
+            if sides is None:
+                continue
+            if groups & self._reads(sides[1], access):
+                return None  # a group bound (`cols < group_size`, `offs < (g + 1) * G`)
+            across = across or (self._bounds(sides[0], dim, access) and bool(groups & self._reads(sides[0], access)))
+        # Only in-group offsets compared (`offs < half_dim`): a bound of its own inside the group.
+        return (size, sorted(read)) if across else None
+
+    def _reads(self, node: cst.BaseExpression, access: Access) -> set[str]:
+        """The names an expression is computed from, itself included."""
+        return set(names_in(node)) | set(self.flow.build_chain(node, access.order, access.path, access.loops))
+
+    def _late_offset(self, access: Access, relevant: list[tuple[cst.BaseExpression, cst.BaseExpression]]
+                     ) -> tuple[str, str, str] | None:
+        """`m_t = o_t < T` and a pointer walking `o_cs = o_t + seq_offset`: the compared offsets
+        plus a run-time offset the comparison does not read. (shifted name, compared name, bound)"""
+        roots = self._roots(access.pointer, access)
+        chain = self.flow.chain(access.pointer, access)
+        compared_anywhere = {name for comparison in self.flow.mask_comparisons(access)
+                             for name in names_in(comparison)}
+        # A bound measured from the offset (`T = eos - bos`, `offset < swa_len`) anywhere in the mask
+        # keeps the shifted lanes in range.
+        measured = {name for _, large in relevant for name in self._reads(large, access)}
+        for small, large in relevant:
+            base = _unbroadcast(small)
+            if not isinstance(base, cst.Name) or not self.ev.runtime(large, 0):
+                continue  # a constexpr bound is a page's width, not where the tensor ends
+            for name, defs in chain.items():
+                if name == base.value or name in roots or name in compared_anywhere:
+                    continue
+                for d in defs:
+                    if d.kind != "assign" or type(d.value) is not cst.BinaryOperation or \
+                            type(d.value.operator) is not cst.Add:
+                        continue
+                    parts = terms(d.value)
+                    rest = [t for t in parts if not (isinstance(t, cst.Name) and t.value == base.value)]
+                    names = [t.value for t in rest if isinstance(t, cst.Name)]
+                    if len(rest) == len(parts) or not rest or len(names) != len(rest) or \
+                            any(self.ev.constexpr(n) for n in names):
+                        continue  # not `o_t + offset` with run-time scalars added as they are
+                    if any(self.ev.dims(t, d.order, d.path, d.loops) for t in rest):
+                        continue  # another tile, or a loop or program index: not a scalar offset
+                    shift_names = set(names) | {
+                        n for t in rest for n in self.flow.build_chain(t, d.order, d.path, d.loops)}
+                    if shift_names & measured:
+                        continue
+                    if not self._host_unmeasured(large, names):
+                        continue
+                    return name, base.value, self._text(large)
+        return None
+
+    def _host_unmeasured(self, large: cst.BaseExpression, shifts: list[str]) -> bool:
+        """Whether an offset and a bound the host passes are independent at every launch. Both
+        parameters: the host may size the bound from the offset (a chunk of a longer sequence,
+        `T=min(CH, n - t)` beside `T_OFFSET=t`), so without a launch in view nothing is said."""
+        params = {d.name for d in self.kernel.defs.get(shifts[0], ()) if d.kind == "param"} if shifts else set()
+        bound = code_of(large)
+        if not params or type(large) is not cst.Name or \
+                not any(d.kind == "param" for d in self.kernel.defs.get(bound, ())):
+            return True  # an offset computed in the kernel: its reading there decides
+        if not self.kernel.launches:
+            return False
+        for launch in self.kernel.launches:
+            shift = launch.args.get(shifts[0])
+            given = launch.args.get(bound)
+            if shift is None or given is None:
+                return False
+            bound_words = _words(given) | {w for value, _ in launch.allocations.get(bound, ()) for w in _words(value)}
+            shift_words = _words(shift) | {w for value, _ in launch.allocations.get(shifts[0], ()) for w in _words(value)}
+            if bound_words & shift_words:
+                return False
+        return True
+
+    def _roots(self, pointer: cst.BaseExpression, access: Access) -> set[str]:
+        """The names along a pointer's leftmost terms (`ptrs`, `X` of `ptrs = X + offs`): the base,
+        never an offset."""
+        found: set[str] = set()
+        pending = [pointer]
+        while pending and len(found) < 16:
+            node = pending.pop()
+            while type(node) is cst.Subscript:
+                node = node.value  # `ptrs[:, None]`
+            while isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)):
+                node = node.left
+            if type(node) is not cst.Name or node.value in found:
+                continue
+            found.add(node.value)
+            pending += [d.value for d in self.flow.reaching(node.value, access.order, access.path, access.loops)
+                        if d.value is not None and d.kind in ("assign", "advance")]
+        return found
 
     def _mover(self, moved: Loop | None) -> str:
         """What moves a tile, for messages (a line number costs a position pass: only when said)."""
@@ -534,6 +679,12 @@ def _unbroadcast(node: cst.BaseExpression) -> cst.BaseExpression:
     return node.value if type(node) is cst.Subscript else node
 
 
+def _words(text: str) -> set[str]:
+    """The names a host expression reads, calls and numbers left out (`min`, `65536` say nothing of a
+    relation)."""
+    return set(re.findall(r"\b[A-Za-z_]\w*\b(?!\s*\()", text))
+
+
 def _spaceless(node: cst.BaseExpression) -> str:
     return _spaceless_text(code_of(node))
 
@@ -584,6 +735,12 @@ def describe(kernel: KernelModel, hazard: TailHazard) -> str:
     if verdict.shape == "units":
         return (f"the mask of {call} compares the packed tile {label} with a bound in unpacked units "
                 f"({verdict.slices[1]} per tile)")
+    if verdict.shape == "group":
+        return (f"the mask of {call} bounds {label} by the tensor's end only, but the tile of "
+                f"{verdict.slices[0]} lanes is wider than the group of `{verdict.slices[1]}` it walks")
+    if verdict.shape == "late":
+        return (f"the mask of {call} bounds {label} before an offset is added: the pointer walks "
+                f"`{verdict.slices[0]}`")
     mover = "the program id" if verdict.shift == PROGRAM else "the loop"
     return (f"the mask of {call} bounds {label} as in-tile offsets against the whole extent, but {mover} "
             "moves the pointer's tile")
@@ -599,6 +756,8 @@ def sufficiency_fix(kernel: KernelModel, hazard: TailHazard) -> CallFix:
         return _axes_fix(kernel, hazard, verdict)
     if verdict.shape == "units":
         return _units_fix(kernel, hazard, verdict)
+    if verdict.shape in ("group", "late"):
+        return _bound_fix(kernel, hazard, verdict)
     sources = [_loop_mask(kernel, hazard)] if hazard.walk.loop is not None and verdict.shift != PROGRAM else []
     sources += [_sibling_mask(kernel, hazard), _comparison_mask(kernel, hazard)]
     for found in sources:
@@ -673,3 +832,55 @@ def _units_fix(kernel: KernelModel, hazard: TailHazard, verdict: SufficiencyVerd
 def _axes_display_only(pointer_slice: str) -> CallFix:
     return CallFix(f"the mask is built outside the call; broadcast it as the pointer does "
                    f"(`{pointer_slice}`)", Applicability.DISPLAY_ONLY, None)
+
+
+def _bound_fix(kernel: KernelModel, hazard: TailHazard, verdict: SufficiencyVerdict) -> CallFix:
+    """Add the bound the mask misses, `&`-ed to it (the mask only narrows): the group bound on the
+    named in-group offsets (`cols < group_size`), or the shifted offsets against the same bound
+    (`o_cs < T`). Unsafe: the lanes switched off may be ones the kernel meant to keep."""
+    access = hazard.access
+    if verdict.shape == "late":
+        found = _shifted_bound(kernel, access, verdict.slices[0])
+        if found is None:
+            return CallFix(f"no comparison of `{verdict.slices[0]}` says where the tensor it walks ends: compare "
+                           f"the shifted offsets with its extent (`{verdict.slices[0]} < ...`)",
+                           Applicability.DISPLAY_ONLY, None)
+        bound, line = found
+        source = f"the mask of the tl.{line}"
+    else:
+        offsets = _in_group_offsets(kernel, access, verdict.slices[0])
+        if offsets is None:
+            return CallFix(f"the in-group offsets have no name: bound the lanes by the group "
+                           f"(`tl.arange(0, {verdict.slices[0]}) < {verdict.slices[1]}`)", Applicability.DISPLAY_ONLY,
+                           None)
+        bound = f"{offsets} < {verdict.slices[1]}"
+        source = "the lanes of the group"
+    new_call = _with_arguments(kernel, access, {"mask": _combined_mask(kernel, access, bound, None)})
+    return CallFix(f"Add the bound `{bound}` to the mask ({source})", Applicability.UNSAFE, new_call)
+
+
+def _in_group_offsets(kernel: KernelModel, access: Access, block: str) -> str | None:
+    """The one name the pointer is built from that is `tl.arange(0, block)` itself."""
+    found = set()
+    for name, defs in kernel.chain(access.pointer, access).items():
+        for d in defs:
+            if d.kind == "assign" and type(d.value) is cst.Call and \
+                    (kernel.qualify_tl(d.value.func) or "") == "arange" and len(d.value.args) == 2 and \
+                    _spaceless(d.value.args[1].value) == block:
+                found.add(name)
+    return next(iter(found)) if len(found) == 1 else None
+
+
+def _shifted_bound(kernel: KernelModel, access: Access, shifted: str) -> tuple[str, str] | None:
+    """A comparison another access's mask makes of the shifted offsets themselves (`o_cs < N`),
+    readable where this access is: the extent of what they walk, as the kernel says it."""
+    for other in kernel.accesses:
+        if other is access or other.mask is None:
+            continue
+        for sides in map(ordered, kernel.flow.mask_comparisons(other)):
+            compared = None if sides is None else _unbroadcast(sides[0])
+            if sides is None or not isinstance(compared, cst.Name) or compared.value != shifted or \
+                    not _available(kernel, sides[1], access):
+                continue
+            return f"{shifted} < {_code(kernel, sides[1])}", f"{other.kind} at line {kernel.line_of(other.call)}"
+    return None

@@ -1353,9 +1353,9 @@ class Verifier:
                 f.verdict, f.reason = "failed", "; ".join(sorted({s["reason"] for s in bad_sites}))
             elif comp:
                 f.verdict, f.reason = "failed", "; ".join(comp)
-            elif f.sites or (not have_site_info and output_evidence) or explained:
-                # `explained` alone: in bounds but wrong (TL105's masked-off lanes in a reduction):
-                # the original is off the harness reference where the fixed code is on it.
+            elif f.sites or (not have_site_info and output_evidence) or (explained and not orig_sites):
+                # The last: in bounds but wrong, and the harness reference is the evidence (TL105's
+                # masked-off lanes in a reduction; TL104's padded tile reaching the next group).
                 if output_problems or any(r.status != "ok" and not (r.fill is None and r.sanitizer_errors)
                                           for r in runs):
                     f.verdict = "failed"
@@ -1365,7 +1365,8 @@ class Verifier:
                     fill_evidence = bool(orig_fill_dep) or any(
                         n > 0 and n > orig_nan.get(_hex(zero), 0) for n in orig_nan.values())
                     evidence = "original outputs depend on the fill; fixed outputs do not" if fill_evidence else \
-                        "original outputs are off the harness reference where the fixed ones are on it"
+                        ("no access goes out of bounds; the original is off the harness reference where the "
+                         "fixed tree is on it: " + ", ".join(sorted(explained)))
                     f.reason = ("original goes out of bounds here; fixed tree does not, outputs "
                                 "identical across fills and equal to the original at fill "
                                 + str(_hex(zero))) if f.sites else \
@@ -1464,18 +1465,19 @@ def format_text(report: Report, keep: bool = False) -> str:
         zero = next((k for k in c if k.startswith("fixed_vs_original_at_")), None)
         same = None if zero is None or c[zero] is None else not c[zero]
         rel = c.get("fixed_vs_reference_relative_error") or {}
+        off = next((v for k, v in c.items() if k.startswith("original_off_reference_at_") and v), None)
         lines.append("  outputs: NaN original " + _counts(c.get("original_nan")) + ", fixed "
                      + _counts(c.get("fixed_nan")) + "; depend on the fill: original "
                      + (", ".join(c.get("original_fill_dependent") or []) or "no") + ", fixed "
                      + (", ".join(c.get("fixed_fill_dependent") or []) or "no")
-                     + (f"; original off the reference where fixed is on it: {', '.join(sorted(off))}"
-                        if (off := c.get("original_off_reference_at_" + zero[len("fixed_vs_original_at_"):]
-                                         if zero else "")) else "")
                      + (f"; fixed == original at {zero[len('fixed_vs_original_at_'):]}"
                         f"{' in the other outputs' if off else ''}: {'yes' if same else 'no'}"
                         if same is not None and zero else "")
                      + ("; fixed vs reference: " + ", ".join(f"{k} {v:.4%} of max|ref|" for k, v in rel.items())
                         if rel else ""))
+        if off:
+            lines.append("  original off the reference (where it differs from the fixed tree): " + ", ".join(
+                f"{k} {v['elements']} element(s), up to {v['max_original_error']:.4g} off" for k, v in sorted(off.items())))
     for reason in report.reasons:
         lines.append(f"  reason: {reason}")
     return "\n".join(lines)
