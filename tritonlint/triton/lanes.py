@@ -103,12 +103,15 @@ class MaskedLanes:
         self._memo: dict[tuple[int, int, Path, int, Track, bool], Lanes | str | None] = {}
         self._active: set[tuple[int, Track, bool]] = set()
         self._module_constants: dict[str, cst.BaseExpression] | None = None
+        self._in_padded = False
 
     # ------------------------------------------------------------------ verdicts
 
     def tracks(self, access: Access) -> list[Track]:
         """The axes a load's mask cuts that the pointer walks, each with its place in the tile."""
         if access.kind != "load" or access.mask is None or access.boundary_check is not None:
+            return []
+        if self._chosen_padding(access):
             return []
         bounded = self.ev.mask_dims(access)
         if not bounded:
@@ -117,12 +120,33 @@ class MaskedLanes:
         sufficiency = MaskSufficiency(self.kernel)
         found = []
         for dim in sorted(bounded):
-            if dim.startswith(LOOP_PREFIX) or dim.endswith("]") or dim not in walked:
+            if dim.startswith(LOOP_PREFIX) or dim.endswith("]") or dim not in walked or self._unit_tile(dim):
                 continue
             place = sufficiency.axis_of(access.pointer, dim, access)
             if place is not None:
                 found.append(Track(access, dim, *place))
         return found
+
+    def _chosen_padding(self, access: Access) -> bool:
+        """`other=1.0` (a cosine's), `other=-1` (an id's "none"): a value the author picked for those
+        lanes, which are often real data under a mask of meaning rather than of bounds. Only 0 and
+        the infinities are padding meant to vanish, and only they are followed."""
+        other = _argument(access.call, "other", 2)
+        value = self._constant(other, access.order, access.path, access.loops) if other is not None else None
+        return value is not None and value != 0 and not math.isinf(value) and not math.isnan(value)
+
+    def _unit_tile(self, dim: str) -> bool:
+        """A tile of `BLOCK: tl.constexpr = 1` that no launch in view sets and no decorator names:
+        one element, never padded (`bid = b + tl.arange(0, BLOCK_B)` walking a batch row by row)."""
+        size = self.ev.dim_size.get(dim)
+        function = self.kernel.function
+        if size is None or not self.kernel.launches:
+            return False
+        for param in [*function.params.params, *function.params.kwonly_params]:
+            if param.name.value == size and param.default is not None and code_of(param.default) == "1":
+                decorators = " ".join(code_of(d.decorator) for d in function.decorators)
+                return size not in decorators and all(size not in launch.args for launch in self.kernel.launches)
+        return False
 
     def verdicts(self, access: Access) -> Iterator[LaneVerdict]:
         """Every reduction the load's switched-off lanes reach along the axis they are cut on."""
@@ -195,9 +219,16 @@ class MaskedLanes:
         if all(value == identity for value in lanes.samples):
             return ""
         if reduction.kind in ("max", "argmax", "min", "argmin"):
-            if not lanes.exact:
-                return ""  # a data-derived value need not win the comparison: not judged
-            if _integer(_argument(track.access.call, "other", 2)):
+            if not lanes.exact or any(lanes.legit):
+                # A data-derived value, or one added to another tile's lanes (`x + bias` with the
+                # bias's padded lanes 0 and x's -inf), need not win the comparison: not judged.
+                return ""
+            stated = _argument(track.access.call, "other", 2)
+            if stated is not None and not lanes.steps and all(math.isfinite(value) for value in lanes.samples):
+                # `other=0.0` written beside a max of that very load: the author's statement about
+                # the data's range (a max of nonnegative partials); not judged.
+                return ""
+            if _integer(stated):
                 # Integer data (lengths, counts, token ids): `other=0` or `-1` is the convention of
                 # a range the checker cannot read (nonnegative, -1 for none).
                 return ""
@@ -336,17 +367,22 @@ class MaskedLanes:
         if any(side.right != first.right for side in tracked):
             return _UNKNOWN
         pairs: list[tuple[tuple[float, ...], tuple[float, ...]]] = []
-        exact = all(side.exact for side in tracked)
+        sides_exact: list[bool] = []
         for side, node in zip(sides, nodes):
             if isinstance(side, Lanes):
                 pairs.append((side.legit, side.samples))
+                sides_exact.append(side.exact)
                 continue
             legit, own, known = self._untracked(node, side, order, path, loops, track, valid)
-            exact = exact and known
+            sides_exact.append(known)
             pairs.append((legit, own))
+        exact = all(sides_exact)
         combined = _lanewise(operation, pairs[0], pairs[1])
         if combined is None:
             return _UNKNOWN
+        if operation == "mul" and any(not any(legit) and all(value == 0 for value in own) and exact_side
+                                      for (legit, own), exact_side in zip(pairs, sides_exact)):
+            exact = True  # an exact 0 times finite data is an exact 0
         ndims = [side.ndim for side in tracked]
         steps = tuple(s for side in tracked for s in side.steps) + ((step,) if step is not None else ())
         return Lanes(combined[1], exact, first.right, max(ndims) if None not in ndims else None,  # type: ignore[type-var]
@@ -364,9 +400,37 @@ class MaskedLanes:
             return _NO_LEGIT, (constant,) * _WIDTH, True
         if valid:
             return _NO_LEGIT, _DATA, False  # the real lanes' values, not what they add
+        padded = self._padded(node, order, path, loops, track)
+        if padded is not None:
+            return _NO_LEGIT, padded, True
         if side == _CARRIED or self._along(node, order, path, loops, track, 0):
             return _ALL_LEGIT, (0.0,) * _WIDTH, True
         return _NO_LEGIT, _DATA, False
+
+    def _padded(self, node: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...],
+                track: Track) -> tuple[float, ...] | None:
+        """Another tile masked on the same dimension holds its own padding in these lanes
+        (`x + b`, both masked by `cols < n`: `-inf + 0`), not legitimate data: its exact value
+        there, when it has one. One level deep: the other tile's own reading does not ask again."""
+        if self._in_padded:
+            return None
+        tiles = self.ev.tile_parts
+        self._in_padded = True
+        try:
+            for access in self.kernel.accesses:
+                if access is track.access:
+                    continue
+                for other in self.tracks(access):
+                    if not (other.dim == track.dim or track.dim in tiles.get(other.dim, ()) or
+                            other.dim in tiles.get(track.dim, ())):
+                        continue
+                    lanes = self.follow(node, order, path, loops, other)
+                    if isinstance(lanes, Lanes) and lanes.exact and not any(lanes.legit) and \
+                            lanes.right == track.right:
+                        return lanes.samples
+        finally:
+            self._in_padded = False
+        return None
 
     def _along(self, node: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...], track: Track,
                depth: int) -> bool:
@@ -380,8 +444,10 @@ class MaskedLanes:
                        for d in self.flow.reaching(node.value, order, path, loops) if d.order < order)
         if type(node) is cst.Call:
             member = self.kernel.qualify_tl(node.func)
-            if member in _IDENTITY or (member is None and type(node.func) is cst.Attribute and
-                                       node.func.attr.value in _IDENTITY):
+            # A dot keeps its first operand's rows and its second's columns: it varies along what
+            # they vary along (the reduced axis aside, which is not told apart here).
+            if member not in ("dot", "dot_scaled") and (member in _IDENTITY or (
+                    member is None and type(node.func) is cst.Attribute and node.func.attr.value in _IDENTITY)):
                 return False
             if member in ("load", "arange"):
                 keys = self.ev.dims(node.args[0].value if member == "load" and node.args else node, order, path, loops)
@@ -683,8 +749,8 @@ def _lanewise(operation: str, first: tuple[tuple[float, ...], tuple[float, ...]]
     if operation == "mul":
         if any(a1) and any(a2):
             return None
-        return (tuple(_safe(lambda p, q, r, t: _times(p, t) + _times(r, q), *v) for v in zip(a1, b1, a2, b2)),
-                tuple(_safe(lambda x, y: x * y, x, y) for x, y in zip(b1, b2)))
+        return (tuple(_safe(_legit_product, *v) for v in zip(a1, b1, a2, b2)),
+                tuple(_safe(_own_product, *v) for v in zip(a1, b1, a2, b2)))
     if operation == "div":
         if any(a2):
             return None
@@ -738,6 +804,21 @@ def _value_words(samples: tuple[float, ...]) -> str:
 
 
 # ---------------------------------------------------------------------- arithmetic on samples
+
+
+def _legit_product(a1: float, b1: float, a2: float, b2: float) -> float:
+    """The legitimate part of `(a1*L + b1) * (a2*L + b2)` (one of a1, a2 is 0): a lane's own
+    finite value scales the other side's legitimate data; an infinite one is no longer data."""
+    return sum(_times(a, b) for a, b in ((a1, b2), (a2, b1)) if not math.isinf(b))
+
+
+def _own_product(a1: float, b1: float, a2: float, b2: float) -> float:
+    """The lanes' own part of the same product: `-inf` times legitimate data (taken positive, as
+    all data here) stays `-inf`, it is not `-inf * 0`."""
+    for own, other_legit in ((b1, a2), (b2, a1)):
+        if math.isinf(own) and other_legit:
+            return own * (1.0 if other_legit > 0 else -1.0)
+    return b1 * b2
 
 
 def _times(coefficient: float, value: float) -> float:
@@ -797,12 +878,13 @@ def lanes_fix(kernel: KernelModel, hazard: TailHazard) -> CallFix:
     first = bad[0]
     where = f"`tl.{first.reduction.kind}` at line {kernel.line_of(first.reduction.call)}"
     # The first reduction's identity first; `other=-inf` can serve a max and the sum of its exp.
-    for identity in dict.fromkeys(verdict.identity for verdict in bad):
+    everything = list(MaskedLanes(kernel).verdicts(access))
+    for identity in dict.fromkeys([verdict.identity for verdict in bad] + [v.identity for v in everything]):
         text = _IDENTITY_TEXT[identity]
         if any(verdict.problem for verdict in MaskedLanes(kernel, {access: text}).verdicts(access)):
             continue
         direct = identity == 0.0 and not any(verdict.lanes.steps for verdict in bad)
-        return CallFix(f"Set `other={text}`, the identity of {where}",
+        return CallFix(f"Set `other={text}`: the lanes then reach {where} as its identity",
                        Applicability.SAFE if direct else Applicability.UNSAFE,
                        _with_arguments(kernel, access, {"other": text}))
     identity_text = _IDENTITY_TEXT[first.identity]
