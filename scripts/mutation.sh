@@ -32,8 +32,8 @@ groups=("$@")
 # examples are left out: minutes per mutant); mutant names to run (glob; * = all)
 config() {
   case $1 in
-    fixer) src=tritonlint/triton/fixes.py
-           tests="tests/test_fixer_units.py tests/test_fixtures.py tests/test_fix_order.py tests/test_fix_equivalence.py tests/test_fuzz.py"
+    fixer) src="tritonlint/triton/fixes.py tritonlint/triton/layouts.py"
+           tests="tests/test_fixer_units.py tests/test_fixtures.py tests/test_fix_order.py tests/test_fix_equivalence.py tests/test_fuzz.py tests/test_layouts.py tests/test_fix_layout.py"
            select="not check_and_fix_properties and not removing_the_fix_mask and not valid_python"; names='*' ;;
     suppressions) src=tritonlint/suppressions.py
            tests="tests/test_suppressions.py tests/test_suppression_units.py tests/test_cli.py tests/test_cli_habits.py"; select=; names='*' ;;
