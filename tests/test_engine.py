@@ -420,7 +420,7 @@ def test_a_fix_that_rewrites_its_own_edit_is_not_applied(monkeypatch: pytest.Mon
     _faulty_fix(monkeypatch, swap)
     text = kernel()
     report = fix_source("k.py", text, CONFIG, strict=True)
-    assert report.errors == ("k.py: fix not applied: a fixed access was still reported; please report this "
-                             "tritonlint bug with the file",)
+    assert report.errors == (("k.py: fix not applied: a fixed access was still reported; please report this "
+                              "tritonlint bug with the file"),)
     assert report.fixed_text is None and report.text == text
     assert [(d.line, d.column, d.end_column, d.code) for d in report.diagnostics] == [(9, 5, 30, "TL102")]
