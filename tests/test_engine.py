@@ -12,7 +12,7 @@ import pytest
 from tritonlint import engine
 from tritonlint.cli import main
 from tritonlint.config import Config
-from tritonlint.diagnostics import Applicability
+from tritonlint.diagnostics import Applicability, Edit
 from tritonlint.engine import RuleCrash, check_source, fix_source
 from tritonlint.rule import all_rules
 from tritonlint.triton.fixes import CallFix
@@ -339,8 +339,10 @@ def test_clean_source_has_nothing_to_fix() -> None:
 
 
 def test_fix_source_names_the_codes_it_fixed() -> None:
-    report = fix_source("k.py", kernel(), CONFIG, unsafe=True, strict=True)
+    text = kernel()
+    report = fix_source("k.py", text, CONFIG, unsafe=True, strict=True)
     assert report.fixed_text is not None and report.fixed == ("TL102",)
+    assert report.text == text  # the report's text is the file as read; the fixed text is beside it
     assert fix_source("k.py", report.fixed_text, CONFIG, unsafe=True, strict=True).fixed == ()
 
 
@@ -424,3 +426,15 @@ def test_a_fix_that_rewrites_its_own_edit_is_not_applied(monkeypatch: pytest.Mon
                               "tritonlint bug with the file"),)
     assert report.fixed_text is None and report.text == text
     assert [(d.line, d.column, d.end_column, d.code) for d in report.diagnostics] == [(9, 5, 30, "TL102")]
+
+
+def test_the_smallest_edit_of_an_appended_or_removed_tail() -> None:
+    assert engine._smallest_edit("ab", "abc", 10) == Edit(12, 12, "c")
+    assert engine._smallest_edit("abc", "ab", 10) == Edit(12, 13, "")
+    assert engine._smallest_edit("a(b)", "a(b, c)", 0) == Edit(3, 3, ", c")
+
+
+def test_apply_edits_skips_only_the_edit_that_overlaps() -> None:
+    # the second edit overlaps the first and waits for the next round; the third is applied now
+    edits = [Edit(0, 2, "X"), Edit(1, 3, "Y"), Edit(4, 5, "Z")]
+    assert engine.apply_edits("abcdef", edits) == "XcdZf"
