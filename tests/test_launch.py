@@ -10,7 +10,7 @@ import pytest
 
 from tritonlint.cli import main
 from tritonlint.config import Config, check_selectors
-from tritonlint.engine import check_source
+from tritonlint.engine import check_source, fix_source
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures" / "unmasked-tail-load"
@@ -162,3 +162,12 @@ def test_a_module_that_does_not_import_the_kernel_launches_nothing(tmp_path: Pat
     ops.write_text(ops.read_text().replace("from . import kernels\nfrom .kernels import", "from .other import"))
     found = _check_json(capsys, str(package / "kernels.py"))
     assert found == []
+
+
+def test_fix_leaves_a_finding_that_has_no_fix_alone() -> None:
+    # TL111/TL112 offer no fix at all (`fix` is None): `--fix` reports them and changes nothing.
+    text = _launcher("if n % BLOCK == 0:\n    add_kernel[(triton.cdiv(n, BLOCK),)](x, y, out, n, BLOCK_SIZE=BLOCK)")
+    report = fix_source("k.py", text, Config(select=check_selectors(["ALL"], "test")), unsafe=True, strict=True)
+    assert [(d.line, d.code, d.fix) for d in report.diagnostics] == [(9, "TL111", None), (10, "TL111", None),
+                                                                       (11, "TL112", None)]
+    assert report.fixed_text is None and not report.errors
