@@ -171,3 +171,12 @@ def test_fix_leaves_a_finding_that_has_no_fix_alone() -> None:
     assert [(d.line, d.code, d.fix) for d in report.diagnostics] == [(9, "TL111", None), (10, "TL111", None),
                                                                        (11, "TL112", None)]
     assert report.fixed_text is None and not report.errors
+
+
+def test_fix_sees_the_launches_of_a_sibling_module_from_its_first_round() -> None:
+    text = (PACKAGE / "kernels.py").read_text()
+    ops = (PACKAGE / "ops.py").read_text()
+    report = fix_source("kernels.py", text, Config(), unsafe=True, strict=True, neighbours=lambda: [("ops.py", ops)])
+    assert report.fixed_text is not None and report.fixed == ("TL101", "TL101", "TL102")
+    # without the module that launches it, the kernel has nothing to fix
+    assert fix_source("kernels.py", text, Config(), unsafe=True, strict=True).fixed_text is None
