@@ -32,8 +32,8 @@ groups=("$@")
 # examples are left out: minutes per mutant); mutant names to run (glob; * = all)
 config() {
   case $1 in
-    fixer) src=tritonlint/triton/fixes.py
-           tests="tests/test_fixer_units.py tests/test_fixtures.py tests/test_fix_order.py tests/test_fix_equivalence.py tests/test_fuzz.py"
+    fixer) src="tritonlint/triton/fixes.py tritonlint/triton/layouts.py"
+           tests="tests/test_fixer_units.py tests/test_fixtures.py tests/test_fix_order.py tests/test_fix_equivalence.py tests/test_fuzz.py tests/test_layouts.py tests/test_fix_layout.py"
            select="not check_and_fix_properties and not removing_the_fix_mask and not valid_python"; names='*' ;;
     suppressions) src=tritonlint/suppressions.py
            tests="tests/test_suppressions.py tests/test_suppression_units.py tests/test_cli.py tests/test_cli_habits.py"; select=; names='*' ;;
@@ -42,7 +42,7 @@ config() {
     verdict) src=tritonlint/verify/runner.py
            tests="tests/test_verify_runner.py"; select=; names='*_judge*' ;;
     engine) src=tritonlint/engine.py
-           tests="tests/test_engine.py tests/test_suppressions.py tests/test_fixtures.py tests/test_faults.py tests/test_fuzz.py tests/test_launch.py tests/test_fix_layout.py"
+           tests="tests/test_engine.py tests/test_suppressions.py tests/test_fixtures.py tests/test_faults.py tests/test_fuzz.py tests/test_launch.py tests/test_fix_layout.py tests/test_stages.py"
            select="not check_and_fix_properties and not removing_the_fix_mask and not valid_python"; names='*' ;;
     analysis) src="tritonlint/triton/evaluator.py tritonlint/triton/walks.py tritonlint/triton/flags.py tritonlint/triton/hazards.py tritonlint/triton/binder.py tritonlint/triton/dataflow.py tritonlint/triton/facts"
            tests="tests/test_stages.py tests/test_fixer_units.py tests/test_fix_order.py tests/test_engine.py tests/test_fixtures.py tests/test_fuzz.py"

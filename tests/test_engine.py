@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import libcst as cst
 import pytest
 
 from tritonlint import engine
 from tritonlint.cli import main
 from tritonlint.config import Config
+from tritonlint.diagnostics import Applicability, Edit
 from tritonlint.engine import RuleCrash, check_source, fix_source
 from tritonlint.rule import all_rules
+from tritonlint.triton.fixes import CallFix
+from tritonlint.triton.model import TailHazard
+from tritonlint.triton.outline import line_starts
 
 CONFIG = Config()
 
@@ -331,3 +336,105 @@ def test_fix_leaves_comments_and_other_code_alone() -> None:
 def test_clean_source_has_nothing_to_fix() -> None:
     text = kernel().replace("x * 2)", "x * 2, mask=offs < n)")
     assert fix_source("k.py", text, CONFIG, unsafe=True, strict=True).fixed_text is None
+
+
+def test_fix_source_names_the_codes_it_fixed() -> None:
+    text = kernel()
+    report = fix_source("k.py", text, CONFIG, unsafe=True, strict=True)
+    assert report.fixed_text is not None and report.fixed == ("TL102",)
+    assert report.text == text  # the report's text is the file as read; the fixed text is beside it
+    assert fix_source("k.py", report.fixed_text, CONFIG, unsafe=True, strict=True).fixed == ()
+
+
+def _nested(text: str) -> str:
+    """`text`'s kernel defined inside a function (an indented kernel, parsed behind a wrapper)."""
+    head, _, body = text.partition("@triton.jit\n")
+    return head + "def make():\n" + "".join(f"    {line}\n" if line else "\n" for line in
+                                             ("@triton.jit\n" + body).splitlines()) + "    return scale\n"
+
+
+@pytest.mark.parametrize("nested", [False, True], ids=["top-level", "nested"])
+def test_a_parenthesized_call_is_fixed_through_the_whole_kernel(nested: bool) -> None:
+    # The parentheses are outside the call's span, so the call cannot be re-printed in place:
+    # the kernel is printed with the call replaced and the edit trimmed to what differs.
+    text = kernel().replace("tl.store(Y + offs, x * 2)", "(tl.store(Y + offs, x * 2))")
+    if nested:
+        text = _nested(text)
+    report = fix_source("k.py", text, CONFIG, unsafe=True, strict=True)
+    assert not report.errors and report.fixed == ("TL102",)
+    assert report.fixed_text == text.replace("x * 2))", "x * 2, mask=offs < n))")
+
+
+def test_the_indentations_above_a_line_are_its_leading_whitespace_only() -> None:
+    text = "def f():\n    if x:\n\ty = (1,\n  2)\n"
+    assert list(engine._indents_above(text, line_starts(text), 4)) == ["  ", "\t", "    ", ""]
+
+
+def test_a_model_built_with_the_file_text_takes_positions_from_its_ast() -> None:
+    text = kernel()
+    found_, kernels = engine.parse_file(text)
+    ((source, module),) = kernels
+    model = engine.build_model(source, module, found_.imports, CONFIG, text)
+    assert model.locator is not None
+    assert engine.build_model(source, module, found_.imports, CONFIG).locator is None
+
+
+def _faulty_fix(monkeypatch: pytest.MonkeyPatch, change: Callable[[cst.Call], cst.Call]) -> None:
+    """TL102's fix replaced by a broken one (the fixer's bugs the engine must catch)."""
+    rule = next(r for r in all_rules() if r.code == "TL102")
+
+    def fix(self: object, model: object, hazard: TailHazard) -> CallFix:
+        return CallFix("broken fix", Applicability.SAFE, change(hazard.access.call))
+
+    monkeypatch.setattr(rule, "fix", fix)
+
+
+def test_a_fix_that_would_not_parse_is_not_applied(monkeypatch: pytest.MonkeyPatch) -> None:
+    # `None=0`: each node valid to libcst, the call not Python.
+    _faulty_fix(monkeypatch, lambda call: call.with_changes(
+        args=[*call.args, cst.Arg(cst.Integer("0"), keyword=cst.Name("None"))]))
+    text = kernel()
+    report = fix_source("k.py", text, CONFIG, strict=True)
+    (error,) = report.errors
+    assert error.startswith("k.py: fix not applied: the fixed source would not parse (") and error.endswith(", line 9)")
+    assert report.fixed_text is None and report.text == text
+    assert [(d.line, d.code) for d in report.diagnostics] == [(9, "TL102")]
+
+
+def test_a_fix_that_never_settles_is_not_applied(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each round adds one more (ignored) keyword: always a new edit, never the old one again.
+    _faulty_fix(monkeypatch, lambda call: call.with_changes(
+        args=[*call.args, cst.Arg(cst.Integer("0"), keyword=cst.Name(f"k{len(call.args)}"))]))
+    text = kernel()
+    report = fix_source("k.py", text, CONFIG, strict=True)
+    assert report.errors == (f"k.py: fix not applied: fixes did not settle after {engine.MAX_FIX_ROUNDS} rounds",)
+    assert report.fixed_text is None and report.text == text
+    assert [(d.line, d.column, d.end_column, d.code) for d in report.diagnostics] == [(9, 5, 30, "TL102")]
+
+
+def test_a_fix_that_rewrites_its_own_edit_is_not_applied(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Round one writes `y`; round two, finding the access again, would replace that `y`.
+    def swap(call: cst.Call) -> cst.Call:
+        last = call.args[-1]
+        new = "z" if isinstance(last.value, cst.Name) and last.value.value == "y" else "y"
+        return call.with_changes(args=[*call.args[:-1], last.with_changes(value=cst.Name(new))])
+
+    _faulty_fix(monkeypatch, swap)
+    text = kernel()
+    report = fix_source("k.py", text, CONFIG, strict=True)
+    assert report.errors == (("k.py: fix not applied: a fixed access was still reported; please report this "
+                              "tritonlint bug with the file"),)
+    assert report.fixed_text is None and report.text == text
+    assert [(d.line, d.column, d.end_column, d.code) for d in report.diagnostics] == [(9, 5, 30, "TL102")]
+
+
+def test_the_smallest_edit_of_an_appended_or_removed_tail() -> None:
+    assert engine._smallest_edit("ab", "abc", 10) == Edit(12, 12, "c")
+    assert engine._smallest_edit("abc", "ab", 10) == Edit(12, 13, "")
+    assert engine._smallest_edit("a(b)", "a(b, c)", 0) == Edit(3, 3, ", c")
+
+
+def test_apply_edits_skips_only_the_edit_that_overlaps() -> None:
+    # the second edit overlaps the first and waits for the next round; the third is applied now
+    edits = [Edit(0, 2, "X"), Edit(1, 3, "Y"), Edit(4, 5, "Z")]
+    assert engine.apply_edits("abcdef", edits) == "XcdZf"

@@ -70,3 +70,11 @@ def test_two_accesses_in_one_statement_stay_inline() -> None:
         "tl.load(Y + k * BLOCK_K + offs_k)")
     fixed = _fixed(text)
     assert "offs_k_mask" not in fixed and fixed.count("mask=offs_k < K - k * BLOCK_K, other=0)") == 2
+
+
+def test_a_statement_that_shares_its_line_stays_inline() -> None:
+    """`a = ...; b = ...`: a mask named above would sit above both statements; the fix stays inline."""
+    text = KERNEL.format(target="acc").replace("  # the unmasked one", "; acc += 1  # the unmasked one")
+    fixed = _fixed(text)
+    assert "offs_k_mask" not in fixed
+    assert "offs_k, mask=offs_k < K - k * BLOCK_K, other=0); acc += 1  # the unmasked one" in fixed

@@ -195,3 +195,20 @@ def k(X, Z, n, m, stride, BLOCK: tl.constexpr, BLOCK_N: tl.constexpr):
     assert _fixed_body(text).splitlines()[4] == (
         "    x = tl.load(X + (pid * BLOCK + r[:, None]) * stride + cols[None, :], "
         "mask=(cols[None, :] < m) & ((pid * BLOCK + r[:, None]) < n), other=0)")
+
+
+def test_a_prefetch_in_a_loop_that_starts_after_the_first_tile_takes_no_mask_of_the_current_tile() -> None:
+    """`range(1, tl.cdiv(K, BLOCK_K))` still counts BLOCK_K tiles: the load of tile `k + 1` is not
+    bounded by the mask of tile `k` (that mask lets the last program read a whole tile past K)."""
+    text = HEADER + '''\
+def k(A, B, K, BLOCK_K: tl.constexpr):
+    offs = tl.arange(0, BLOCK_K)
+    for k in range(1, tl.cdiv(K, BLOCK_K)):
+        b = tl.load(B + k * BLOCK_K + offs, mask=k * BLOCK_K + offs < K, other=0)
+        a = tl.load(A + (k + 1) * BLOCK_K + offs)
+'''
+    (finding,) = check_source("k.py", text, CONFIG, strict=True).diagnostics
+    assert finding.line == 10 and finding.fix is not None and finding.fix.edits == ()
+    assert finding.fix.title == ("no mask can be derived: the comparison at line 9 bounds this dimension "
+                                 "elsewhere (another tile, shape or place), not at this access")
+    assert fix_source("k.py", text, CONFIG, unsafe=True, strict=True).fixed_text is None

@@ -10,7 +10,7 @@ import pytest
 
 from tritonlint.cli import main
 from tritonlint.config import Config, check_selectors
-from tritonlint.engine import check_source
+from tritonlint.engine import check_source, fix_source
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures" / "unmasked-tail-load"
@@ -206,3 +206,21 @@ def test_tile_term_that_also_moves_with_the_loop_is_not_placed_by_the_program() 
     text = GATHER.read_text().replace("out + tok * out_stride0 + cur_block * BLOCK_D + off_d",
                                       "out + tok * out_stride0 + (cur_block + tok) * BLOCK_D + off_d")
     assert _findings("g.py", text, frozenset({"ALL"})) == [(30, "TL101")]
+
+
+def test_fix_leaves_a_finding_that_has_no_fix_alone() -> None:
+    # TL111/TL112 offer no fix at all (`fix` is None): `--fix` reports them and changes nothing.
+    text = _launcher("if n % BLOCK == 0:\n    add_kernel[(triton.cdiv(n, BLOCK),)](x, y, out, n, BLOCK_SIZE=BLOCK)")
+    report = fix_source("k.py", text, Config(select=check_selectors(["ALL"], "test")), unsafe=True, strict=True)
+    assert [(d.line, d.code, d.fix) for d in report.diagnostics] == [(9, "TL111", None), (10, "TL111", None),
+                                                                       (11, "TL112", None)]
+    assert report.fixed_text is None and not report.errors
+
+
+def test_fix_sees_the_launches_of_a_sibling_module_from_its_first_round() -> None:
+    text = (PACKAGE / "kernels.py").read_text()
+    ops = (PACKAGE / "ops.py").read_text()
+    report = fix_source("kernels.py", text, Config(), unsafe=True, strict=True, neighbours=lambda: [("ops.py", ops)])
+    assert report.fixed_text is not None and report.fixed == ("TL101", "TL101", "TL102")
+    # without the module that launches it, the kernel has nothing to fix
+    assert fix_source("kernels.py", text, Config(), unsafe=True, strict=True).fixed_text is None

@@ -134,6 +134,9 @@ def test_size_algebra() -> None:
     assert (packed / Size.of(64) * Size.of(64)) == packed
     assert (packed / Size.of("W")).whole() is False and (packed * Size.of(2)).whole() is True
     assert Size.of("BLOCK_K//32").text() == "(BLOCK_K//32)"
+    # a whole coefficient leads the product, the symbols follow in their order
+    assert (Size.of("B") * Size.of(3) * Size.of("A")).text() == "3 * A * B"
+    assert (Size.of("B") * Size.of(3) * Size.of("A") / Size.of(4)).text() == "(3 * A * B) // 4"
 
 
 KERNEL = """\

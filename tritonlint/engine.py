@@ -512,6 +512,8 @@ def fix_source(path: str, text: str, config: Config, *, unsafe: bool = False, st
 
     Overlapping edits (a load nested in a store) are applied one per round; the loop stops when a
     round changes nothing, and gives up (changing nothing) if it does not settle in MAX_FIX_ROUNDS.
+    A fix given up reports the file as it is (the first check's findings and text), not a later
+    round's text, which is never written.
     """
     allowed = {Applicability.SAFE, Applicability.UNSAFE} if unsafe else {Applicability.SAFE}
     current = text
@@ -522,7 +524,7 @@ def fix_source(path: str, text: str, config: Config, *, unsafe: bool = False, st
                  if d.fix is not None and d.fix.applicability in allowed and d.fix.edits]
         refixes = [edit for edit in edits if current[edit.start:edit.end] in written]
         if refixes:
-            return replace(report, text=text, fixed_text=None, errors=(
+            return replace(first, fixed_text=None, errors=(
                 (f"{path}: fix not applied: a fixed access was still reported; please report this "
                  f"tritonlint bug with the file"),))
         written.update(edit.content for edit in edits)
@@ -534,12 +536,12 @@ def fix_source(path: str, text: str, config: Config, *, unsafe: bool = False, st
         try:
             ast.parse(candidate)
         except SyntaxError as error:
-            return FileReport(path, report.diagnostics, text=report.text, errors=(
+            return FileReport(path, first.diagnostics, text=text, errors=(
                 f"{path}: fix not applied: the fixed source would not parse ({error.msg}, line {error.lineno})",))
         current = candidate
         report = check_source(path, current, config, strict=strict, neighbours=neighbours)
     else:
-        return FileReport(path, report.diagnostics, text=report.text, errors=(
+        return FileReport(path, first.diagnostics, text=text, errors=(
             f"{path}: fix not applied: fixes did not settle after {MAX_FIX_ROUNDS} rounds",))
     removed = Counter(d.code for d in first.diagnostics) - Counter(d.code for d in report.diagnostics)
     return replace(report, text=text, fixed_text=current if current != text else None,

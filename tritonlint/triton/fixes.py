@@ -365,7 +365,7 @@ def _shifted_tile(model: KernelModel, hazard: TailHazard) -> str | None:
     if loop is None or not isinstance(loop.node, cst.For) or not isinstance(loop.node.target, cst.Name):
         return None
     args = range_args(loop.node.iter) if isinstance(loop.node.iter, cst.Call) else []
-    stop = args[-1] if len(args) == 1 or (len(args) == 2 and code_of(args[0]) == "0") else None
+    stop = args[-1] if len(args) in (1, 2) else None  # whatever the start, `k` counts BLOCK_K tiles
     if not (isinstance(stop, cst.Call) and model.qualify_tl(stop.func) == "cdiv" and len(stop.args) == 2):
         return None
     variable, block = loop.node.target.value, code_of(stop.args[1].value)
