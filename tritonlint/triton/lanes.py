@@ -578,7 +578,9 @@ class MaskedLanes:
         if node is None or depth > 4:
             return None
         if type(node) in (cst.Integer, cst.Float):
-            return float(node.evaluated_value)  # type: ignore[attr-defined]
+            # Not `evaluated_value`: its `ast.literal_eval` leaves reference cycles behind.
+            written = node.value.replace("_", "")  # type: ignore[attr-defined]
+            return float(int(written, 0)) if type(node) is cst.Integer else float(written)
         if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
             inner = self._constant(node.expression, order, path, loops, depth + 1)
             return None if inner is None else -inner
