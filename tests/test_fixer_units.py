@@ -212,3 +212,37 @@ def k(A, B, K, BLOCK_K: tl.constexpr):
     assert finding.fix.title == ("no mask can be derived: the comparison at line 9 bounds this dimension "
                                  "elsewhere (another tile, shape or place), not at this access")
     assert fix_source("k.py", text, CONFIG, unsafe=True, strict=True).fixed_text is None
+
+
+FLAGGED_BLOCK_POINTER = '''\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(A, B, Y, M, K, stride, EVEN_K: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr):
+    bp = tl.make_block_ptr(A, shape=(M, K), strides=(stride, 1), offsets=(0, 0),
+                           block_shape=(BLOCK_M, BLOCK_K), order=(1, 0))
+    offs_k = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_K), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        if EVEN_K:
+            b = tl.load(B + k * BLOCK_K + offs_k)
+        else:
+            b = tl.load(B + k * BLOCK_K + offs_k, mask=k * BLOCK_K + offs_k < K, other=0.0)
+        a = tl.load(bp{check})
+        acc += a * b[None, :]
+        bp = tl.advance(bp, (0, BLOCK_K))
+    tl.store(Y + tl.arange(0, BLOCK_M)[:, None] * BLOCK_K + offs_k[None, :], acc)
+'''
+
+
+def test_block_pointer_fix_under_a_flag_keeps_the_even_side_as_written() -> None:
+    # The even side keeps the boundary_check it had (none: `()`), the tail side adds the walked dimension.
+    for check, even, tail in (("", "()", "(1,)"), (", boundary_check=(0,)", "(0,)", "(0, 1)")):
+        text = FLAGGED_BLOCK_POINTER.format(check=check)
+        fixed = fix_source("k.py", text, Config(), unsafe=True, strict=True).fixed_text
+        assert fixed is not None
+        line = next(line for line in fixed.splitlines() if "a = tl.load(bp" in line)
+        assert line.strip() == (f'a = tl.load(bp, boundary_check={even} if EVEN_K else {tail}, '
+                                'padding_option="" if EVEN_K else "zero")'), line
