@@ -246,3 +246,36 @@ def test_block_pointer_fix_under_a_flag_keeps_the_even_side_as_written() -> None
         line = next(line for line in fixed.splitlines() if "a = tl.load(bp" in line)
         assert line.strip() == (f'a = tl.load(bp, boundary_check={even} if EVEN_K else {tail}, '
                                 'padding_option="" if EVEN_K else "zero")'), line
+
+
+WHILE_TILES = '''\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(A, B, Y, K, EVEN_K: tl.constexpr, BLOCK_K: tl.constexpr):
+    offs = tl.arange(0, BLOCK_K)
+    a_ptrs = A + offs
+    acc = tl.zeros((BLOCK_K,), dtype=tl.float32)
+    k = 0
+    while k < K:
+        if EVEN_K:
+            b = tl.load(B + k + offs)
+        else:
+            b = tl.load(B + k + offs, mask=k + offs < K, other=0.0)
+        a = tl.load(a_ptrs)
+        acc += a * b
+        a_ptrs += BLOCK_K
+        k += BLOCK_K
+'''
+
+
+def test_a_while_loop_gives_no_loop_bound_and_the_sibling_mask_is_used() -> None:
+    # `while k < K` has no range to derive `offs < K - k * BLOCK_K` from: the loop source declines
+    # (it must not read a `for` loop's parts off a `while`), and the sibling's mask serves.
+    report = check_source("k.py", WHILE_TILES, Config(), strict=True)
+    assert not report.crashes
+    (finding,) = report.diagnostics
+    assert finding.line == 16 and finding.fix is not None
+    assert "the mask of the tl.load at line 15" in finding.fix.title
