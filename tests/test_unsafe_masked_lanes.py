@@ -153,3 +153,17 @@ def test_explain_names_each_reduction_the_lanes_reach(tmp_path: Path, capsys: py
     flagged = capsys.readouterr().out
     # `other=0.0` beside the max is the author's word on the data's range; exp(0 - max) in the sum is wrong
     assert "`tl.sum` (line 10): wrong: the switched-off lanes hold `0.0` at the load" in flagged
+
+
+def test_lanes_that_differ_by_path_are_judged_on_every_path(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    # -inf is the max's identity, but the sigmoid on one side of the flag makes the padded lanes 0.
+    body = ("def k(X, Y, n, SIG: tl.constexpr, BLOCK: tl.constexpr):\n"
+            "    cols = tl.arange(0, BLOCK)\n"
+            "    x = tl.load(X + cols, mask=cols < n, other=float('-inf'))\n"
+            "    if SIG:\n"
+            "        x = tl.sigmoid(x)\n"
+            "    tl.store(Y, tl.max(x, axis=0))\n")
+    found = _findings(tmp_path, body, capsys)
+    assert [f["line"] for f in found] == [8] and "(by path)" in str(found[0]["message"])
+    assert _findings(tmp_path, body.replace("tl.sigmoid(x)", "x * 2.0"), capsys) == []

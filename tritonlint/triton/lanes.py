@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tritonlint.diagnostics import Applicability
+from tritonlint.triton.facts import full_tiles
 from tritonlint.triton.fixes import CallFix, _with_arguments
 from tritonlint.triton.ir import LOOP_PREFIX, Access, Loop, Reduction, TailHazard, Walk
 from tritonlint.triton.names import code_of
@@ -122,6 +123,9 @@ class MaskedLanes:
         for dim in sorted(bounded):
             if dim.startswith(LOOP_PREFIX) or dim.endswith("]") or dim not in walked or self._unit_tile(dim):
                 continue
+            if any(walk.dim == dim and (walk.loop is None or walk.loop.tiles == "full") and
+                   full_tiles(self.kernel, access, walk) is not None for walk in self.kernel.walker.walks(access)):
+                continue  # its tiles are all full (the kernel's construction says so): no lane is switched off
             place = sufficiency.axis_of(access.pointer, dim, access)
             if place is not None:
                 found.append(Track(access, dim, *place))
@@ -187,7 +191,7 @@ class MaskedLanes:
         if verdict.problem == "NaN":
             held = "as NaN"
         else:
-            held = f"as {_value_words(verdict.lanes.samples)}, not its identity {need}"
+            held = f"as {_value_words(verdict.lanes.samples, verdict.lanes.exact)}, not its identity {need}"
         return f"the lanes the mask of tl.load switches off reach {what}{reduction} {held}"
 
     def _partner_zero(self, reduction: Reduction, operand: str, track: Track) -> bool:
@@ -716,6 +720,14 @@ def _join(found: list[Lanes | str | None]) -> Lanes | str | None:
     if all(each.samples == first.samples and each.legit == first.legit and each.right == first.right
            for each in lanes):
         return first
+    if len(lanes) <= _WIDTH and all(each.right == first.right and each.exact for each in lanes):
+        # Constant lanes that differ by path (`if scoring_func == 1:` turns -inf into 0): each
+        # sample lane follows one path, so a reduction sees every path's value, and the lanes are
+        # the identity only if they are on every path.
+        pick = [lanes[i % len(lanes)] for i in range(_WIDTH)]
+        return Lanes(tuple(each.samples[i] for i, each in enumerate(pick)), True, first.right, first.ndim,
+                     tuple(step for each in lanes for step in each.steps),
+                     tuple(each.legit[i] for i, each in enumerate(pick)))
     return _UNKNOWN
 
 
@@ -796,9 +808,11 @@ def _call_name(node: cst.CSTNode, kernel: KernelModel) -> str:
     return code_of(node)
 
 
-def _value_words(samples: tuple[float, ...]) -> str:
+def _value_words(samples: tuple[float, ...], exact: bool = False) -> str:
     if any(math.isnan(value) for value in samples):
         return "NaN"
+    if exact and len(set(samples)) > 1:  # constants that differ by path
+        return " or ".join(_value_words((value,)) for value in dict.fromkeys(samples)) + " (by path)"
     if len(set(samples)) == 1:
         value = samples[0]
         return {math.inf: "+inf", -math.inf: "-inf"}.get(value, f"{value:g}")
