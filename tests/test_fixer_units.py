@@ -279,3 +279,13 @@ def test_a_while_loop_gives_no_loop_bound_and_the_sibling_mask_is_used() -> None
     (finding,) = report.diagnostics
     assert finding.line == 16 and finding.fix is not None
     assert "the mask of the tl.load at line 15" in finding.fix.title
+
+
+def test_a_mask_counted_by_a_while_loop_is_not_used_after_it() -> None:
+    # After `while k < K: ...; k += BLOCK_K`, `k` is past the end: `k + offs < K` would switch off
+    # every lane of the store below the loop. The fixer offers no mask rather than that one.
+    text = WHILE_TILES + "    tl.store(Y + offs, acc)\n"
+    report = check_source("k.py", text, Config(), strict=True)
+    store = next(d for d in report.diagnostics if d.line == 20)
+    assert store.fix is not None and not store.fix.edits
+    assert "k + offs" not in store.fix.title

@@ -223,6 +223,11 @@ def _available(model: KernelModel, node: cst.CSTNode, access: Access) -> bool:
         if defs and not any(d.order < access.order and compatible(d.path, access.path)
                             and (d.kind != "for" or d.loops[-1] in access.loops) for d in defs):
             return False
+        # `k += BLOCK_K` in a `while` loop the access is not in: after the loop `k` is past the
+        # end, and a mask of the tile it counted (`k + offs < K`) switches every lane off.
+        if defs and any(d.kind == "advance" and d.order < access.order and d.loops and
+                        d.loops[-1] not in access.loops for d in defs):
+            return False
     return True
 
 
