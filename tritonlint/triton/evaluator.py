@@ -390,6 +390,10 @@ class Evaluator:
                 self._opaque(node.orelse, order, path, loops, depth + 1)
         return isinstance(node, cst.Attribute)
 
+    def same_tile(self, key: str, dim: str) -> bool:
+        """`key` is `dim`, or a tile built on it (`q_index = arange + i * BLOCK` over the arange)."""
+        return key == dim or dim in self.tile_parts.get(key, ()) or key in self.tile_parts.get(dim, ())
+
     def size_tokens(self, dim: str) -> set[str]:
         """Names in a dimension's block size, with constexpr locals expanded once
         (`GROUPS = BLOCK_K // GROUP_K` makes `tl.arange(0, GROUPS)` a BLOCK_K dimension too)."""

@@ -33,6 +33,7 @@ from tritonlint.triton.names import code_of
 from tritonlint.triton.paths import Path
 from tritonlint.triton.sufficiency import MaskSufficiency
 from tritonlint.triton.syntax import keyword
+from tritonlint.triton.tree import expressions_in
 
 if TYPE_CHECKING:
     from tritonlint.triton.model import KernelModel
@@ -104,12 +105,19 @@ class MaskedLanes:
         self._memo: dict[tuple[int, int, Path, int, Track, bool], Lanes | str | None] = {}
         self._active: set[tuple[int, Track, bool]] = set()
         self._module_constants: dict[str, cst.BaseExpression] | None = None
-        self._in_padded = False
+        self._tracks: dict[Access, list[Track]] = {}
+        self._sufficiency = MaskSufficiency(kernel)  # its broadcast reading places a track on its axis
+        self._in_padding = False
 
     # ------------------------------------------------------------------ verdicts
 
     def tracks(self, access: Access) -> list[Track]:
         """The axes a load's mask cuts that the pointer walks, each with its place in the tile."""
+        if access not in self._tracks:
+            self._tracks[access] = self._find_tracks(access)
+        return self._tracks[access]
+
+    def _find_tracks(self, access: Access) -> list[Track]:
         if access.kind != "load" or access.mask is None or access.boundary_check is not None:
             return []
         if self._chosen_padding(access):
@@ -118,7 +126,6 @@ class MaskedLanes:
         if not bounded:
             return []
         walked = self.ev.dims(access.pointer, access.order, access.path, access.loops)
-        sufficiency = MaskSufficiency(self.kernel)
         found = []
         for dim in sorted(bounded):
             if dim.startswith(LOOP_PREFIX) or dim.endswith("]") or dim not in walked or self._unit_tile(dim):
@@ -126,7 +133,7 @@ class MaskedLanes:
             if any(walk.dim == dim and (walk.loop is None or walk.loop.tiles == "full") and
                    full_tiles(self.kernel, access, walk) is not None for walk in self.kernel.walker.walks(access)):
                 continue  # its tiles are all full (the kernel's construction says so): no lane is switched off
-            place = sufficiency.axis_of(access.pointer, dim, access)
+            place = self._sufficiency.axis_of(access.pointer, dim, access)
             if place is not None:
                 found.append(Track(access, dim, *place))
         return found
@@ -199,20 +206,10 @@ class MaskedLanes:
         under a mask on the same dimension with `other=0` (`p @ v` where `v`'s padded rows are 0)."""
         operands = _reduced_operands(reduction, self.kernel)
         partner = next(((node, right) for words, node, right in operands if words and words != operand), None)
-        if partner is None:
+        if partner is None or partner[1] is None:
             return False
-        node, right = partner
-        tiles = self.ev.tile_parts
-        for access in self.kernel.accesses:
-            for other in self.tracks(access):
-                if not (other.dim == track.dim or track.dim in tiles.get(other.dim, ()) or
-                        other.dim in tiles.get(track.dim, ())):
-                    continue
-                lanes = self.follow(node, reduction.order, reduction.path, reduction.loops, other)
-                if isinstance(lanes, Lanes) and lanes.right == right and \
-                        lanes.exact and all(value == 0 for value in lanes.samples) and not any(lanes.legit):
-                    return True
-        return False
+        padding = self._padding(partner[0], reduction.order, reduction.path, reduction.loops, track, partner[1])
+        return padding is not None and all(value == 0 for value in padding)
 
     def _problem(self, reduction: Reduction, operand: str, node: cst.BaseExpression, lanes: Lanes,
                  identity: float, track: Track) -> str:
@@ -307,7 +304,7 @@ class MaskedLanes:
             return _join([self.follow(side, order, path | literals, loops, track, valid)
                           for side, literals in self.kernel.reader.sides(node)])
         if type(node) in (cst.Comparison, cst.BooleanOperation):
-            return _UNKNOWN if any(again(part) is not None for part in _parts(node)) else None
+            return _UNKNOWN if any(again(part) is not None for part in expressions_in(node)) else None
         return None
 
     def _through_name(self, name: str, order: int, path: Path, loops: tuple[Loop, ...], track: Track,
@@ -404,36 +401,34 @@ class MaskedLanes:
             return _NO_LEGIT, (constant,) * _WIDTH, True
         if valid:
             return _NO_LEGIT, _DATA, False  # the real lanes' values, not what they add
-        padded = self._padded(node, order, path, loops, track)
+        padded = self._padding(node, order, path, loops, track, track.right)
         if padded is not None:
             return _NO_LEGIT, padded, True
         if side == _CARRIED or self._along(node, order, path, loops, track, 0):
             return _ALL_LEGIT, (0.0,) * _WIDTH, True
         return _NO_LEGIT, _DATA, False
 
-    def _padded(self, node: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...],
-                track: Track) -> tuple[float, ...] | None:
-        """Another tile masked on the same dimension holds its own padding in these lanes
-        (`x + b`, both masked by `cols < n`: `-inf + 0`), not legitimate data: its exact value
-        there, when it has one. One level deep: the other tile's own reading does not ask again."""
-        if self._in_padded:
+    def _padding(self, node: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...], track: Track,
+                 right: int) -> tuple[float, ...] | None:
+        """Another tile masked on the same dimension holds its own padding in these lanes (`x + b`,
+        both masked by `cols < n`: `-inf + 0`; a dot's other operand loaded with `other=0`), not
+        legitimate data: its exact value there (on the axis `right`), when it has one. One level
+        deep: the other tile's own reading does not ask again."""
+        if self._in_padding:
             return None
-        tiles = self.ev.tile_parts
-        self._in_padded = True
+        self._in_padding = True
         try:
             for access in self.kernel.accesses:
                 if access is track.access:
                     continue
                 for other in self.tracks(access):
-                    if not (other.dim == track.dim or track.dim in tiles.get(other.dim, ()) or
-                            other.dim in tiles.get(track.dim, ())):
+                    if not self.ev.same_tile(other.dim, track.dim):
                         continue
                     lanes = self.follow(node, order, path, loops, other)
-                    if isinstance(lanes, Lanes) and lanes.exact and not any(lanes.legit) and \
-                            lanes.right == track.right:
+                    if isinstance(lanes, Lanes) and lanes.exact and not any(lanes.legit) and lanes.right == right:
                         return lanes.samples
         finally:
-            self._in_padded = False
+            self._in_padding = False
         return None
 
     def _along(self, node: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...], track: Track,
@@ -455,10 +450,8 @@ class MaskedLanes:
                 return False
             if member in ("load", "arange"):
                 keys = self.ev.dims(node.args[0].value if member == "load" and node.args else node, order, path, loops)
-                tiles = self.ev.tile_parts
-                return any(key == track.dim or track.dim in tiles.get(key, ()) or key in tiles.get(track.dim, ())
-                           for key in keys)
-        return any(self._along(child, order, path, loops, track, depth + 1) for child in _operands(node))
+                return any(self.ev.same_tile(key, track.dim) for key in keys)
+        return any(self._along(child, order, path, loops, track, depth + 1) for child in expressions_in(node))
 
     def _through_call(self, call: cst.Call, order: int, path: Path, loops: tuple[Loop, ...], track: Track,
                       valid: bool, again: Callable[[cst.BaseExpression], Lanes | str | None]) -> Lanes | str | None:
@@ -532,10 +525,7 @@ class MaskedLanes:
         says nothing about which lanes those are."""
         if self._reads_data(condition, order, path, loops, 0):
             return False
-        bounded = self.ev.bound(condition, order, path, loops)
-        tiles = self.ev.tile_parts
-        return any(key == track.dim or track.dim in tiles.get(key, ()) or key in tiles.get(track.dim, ())
-                   for key in bounded)
+        return any(self.ev.same_tile(key, track.dim) for key in self.ev.bound(condition, order, path, loops))
 
     def _reads_data(self, node: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...],
                     depth: int) -> bool:
@@ -547,7 +537,7 @@ class MaskedLanes:
             return any(d.value is not None and d.kind in ("assign", "advance") and
                        self._reads_data(d.value, d.order, d.path, d.loops, depth + 1)
                        for d in self.flow.reaching(node.value, order, path, loops) if d.order < order)
-        return any(self._reads_data(child, order, path, loops, depth + 1) for child in _operands(node))
+        return any(self._reads_data(child, order, path, loops, depth + 1) for child in expressions_in(node))
 
     def _through_reduction(self, call: cst.Call, name: str, member: bool, track: Track,
                            again: Callable[[cst.BaseExpression], Lanes | str | None]) -> Lanes | str | None:
@@ -736,21 +726,6 @@ def _tracked(found: Lanes | str | None) -> bool:
     return found is not None and found != _CARRIED
 
 
-def _operands(node: cst.CSTNode) -> list[cst.BaseExpression]:
-    if type(node) in (cst.Comparison, cst.BooleanOperation):
-        return _parts(node)
-    if type(node) is cst.BinaryOperation:
-        return [node.left, node.right]
-    if type(node) is cst.UnaryOperation:
-        return [node.expression]
-    if type(node) in (cst.Subscript, cst.Attribute):
-        return [node.value]  # type: ignore[attr-defined]
-    if type(node) is cst.Call:
-        found = [arg.value for arg in node.args]
-        return found + ([node.func.value] if type(node.func) is cst.Attribute else [])
-    return []
-
-
 def _lanewise(operation: str, first: tuple[tuple[float, ...], tuple[float, ...]],
               second: tuple[tuple[float, ...], tuple[float, ...]]) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
     """`(a1*L + b1) op (a2*L + b2)` as (legit, own), lane by lane; None where it is no such sum
@@ -779,12 +754,6 @@ def _lanewise(operation: str, first: tuple[tuple[float, ...], tuple[float, ...]]
     if all(value == neutral for value in own[1]):
         return legit
     return _NO_LEGIT, own[1]
-
-
-def _parts(node: cst.CSTNode) -> list[cst.BaseExpression]:
-    if type(node) is cst.Comparison:
-        return [node.left, *(target.comparator for target in node.comparisons)]
-    return [node.left, node.right]  # type: ignore[attr-defined]
 
 
 def _integer(node: cst.BaseExpression | None) -> bool:
@@ -890,11 +859,11 @@ def lanes_fix(kernel: KernelModel, hazard: TailHazard) -> CallFix:
     """`other=` set to the identity of the reductions the lanes reach, when that alone makes every
     one of them see its identity; display-only where a `tl.where` is needed."""
     access = hazard.access
-    bad = [verdict for verdict in MaskedLanes(kernel).verdicts(access) if verdict.problem]
+    everything = list(MaskedLanes(kernel).verdicts(access))
+    bad = [verdict for verdict in everything if verdict.problem]
     first = bad[0]
     where = f"`tl.{first.reduction.kind}` at line {kernel.line_of(first.reduction.call)}"
     # The first reduction's identity first; `other=-inf` can serve a max and the sum of its exp.
-    everything = list(MaskedLanes(kernel).verdicts(access))
     for identity in dict.fromkeys([verdict.identity for verdict in bad] + [v.identity for v in everything]):
         text = _IDENTITY_TEXT[identity]
         if any(verdict.problem for verdict in MaskedLanes(kernel, {access: text}).verdicts(access)):

@@ -378,10 +378,6 @@ class MaskSufficiency:
         return dim in keys or any(not key.startswith(LOOP_PREFIX) and key in self.ev.tile_parts.get(dim, ())
                                   for key in keys)
 
-    def _same_tile(self, key: str, dim: str) -> bool:
-        """`key` is `dim`, or a tile built on it (`q_index = arange + i * BLOCK` over the arange)."""
-        return key == dim or dim in self.ev.tile_parts.get(key, ()) or key in self.ev.tile_parts.get(dim, ())
-
     def _shifts(self, access: Access, walk: Walk) -> Iterator[tuple[str, Loop | None]]:
         """What moves this dimension's tile in the pointer: the loop advancing it, the program id."""
         dim = walk.dim
@@ -527,7 +523,7 @@ class MaskSufficiency:
             found = self._subscripts(value, order, path, loops)
             if found is None:
                 return True  # axes moved: not judged
-            if any(text == broadcast and len(offsets) == 1 and self._same_tile(next(iter(offsets)), dim)
+            if any(text == broadcast and len(offsets) == 1 and self.ev.same_tile(next(iter(offsets)), dim)
                    for text, offsets in found):
                 return True
         return False
@@ -552,7 +548,7 @@ class MaskSufficiency:
         broadcasts = self._broadcasts(node, access)
         if broadcasts is None:
             return None
-        found = {text for text, offsets in broadcasts if len(offsets) == 1 and self._same_tile(next(iter(offsets)), dim)}
+        found = {text for text, offsets in broadcasts if len(offsets) == 1 and self.ev.same_tile(next(iter(offsets)), dim)}
         return found or {""}
 
     def _broadcasts(self, node: cst.BaseExpression, access: Access) -> list[tuple[str, frozenset[str]]] | None:
@@ -618,7 +614,7 @@ class MaskSufficiency:
             if subscripts is None:
                 return None
             found |= {text for text, offsets in subscripts
-                      if len(offsets) == 1 and self._same_tile(next(iter(offsets)), dim)}
+                      if len(offsets) == 1 and self.ev.same_tile(next(iter(offsets)), dim)}
         return found
 
     def _moves_axes(self, call: cst.Call) -> bool:
