@@ -1260,8 +1260,9 @@ class Verifier:
                 output_problems.append(f"fixed outputs off the harness reference by more than "
                                        f"{opts.ref_tol:g} of max |ref|: {over}")
         reasons.extend(output_problems)
-        output_evidence = bool(orig_fill_dep) or bool(explained) or any(
-            n > 0 and n > orig_nan.get(_hex(zero), 0) for n in orig_nan.values())
+        # The fill shows through the original's outputs (values or NaN that change with it).
+        fill_evidence = bool(orig_fill_dep) or any(n > 0 and n > orig_nan.get(_hex(zero), 0) for n in orig_nan.values())
+        output_evidence = fill_evidence or bool(explained)
 
         # Attribute original sites to fixes, and fixed-tree sites back to original lines.
         ast_cache: dict[Path, Any] = {}
@@ -1362,8 +1363,6 @@ class Verifier:
                     f.reason = "; ".join(output_problems) or "a harness run did not complete"
                 else:
                     f.verdict = "verified"
-                    fill_evidence = bool(orig_fill_dep) or any(
-                        n > 0 and n > orig_nan.get(_hex(zero), 0) for n in orig_nan.values())
                     evidence = "original outputs depend on the fill; fixed outputs do not" if fill_evidence else \
                         ("no access goes out of bounds; the original is off the harness reference where the "
                          "fixed tree is on it: " + ", ".join(sorted(explained)))
