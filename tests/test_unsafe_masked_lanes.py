@@ -167,3 +167,24 @@ def test_lanes_that_differ_by_path_are_judged_on_every_path(tmp_path: Path,
     found = _findings(tmp_path, body, capsys)
     assert [f["line"] for f in found] == [8] and "(by path)" in str(found[0]["message"])
     assert _findings(tmp_path, body.replace("tl.sigmoid(x)", "x * 2.0"), capsys) == []
+
+
+def test_a_module_constant_is_read_as_its_number(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # `NEG = float("-inf")` at the top of the file: exp(NEG) is 0, the sum's identity.
+    text = ("import triton\nimport triton.language as tl\n\nNEG = {value}\n\n\n@triton.jit\n"
+            "def k(X, Y, n, BLOCK: tl.constexpr):\n"
+            "    cols = tl.arange(0, BLOCK)\n"
+            "    x = tl.load(X + cols, mask=cols < n, other=NEG)\n"
+            "    tl.store(Y, tl.sum(tl.exp(x), axis=0))\n")
+    path = tmp_path / "k.py"
+    for value, flagged in (('float("-inf")', False), ("0.0", True)):
+        path.write_text(text.format(value=value))
+        main(["check", "--no-cache", "--select", "TL105", "--output-format", "json", str(path)])
+        assert bool(json.loads(capsys.readouterr().out)) is flagged, value
+
+
+def test_the_fix_may_be_another_reductions_identity(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A sum of exp(x): no `other=` equal to the sum's identity 0 helps (exp(0) is 1); -inf does.
+    found = _findings(tmp_path, _row(", other=0.0", "    tl.store(Y, tl.sum(tl.exp(x), axis=0))"), capsys)
+    fix = _fix(found[0])
+    assert fix["applicability"] == "unsafe" and fix["edits"][0]["content"] == 'float("-inf")'  # type: ignore[index]

@@ -29,6 +29,7 @@ from tritonlint.diagnostics import Applicability
 from tritonlint.triton.facts import full_tiles
 from tritonlint.triton.fixes import CallFix, _with_arguments
 from tritonlint.triton.ir import LOOP_PREFIX, Access, Loop, Reduction, TailHazard, Walk
+from tritonlint.triton.layouts import module_numbers
 from tritonlint.triton.names import code_of
 from tritonlint.triton.paths import Path
 from tritonlint.triton.sufficiency import MaskSufficiency
@@ -104,7 +105,6 @@ class MaskedLanes:
         self.others = others or {}  # an `other=` text to assume instead of the written one (the fix's check)
         self._memo: dict[tuple[int, int, Path, int, Track, bool], Lanes | str | None] = {}
         self._active: set[tuple[int, Track, bool]] = set()
-        self._module_constants: dict[str, cst.BaseExpression] | None = None
         self._tracks: dict[Access, list[Track]] = {}
         self._sufficiency = MaskSufficiency(kernel)  # its broadcast reading places a track on its axis
         self._in_padding = False
@@ -595,32 +595,19 @@ class MaskedLanes:
                       if d.kind == "assign"]
             if defs and len(values) == len(defs) and len(set(values)) == 1:
                 return values[0]
-            if not defs:
-                value = self._module_constant(node.value)
-                return None if value is None else self._constant(value, order, path, loops, depth + 1)
+            if not defs and self.kernel.origin is not None:
+                number = module_numbers(self.kernel.origin[1]).get(node.value)  # `NEG_INF = float("-inf")`
+                return None if number is None else float(number)
         return None
-
-    def _module_constant(self, name: str) -> cst.BaseExpression | None:
-        if self._module_constants is None:
-            self._module_constants = {}
-            for statement in self.kernel.module.body:
-                if type(statement) is not cst.SimpleStatementLine:
-                    continue
-                for small in statement.body:
-                    if type(small) is cst.Assign and len(small.targets) == 1 and type(small.targets[0].target) is cst.Name:
-                        self._module_constants[small.targets[0].target.value] = small.value
-                    elif type(small) is cst.AnnAssign and type(small.target) is cst.Name and small.value is not None:
-                        self._module_constants[small.target.value] = small.value
-        return self._module_constants.get(name)
 
 
 # ---------------------------------------------------------------------- reductions
 
 
 def _reduced_operands(reduction: Reduction, kernel: KernelModel) -> list[tuple[str, cst.BaseExpression, int | None]]:
-    found: list[tuple[str, cst.BaseExpression, int | None]]
     """(what it is, the operand, the axis it is reduced along counted from the last; None: read from
     `axis=`) for each operand a reduction folds."""
+    found: list[tuple[str, cst.BaseExpression, int | None]]
     call = reduction.call
     method = kernel.qualify_tl(call.func) is None and type(call.func) is cst.Attribute
     positional = [arg.value for arg in call.args if arg.keyword is None]
@@ -864,7 +851,9 @@ def lanes_fix(kernel: KernelModel, hazard: TailHazard) -> CallFix:
     first = bad[0]
     where = f"`tl.{first.reduction.kind}` at line {kernel.line_of(first.reduction.call)}"
     # The first reduction's identity first; `other=-inf` can serve a max and the sum of its exp.
-    for identity in dict.fromkeys([verdict.identity for verdict in bad] + [v.identity for v in everything]):
+    # The reached reductions' identities first; then the others: `-inf` serves a sum of `exp(x)`.
+    for identity in dict.fromkeys([verdict.identity for verdict in bad] + [v.identity for v in everything]
+                                  + list(_IDENTITY_TEXT)):
         text = _IDENTITY_TEXT[identity]
         if any(verdict.problem for verdict in MaskedLanes(kernel, {access: text}).verdicts(access)):
             continue
