@@ -188,3 +188,54 @@ def test_the_fix_may_be_another_reductions_identity(tmp_path: Path, capsys: pyte
     found = _findings(tmp_path, _row(", other=0.0", "    tl.store(Y, tl.sum(tl.exp(x), axis=0))"), capsys)
     fix = _fix(found[0])
     assert fix["applicability"] == "unsafe" and fix["edits"][0]["content"] == 'float("-inf")'  # type: ignore[index]
+
+
+FULL_TILES = """\
+def k(X, Y, K, BLOCK_K: tl.constexpr):
+    offs = tl.arange(0, BLOCK_K)
+    acc = tl.zeros([BLOCK_K], dtype=tl.float32)
+    for k in range({stop}):
+        x = tl.load(X + k * BLOCK_K + offs, mask=k * BLOCK_K + offs < K, other=0.0)
+        acc += tl.exp(x)
+    tl.store(Y, tl.sum(acc, axis=0))
+"""
+
+
+def test_a_mask_on_tiles_that_are_all_full_switches_nothing_off(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    # `range(K // BLOCK_K)` visits full tiles only: the mask is a formality, no lane is padded.
+    assert _findings(tmp_path, FULL_TILES.format(stop="K // BLOCK_K"), capsys) == []
+    assert [f["line"] for f in _findings(tmp_path, FULL_TILES.format(stop="tl.cdiv(K, BLOCK_K)"), capsys)] == [10]
+
+
+UNIT_TILE = '''\
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(R, Y, B, C, BLOCK_B: tl.constexpr = 1):
+    c = tl.program_id(0)
+    acc = tl.zeros([BLOCK_B], dtype=tl.float32)
+    for b in range(0, B, BLOCK_B):
+        rows = b + tl.arange(0, BLOCK_B)
+        r = tl.load(R + rows * C + c, mask=rows < B, other=0.0)
+        acc += 1.0 / (r * r)
+    tl.store(Y + c, tl.sum(acc, axis=0))
+
+
+def launch(r):
+    y = torch.empty(r.shape[1])
+    k[(r.shape[1],)](r, y, r.shape[0], r.shape[1]{block})
+    return y
+'''
+
+
+def test_a_block_of_one_that_no_launch_sets_is_never_padded(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "k.py"
+    for block, lines in (("", []), (", BLOCK_B=4", [12])):
+        path.write_text(UNIT_TILE.format(block=block))
+        main(["check", "--no-cache", "--select", "TL105", "--output-format", "json", str(path)])
+        assert [f["line"] for f in json.loads(capsys.readouterr().out)] == lines, block

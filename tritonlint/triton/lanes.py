@@ -61,7 +61,7 @@ class Lanes:
     exact: bool  # computed from constants only (not from data the kernel loaded or was given)
     right: int  # the axis they lie along, counted from the last
     ndim: int | None  # how many axes the value has, when known
-    steps: tuple[cst.CSTNode, ...] = ()  # calls that changed the value on the way (`tl.exp`)
+    steps: tuple[cst.Call, ...] = ()  # calls that changed the value on the way (`tl.exp`)
     # How much of a legitimate tile value the lanes also hold: an accumulator carried around the
     # loop (`acc + x`), another tile loaded along the same axis (`x * w`). A lane holding
     # `1 * acc + 0` adds nothing of its own; `samples` is the part that is the lanes' own.
@@ -254,7 +254,9 @@ class MaskedLanes:
         lanes = verdict.lanes
         if lanes.steps:
             steps = list(dict.fromkeys(lanes.steps))[:3]
-            names = ", ".join(f"`{_call_name(step, kernel)}` (line {kernel.line_of(step)})" for step in steps)
+            # Placed by the callee's name: `acc += tl.exp(x)` is read as a copy of the call made by the
+            # binder (`acc + (tl.exp(x))`), which is not in the tree; its `func` is the original node.
+            names = ", ".join(f"`{_call_name(step, kernel)}` (line {kernel.line_of(step.func)})" for step in steps)
             held += f", and {_value_words(lanes.samples)} after {names}"
         folded = "reduces" if verdict.reduction.kind not in ("dot", "dot_scaled") else "sums over"
         why = {"NaN": "NaN spreads through the result"}.get(verdict.problem, "each such lane changes the result")
@@ -361,7 +363,7 @@ class MaskedLanes:
 
     def _combine(self, sides: list[Lanes | str | None], nodes: list[cst.BaseExpression], operation: str,
                  order: int, path: Path, loops: tuple[Loop, ...], track: Track,
-                 step: cst.CSTNode | None, valid: bool) -> Lanes | str:
+                 step: cst.Call | None, valid: bool) -> Lanes | str:
         """Two operands lane by lane, each as (legitimate part, own part): `a*L + b`."""
         tracked = [side for side in sides if isinstance(side, Lanes)]
         first = tracked[0]
