@@ -95,6 +95,37 @@ def test_an_accumulator_is_legitimate_data(tmp_path: Path, capsys: pytest.Captur
     assert [f["line"] for f in found] == lines
 
 
+SAME_AXIS = """\
+def k(Q, W, R, Y, T, V, K, BV: tl.constexpr, BK: tl.constexpr):
+    o_t = tl.arange(0, 16)
+    o_v = tl.arange(0, BV)
+    o_k = tl.arange(0, BK)
+    q = tl.load(Q + o_t[:, None] * V + o_v[None, :], mask=o_v[None, :] < V, other=0.0)
+    w = tl.load(W + o_t[:, None] * K + o_k[None, :], mask=o_k[None, :] < K, other=0.0)
+    r = tl.load(R + o_t)
+    {computed}
+    tl.store(Y + o_t, tl.sum(t, axis=1))
+"""
+
+
+@pytest.mark.parametrize(("computed", "lines"), [
+    # a tile over the same axis, built from other offsets: its lanes are its own business (its own
+    # padding is judged on its own track), and q's padded lanes add 0 * 2 - 0 to them
+    ("t = q * 2.0 - w", []),
+    ("t = q * 2.0 - w * 3.0", []),
+    # ... and judged there: exp of w's own padded zeros is 1 per lane
+    ("t = q * 2.0 - tl.exp(w)", [11]),
+    # a row vector broadcast across the columns: the padded column lanes each get -r
+    ("t = q * 2.0 - r[:, None]", [10]),
+    # the tile loaded in place, in an augmented assignment (read through the binder's copy of it)
+    ("t = q * 2.0\n    t -= tl.load(W + o_t[:, None] * K + o_k[None, :], mask=o_k[None, :] < K, other=0.0)", []),
+])
+def test_a_tile_along_the_same_axis_is_legitimate_data(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                       computed: str, lines: list[int]) -> None:
+    found = _findings(tmp_path, SAME_AXIS.format(computed=computed), capsys)
+    assert [f["line"] for f in found] == lines
+
+
 DOT = """\
 def k(A, B, C, K, BK: tl.constexpr):
     offs_m = tl.arange(0, 16)

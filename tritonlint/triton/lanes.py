@@ -376,7 +376,7 @@ class MaskedLanes:
                 pairs.append((side.legit, side.samples))
                 sides_exact.append(side.exact)
                 continue
-            legit, own, known = self._untracked(node, side, order, path, loops, track, valid)
+            legit, own, known = self._untracked(node, side, order, path, loops, track, valid, first.right)
             sides_exact.append(known)
             pairs.append((legit, own))
         exact = all(sides_exact)
@@ -392,12 +392,14 @@ class MaskedLanes:
                      steps, combined[0])
 
     def _untracked(self, node: cst.BaseExpression, side: Lanes | str | None, order: int, path: Path,
-                   loops: tuple[Loop, ...], track: Track,
-                   valid: bool) -> tuple[tuple[float, ...], tuple[float, ...], bool]:
-        """An operand the tracked lanes do not reach, at their places: (legitimate part, own part,
-        exact). A constant is itself; an accumulator or a tile along the same axis is the tile's
-        own business (legitimate); anything else (a scalar broadcast over the lanes: a mean, a
-        scale, a running max) is data added to every lane, the switched-off ones too."""
+                   loops: tuple[Loop, ...], track: Track, valid: bool,
+                   right: int) -> tuple[tuple[float, ...], tuple[float, ...], bool]:
+        """An operand the tracked lanes do not reach, at their places (on the axis `right`):
+        (legitimate part, own part, exact). A constant is itself; an accumulator or a tile that
+        varies along the same axis is the tile's own business (legitimate: its lanes differ one
+        from the next, and its own padding is judged on its own track); anything else (a scalar
+        broadcast over the lanes: a mean, a scale, a running max; a row vector broadcast across
+        the tracked columns) is data added to every lane, the switched-off ones too."""
         constant = self._constant(node, order, path, loops)
         if constant is not None:
             return _NO_LEGIT, (constant,) * _WIDTH, True
@@ -406,7 +408,8 @@ class MaskedLanes:
         padded = self._padding(node, order, path, loops, track, track.right)
         if padded is not None:
             return _NO_LEGIT, padded, True
-        if side == _CARRIED or self._along(node, order, path, loops, track, 0):
+        if side == _CARRIED or self._along(node, order, path, loops, track, 0) or \
+                right in (self._axes(node, order, path, loops, 0) or ()):
             return _ALL_LEGIT, (0.0,) * _WIDTH, True
         return _NO_LEGIT, _DATA, False
 
@@ -454,6 +457,86 @@ class MaskedLanes:
                 keys = self.ev.dims(node.args[0].value if member == "load" and node.args else node, order, path, loops)
                 return any(self.ev.same_tile(key, track.dim) for key in keys)
         return any(self._along(child, order, path, loops, track, depth + 1) for child in expressions_in(node))
+
+    def _axes(self, node: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...],
+              depth: int) -> frozenset[int] | None:
+        """The axes (counted from the last) a value varies along, whatever offsets it is built from
+        (`dk_beta` loaded over `o_k` varies along the same axis as `q` over `o_v` when both are
+        `[:, None]`-free columns); None where that cannot be read (a helper, a reduction)."""
+        if depth > 12:
+            return None
+        if type(node) is cst.Name:
+            found: set[int] = set()
+            for d in self.flow.reaching(node.value, order, path, loops):
+                if d.order >= order or d.value is None or d.kind not in ("assign", "advance"):
+                    continue  # a parameter or a loop target: a scalar
+                axes = self._axes(d.value, d.order, d.path, d.loops, depth + 1)
+                if axes is None:
+                    return None
+                found |= axes
+            return frozenset(found)
+        if type(node) in (cst.Integer, cst.Float, cst.SimpleString):
+            return frozenset()
+        if type(node) is cst.Subscript:
+            inner = self._axes(node.value, order, path, loops, depth + 1)
+            if not inner:
+                return inner
+            ndim = max(inner) + 1
+            placed = [_broadcast(node, Lanes((), True, axis, ndim)) for axis in inner]
+            if any(not isinstance(lanes, Lanes) for lanes in placed):
+                return None
+            return frozenset(lanes.right for lanes in placed if isinstance(lanes, Lanes))
+        if type(node) in (cst.BinaryOperation, cst.UnaryOperation, cst.IfExp):
+            found = set()
+            for part in expressions_in(node):
+                axes = self._axes(part, order, path, loops, depth + 1)
+                if axes is None:
+                    return None
+                found |= axes
+            return frozenset(found)
+        if type(node) is not cst.Call:
+            return None
+        member = self.kernel.qualify_tl(node.func)
+        method = node.func.attr.value if type(node.func) is cst.Attribute and member is None else None
+        args = [arg.value for arg in node.args if arg.keyword is None]
+        if member == "arange":
+            return frozenset({0})
+        if member in ("zeros", "full", "program_id", "num_programs", "cdiv"):
+            return frozenset()
+        if member == "load" and args:
+            # By its callee too: in `acc -= tl.load(...)` the binder reads a copy of the call.
+            access = next((a for a in self.kernel.accesses if a.call is node or a.call.func is node.func), None)
+            if access is None:
+                return None
+            found = set()
+            for dim in self.ev.dims(access.pointer, access.order, access.path, access.loops):
+                if dim.startswith(LOOP_PREFIX):
+                    continue
+                place = self._sufficiency.axis_of(access.pointer, dim, access)
+                if place is None:
+                    return None
+                found.add(place[0])
+            return frozenset(found)
+        if method == "to" or member == "cast":
+            source = node.func.value if method == "to" else (args[0] if args else None)  # type: ignore[attr-defined]
+            return None if source is None else self._axes(source, order, path, loops, depth + 1)
+        if (member in _UNARY or member in ("where", "maximum", "minimum")) and args:
+            found = set()
+            for part in args:
+                axes = self._axes(part, order, path, loops, depth + 1)
+                if axes is None:
+                    return None
+                found |= axes
+            return frozenset(found)
+        if member == "trans" and args:
+            inner = self._axes(args[0], order, path, loops, depth + 1)
+            return None if inner is None or any(axis > 1 for axis in inner) else frozenset(1 - axis for axis in inner)
+        if member == "dot" and len(args) >= 2:
+            first, second = (self._axes(arg, order, path, loops, depth + 1) for arg in args[:2])
+            if first is None or second is None:
+                return None
+            return frozenset(({1} & first) | ({0} & second))
+        return None
 
     def _through_call(self, call: cst.Call, order: int, path: Path, loops: tuple[Loop, ...], track: Track,
                       valid: bool, again: Callable[[cst.BaseExpression], Lanes | str | None]) -> Lanes | str | None:
@@ -514,7 +597,7 @@ class MaskedLanes:
                 return side
             if not valid:
                 return None  # cleaned: the author chose what those lanes hold (`tl.where(mask, x, -1)`)
-            legit, own, exact = self._untracked(node, side, order, path, loops, track, valid)
+            legit, own, exact = self._untracked(node, side, order, path, loops, track, valid, track.right)
             return Lanes(own, exact, track.right, track.ndim, (call,), legit)
         if not any(_tracked(side) for side in sides):
             return None
