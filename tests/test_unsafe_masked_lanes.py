@@ -126,6 +126,37 @@ def test_a_tile_along_the_same_axis_is_legitimate_data(tmp_path: Path, capsys: p
     assert [f["line"] for f in found] == lines
 
 
+PEELED_FIRST_TILE = """\
+def k(X, Y, N, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(X + offs, mask=offs < N, other=float("-inf"))
+    m = x
+    z = tl.where(offs < N, 1.0, 0.0)
+    for start in range({start}, N, BLOCK):
+        cols = start + offs
+        y = tl.load(X + cols, mask=cols < N, other=float("-inf"))
+        m_new = tl.maximum(y, m)
+        z = z * tl.exp(m - m_new) + tl.exp(y - m_new)
+        m = m_new
+    m_row = tl.max(m, 0)
+    tl.store(Y, m_row + tl.log(tl.sum(z * tl.exp(m - m_row), 0)))
+"""
+
+
+@pytest.mark.parametrize(("start", "lines"), [
+    # The loop runs only when N > BLOCK, and then the first tile is full: its padded -inf lanes
+    # never meet the loop's (`exp(-inf - -inf)` is never computed).
+    ("BLOCK", []),
+    # From 0 the loop runs for N <= BLOCK too: a lane padded in the first tile is padded in the
+    # loop's, and `exp(m - m_new)` is NaN there.
+    ("0", [8]),
+])
+def test_a_loop_that_starts_past_the_first_tile_runs_only_when_it_is_full(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], start: str, lines: list[int]) -> None:
+    found = _findings(tmp_path, PEELED_FIRST_TILE.format(start=start), capsys)
+    assert [f["line"] for f in found] == lines
+
+
 DOT = """\
 def k(A, B, C, K, BK: tl.constexpr):
     offs_m = tl.arange(0, 16)

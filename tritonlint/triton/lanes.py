@@ -33,7 +33,7 @@ from tritonlint.triton.layouts import module_numbers
 from tritonlint.triton.names import code_of
 from tritonlint.triton.paths import Path
 from tritonlint.triton.sufficiency import MaskSufficiency
-from tritonlint.triton.syntax import keyword
+from tritonlint.triton.syntax import keyword, range_args
 from tritonlint.triton.tree import expressions_in
 
 if TYPE_CHECKING:
@@ -159,10 +159,47 @@ class MaskedLanes:
                 return size not in decorators and all(size not in launch.args for launch in self.kernel.launches)
         return False
 
+    def _only_when_full(self, loops: tuple[Loop, ...], track: Track) -> bool:
+        """Code that runs only when the tracked tile has no lane switched off: inside a loop (not
+        the load's own) that starts at or past the tile's end and stops at the bound its mask
+        compares with. `for n in range(BLOCK, N, BLOCK)` after `x = tl.load(X + offs, mask=offs < N)`
+        with `offs = tl.arange(0, BLOCK)` runs only when N > BLOCK, and then the first tile is full:
+        its padded lanes and the loop's values never meet (an online softmax's first tile)."""
+        outer = [loop for loop in loops if loop not in track.access.loops]
+        if not outer:
+            return False
+        size = self.ev.dim_size.get(track.dim)
+        bounds = self._tile_bounds(track)
+        for loop in outer:
+            iterable = loop.node.iter if type(loop.node) is cst.For else None
+            args = range_args(iterable) if type(iterable) is cst.Call else []
+            if size is not None and len(args) >= 2 and code_of(args[0]) == size and code_of(args[1]) in bounds:
+                return True
+        return False
+
+    def _tile_bounds(self, track: Track) -> set[str]:
+        """The bounds the load's mask compares the tracked tile with, where that tile is the
+        `tl.arange(0, BLOCK)` itself (at no offset): `offs < N` gives {"N"}."""
+        access = track.access
+        found = set()
+        for comparison in self.flow.mask_comparisons(access):
+            operator = type(comparison.comparisons[0].operator)
+            sides = (comparison.left, comparison.comparisons[0].comparator)
+            if operator is cst.GreaterThan:
+                sides = sides[::-1]
+            elif operator is not cst.LessThan:
+                continue
+            offsets = self.ev.dims(sides[0], access.order, access.path, access.loops)
+            if offsets == {track.dim} and not self.ev.dims(sides[1], access.order, access.path, access.loops):
+                found.add(code_of(sides[1]))
+        return found
+
     def verdicts(self, access: Access) -> Iterator[LaneVerdict]:
         """Every reduction the load's switched-off lanes reach along the axis they are cut on."""
         for track in self.tracks(access):
             for reduction in self.kernel.ir.reductions:
+                if self._only_when_full(reduction.loops, track):
+                    continue
                 for operand, node, right in _reduced_operands(reduction, self.kernel):
                     lanes = self.follow(node, reduction.order, reduction.path, reduction.loops, track)
                     if not isinstance(lanes, Lanes):
@@ -314,7 +351,7 @@ class MaskedLanes:
         found: list[Lanes | str | None] = []
         carried = False
         for d in self.flow.reaching(name, order, path, loops):
-            if d.value is None or d.kind not in ("assign", "advance"):
+            if d.value is None or d.kind not in ("assign", "advance") or self._only_when_full(d.loops, track):
                 found.append(None)
                 continue
             key = (id(d), track, valid)
