@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import shutil
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 from tritonlint.cli import main
 from tritonlint.config import Config, check_selectors
 from tritonlint.engine import check_source, fix_source
+from tritonlint.triton.launches import find_launches
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures" / "unmasked-tail-load"
@@ -224,3 +226,20 @@ def test_fix_sees_the_launches_of_a_sibling_module_from_its_first_round() -> Non
     assert report.fixed_text is not None and report.fixed == ("TL101", "TL101", "TL102")
     # without the module that launches it, the kernel has nothing to fix
     assert fix_source("kernels.py", text, Config(), unsafe=True, strict=True).fixed_text is None
+
+
+@pytest.mark.parametrize(("host", "multiples"), [
+    ("    assert BTL % BTS == 0\n    k[(n,)](x, BTL=BTL, BTS=BTS)\n", {("BTL", "BTS")}),
+    ("    if BTL % BTS != 0:\n        raise ValueError(BTS)\n    k[(n,)](x, BTL=BTL, BTS=BTS)\n", {("BTL", "BTS")}),
+    ("    if BTL % BTS == 0:\n        k[(n,)](x, BTL=BTL, BTS=BTS)\n", {("BTL", "BTS")}),
+    # the other way round, after the launch, or on the other side of the `if`: nothing kept
+    ("    assert BTS % BTL == 0\n    k[(n,)](x, BTL=BTL, BTS=BTS)\n", {("BTS", "BTL")}),
+    ("    k[(n,)](x, BTL=BTL, BTS=BTS)\n    assert BTL % BTS == 0\n", set()),
+    ("    if BTL % BTS == 0:\n        pass\n    else:\n        k[(n,)](x, BTL=BTL, BTS=BTS)\n", set()),
+    # a test of names that are not the launch's arguments
+    ("    assert n % BTS == 0\n    k[(n,)](x, BTL=BTL, BTS=BTS)\n", set()),
+])
+def test_a_host_test_keeps_one_argument_a_multiple_of_another(host: str, multiples: set[tuple[str, str]]) -> None:
+    tree = ast.parse("def run(x, n, BTL, BTS):\n" + host)
+    [launch] = find_launches(tree, {"k": "k"}, {"k": ["x", "BTL", "BTS"]}, "ops.py")
+    assert set(launch.multiples) == multiples

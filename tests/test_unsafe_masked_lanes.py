@@ -301,3 +301,32 @@ def test_a_block_of_one_that_no_launch_sets_is_never_padded(tmp_path: Path,
         path.write_text(UNIT_TILE.format(block=block))
         main(["check", "--no-cache", "--select", "TL105", "--output-format", "json", str(path)])
         assert [f["line"] for f in json.loads(capsys.readouterr().out)] == lines, block
+
+
+OWN_TILE_PREFIX = """\
+def prefix(K, Y, T, NH: tl.constexpr, BTL: tl.constexpr, BTS: tl.constexpr):
+    i_c = tl.program_id(0) // NH
+    o_t = i_c * BTL + tl.arange(0, BTL)
+    acc = tl.zeros([BTL], dtype=tl.float32)
+    for i_s in range(0, i_c * BTL, BTS):
+        o_s = i_s + tl.arange(0, BTS)
+        k = tl.load(K + o_s, mask=o_s < T, other=0.0)
+        acc += tl.sum(tl.exp(k), axis=0)
+    tl.store(Y + o_t, acc, mask=o_t < T)
+
+
+def run(k, y, T, NH, BTL=64, BTS=32):
+{guard}    prefix[(T * NH,)](k, y, T, NH=NH, BTL=BTL, BTS=BTS)
+"""
+
+
+@pytest.mark.parametrize(("guard", "lines"), [
+    # the tiles before the program's own chunk, in steps that divide it: all full, no lane padded
+    ("    assert BTL % BTS == 0\n", []),
+    # with no such guard a tile can run past T, and exp of its padded zeros adds 1 per lane
+    ("", [12]),
+])
+def test_the_tiles_before_the_programs_own_are_full_when_the_step_divides_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], guard: str, lines: list[int]) -> None:
+    found = _findings(tmp_path, OWN_TILE_PREFIX.format(guard=guard), capsys)
+    assert [f["line"] for f in found] == lines

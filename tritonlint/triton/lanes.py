@@ -130,8 +130,8 @@ class MaskedLanes:
         for dim in sorted(bounded):
             if dim.startswith(LOOP_PREFIX) or dim.endswith("]") or dim not in walked or self._unit_tile(dim):
                 continue
-            if any(walk.dim == dim and (walk.loop is None or walk.loop.tiles == "full") and
-                   full_tiles(self.kernel, access, walk) is not None for walk in self.kernel.walker.walks(access)):
+            if any(walk.dim == dim and full_tiles(self.kernel, access, walk) is not None
+                   for walk in self.kernel.walker.walks(access)):
                 continue  # its tiles are all full (the kernel's construction says so): no lane is switched off
             place = self._sufficiency.axis_of(access.pointer, dim, access)
             if place is not None:

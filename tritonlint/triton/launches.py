@@ -46,6 +46,9 @@ class Launch:
     # the launch): its text and place (1-based lines, 0-based UTF-8 byte columns)
     predicates: Mapping[str, tuple[str, tuple[int, int, int, int]]] = field(default_factory=dict, hash=False)
     local: bool = False  # in the kernel's own file (its predicates can be reported and fixed there)
+    # (a, b) kernel parameters whose arguments the host keeps multiples (`assert BTL % BTS == 0`
+    # before the launch, an `if ... : raise` or an `if` around it): `a % b == 0` in the kernel
+    multiples: frozenset[tuple[str, str]] = field(default=frozenset(), hash=False)
 
     def sizes(self, axis: Axis) -> frozenset[str]:
         """The kernel-side names and literals the axis's divisor stands for."""
@@ -206,8 +209,30 @@ class _Finder:
                 place = (value.lineno, value.col_offset, value.end_lineno or value.lineno,
                          value.end_col_offset or value.col_offset)
                 predicates[param] = (_text(value), place)
-        return Launch(kernel, f"{self.display}:{line}", tuple(axes), args, allocations, predicates)
+        return Launch(kernel, f"{self.display}:{line}", tuple(axes), args, allocations, predicates,
+                      multiples=_multiples(args, ifs, scope, line))
 
+
+
+def _multiples(args: Mapping[str, str], ifs: tuple[tuple[ast.expr, bool], ...], scope: list[ast.stmt],
+               line: int) -> frozenset[tuple[str, str]]:
+    """The (a, b) parameter pairs whose arguments a host test before the launch keeps multiples:
+    `assert BTL % BTS == 0`, `if n % b != 0: raise ...`, or `if n % b == 0:` around the launch."""
+    tested: list[ast.BinOp] = [mod for test, side in ifs for mod, zero in _multiple_tests(test) if zero == side]
+    for statement in scope:
+        for node in ast.walk(statement):
+            if getattr(node, "lineno", line) >= line:
+                continue
+            if isinstance(node, ast.Assert):
+                tested += [mod for mod, zero in _multiple_tests(node.test) if zero]
+            elif isinstance(node, ast.If) and node.body and isinstance(node.body[-1], (ast.Raise, ast.Return)):
+                conjuncts = list(_multiple_tests(node.test))
+                tested += [mod for mod, zero in conjuncts if not zero and len(conjuncts) == 1]
+    params: dict[str, list[str]] = {}
+    for param, text in args.items():
+        params.setdefault(text, []).append(param)
+    return frozenset((a, b) for mod in tested
+                     for a in params.get(_squashed(_text(mod.left)), ()) for b in params.get(_squashed(_text(mod.right)), ()))
 
 
 def _is_test(node: ast.expr) -> bool:

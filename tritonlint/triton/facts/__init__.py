@@ -15,6 +15,7 @@ from tritonlint.triton.facts import (
     divisible_extent,
     full_tile_loop,
     one_row_tile,
+    own_tile_prefix,
     peeled_tail,
     right_aligned_window,
     scratch_page,
@@ -37,6 +38,7 @@ PROVIDERS: tuple[Provider, ...] = (
     one_row_tile.fact,
     right_aligned_window.fact,
     divisible_extent.fact,
+    own_tile_prefix.fact,
 )
 
 
