@@ -147,9 +147,9 @@ def k(X, Y, N, BLOCK: tl.constexpr):
     # The loop runs only when N > BLOCK, and then the first tile is full: its padded -inf lanes
     # never meet the loop's (`exp(-inf - -inf)` is never computed).
     ("BLOCK", []),
-    # From 0 the loop runs for N <= BLOCK too: a lane padded in the first tile is padded in the
-    # loop's, and `exp(m - m_new)` is NaN there.
-    ("0", [8]),
+    # From 0 the loop runs for N <= BLOCK too: its first tile is the same lanes as the first load's,
+    # padded in both, and `exp(m - m_new)` is NaN there (reported at both loads).
+    ("0", [8, 13]),
 ])
 def test_a_loop_that_starts_past_the_first_tile_runs_only_when_it_is_full(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], start: str, lines: list[int]) -> None:
@@ -330,3 +330,27 @@ def test_the_tiles_before_the_programs_own_are_full_when_the_step_divides_it(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], guard: str, lines: list[int]) -> None:
     found = _findings(tmp_path, OWN_TILE_PREFIX.format(guard=guard), capsys)
     assert [f["line"] for f in found] == lines
+
+
+MASKED_ALIKE = """\
+def k(M, A, L, Y, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mx = tl.load(M + offs, mask=offs < n)
+    acc = tl.load(A + offs, mask=offs < n)
+    lp = tl.load(L + offs, mask=offs < n)
+    lp = -1 * (mx + tl.log(acc) - lp)
+{clean}    tl.store(Y, tl.sum(lp, axis=0))
+"""
+
+
+@pytest.mark.parametrize(("clean", "lines"), [
+    # Loads masked by the same comparison are padded in the same lanes: there each is 0, log(0) is
+    # -inf, and the row sum is +inf. Reported at every load whose lanes reach it.
+    ("", [8, 9, 10]),
+    ("    lp = tl.where(offs < n, lp, 0.0)\n", []),
+])
+def test_loads_masked_alike_are_padded_in_the_same_lanes(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         clean: str, lines: list[int]) -> None:
+    found = _findings(tmp_path, MASKED_ALIKE.format(clean=clean), capsys)
+    assert [f["line"] for f in found] == lines
+    assert all("+inf" in str(f["message"]) for f in found)

@@ -66,6 +66,10 @@ class Lanes:
     # loop (`acc + x`), another tile loaded along the same axis (`x * w`). A lane holding
     # `1 * acc + 0` adds nothing of its own; `samples` is the part that is the lanes' own.
     legit: tuple[float, ...] = (0.0,) * 4
+    # Whether the tracked load itself is in the value, not only other loads masked on the same
+    # lanes (their padding sits in the same places: `maximum + tl.log(accumulate)`, both masked by
+    # `offs < n`, is `0 + log(0)` there). A reduction is judged for the load only if it is.
+    mine: bool = True
 
 
 _UNKNOWN = "unknown"  # the reading stopped: nothing is said
@@ -107,7 +111,8 @@ class MaskedLanes:
         self._active: set[tuple[int, Track, bool]] = set()
         self._tracks: dict[Access, list[Track]] = {}
         self._sufficiency = MaskSufficiency(kernel)  # its broadcast reading places a track on its axis
-        self._in_padding = False
+        self._loads: dict[int, Access] | None = None  # loads by their call and their callee
+        self._cut_by: dict[Track, frozenset[tuple[frozenset[str], str]]] = {}
 
     # ------------------------------------------------------------------ verdicts
 
@@ -202,7 +207,7 @@ class MaskedLanes:
                     continue
                 for operand, node, right in _reduced_operands(reduction, self.kernel):
                     lanes = self.follow(node, reduction.order, reduction.path, reduction.loops, track)
-                    if not isinstance(lanes, Lanes):
+                    if not isinstance(lanes, Lanes) or not lanes.mine:
                         continue
                     if right is None:
                         right = _reduced_axis(reduction, lanes, self.kernel)
@@ -323,6 +328,9 @@ class MaskedLanes:
         if type(node) is cst.Call:
             if node is track.access.call:
                 return self._loaded(track, valid)
+            joint = self._masked_alike(node, track)
+            if joint is not None:
+                return replace(self._loaded(joint, valid), mine=joint.access is track.access)
             return self._through_call(node, order, path, loops, track, valid, again)
         if type(node) is cst.BinaryOperation:
             return self._binary(node, node.left, node.right, order, path, loops, track, valid)
@@ -345,6 +353,56 @@ class MaskedLanes:
         if type(node) in (cst.Comparison, cst.BooleanOperation):
             return _UNKNOWN if any(again(part) is not None for part in expressions_in(node)) else None
         return None
+
+    def _masked_alike(self, call: cst.Call, track: Track) -> Track | None:
+        """A load masked on the tracked lanes (the same dimension): its own padding is what those
+        lanes hold in it. Found by its callee too: `acc += tl.load(...)` is read through a copy."""
+        if self._loads is None:
+            self._loads = {}
+            for access in self.kernel.accesses:
+                if access.kind == "load":
+                    self._loads[id(access.call)] = self._loads[id(access.call.func)] = access
+        found = self._loads.get(id(call)) or self._loads.get(id(call.func))
+        if found is None:
+            return None
+        access = found
+        if access is track.access:
+            return track
+        lanes = self._switched_off(track)
+        return next((other for other in self.tracks(access)
+                     if self.ev.same_tile(other.dim, track.dim) and lanes & self._switched_off(other)), None)
+
+    def _switched_off(self, track: Track) -> frozenset[tuple[frozenset[str], str]]:
+        """Which lanes the mask switches off, as the comparisons that cut the track's dimension: (what
+        the compared offsets are built from, the bound). `offs < n` and `start + offs < n` in a loop
+        switch off different lanes; two loads masked by `offs_m < num_tokens` the same ones."""
+        if track not in self._cut_by:
+            access = track.access
+            found = set()
+            for comparison in self.flow.mask_comparisons(access):
+                sides = (comparison.left, comparison.comparisons[0].comparator)
+                for side, bound in (sides, sides[::-1]):
+                    keys = self.ev.dims(side, access.order, access.path, access.loops)
+                    if any(self.ev.same_tile(key, track.dim) for key in keys):
+                        found.add((self._lane_keys(keys), code_of(bound)))
+            self._cut_by[track] = frozenset(found)
+        return self._cut_by[track]
+
+    def _lane_keys(self, keys: frozenset[str]) -> frozenset[str]:
+        """What compared offsets are built from, as lane positions: a tile (`cols = start + offs`) by
+        the aranges under it, and a loop only if it starts past 0 (the first tile of `range(0, N,
+        BLOCK)` is the same lanes as `offs` itself; `range(BLOCK, N, BLOCK)` never is)."""
+        found: set[str] = set()
+        expanded = {part for key in keys for part in (self.ev.tile_parts.get(key) or (key,))}
+        for key in expanded:
+            if key.startswith(LOOP_PREFIX):
+                loop = next((loop for loop in self.kernel.ir.loops if loop.key == key), None)
+                iterable = loop.node.iter if loop is not None and type(loop.node) is cst.For else None
+                args = range_args(iterable) if type(iterable) is cst.Call else []
+                if args and (len(args) == 1 or code_of(args[0]) == "0"):
+                    continue
+            found.add(key)
+        return frozenset(found)
 
     def _through_name(self, name: str, order: int, path: Path, loops: tuple[Loop, ...], track: Track,
                       valid: bool) -> Lanes | str | None:
@@ -426,7 +484,7 @@ class MaskedLanes:
         ndims = [side.ndim for side in tracked]
         steps = tuple(s for side in tracked for s in side.steps) + ((step,) if step is not None else ())
         return Lanes(combined[1], exact, first.right, max(ndims) if None not in ndims else None,  # type: ignore[type-var]
-                     steps, combined[0])
+                     steps, combined[0], any(side.mine for side in tracked))
 
     def _untracked(self, node: cst.BaseExpression, side: Lanes | str | None, order: int, path: Path,
                    loops: tuple[Loop, ...], track: Track, valid: bool,
@@ -442,9 +500,6 @@ class MaskedLanes:
             return _NO_LEGIT, (constant,) * _WIDTH, True
         if valid:
             return _NO_LEGIT, _DATA, False  # the real lanes' values, not what they add
-        padded = self._padding(node, order, path, loops, track, track.right)
-        if padded is not None:
-            return _NO_LEGIT, padded, True
         if side == _CARRIED or self._along(node, order, path, loops, track, 0) or \
                 right in (self._axes(node, order, path, loops, 0) or ()):
             return _ALL_LEGIT, (0.0,) * _WIDTH, True
@@ -452,25 +507,20 @@ class MaskedLanes:
 
     def _padding(self, node: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...], track: Track,
                  right: int) -> tuple[float, ...] | None:
-        """Another tile masked on the same dimension holds its own padding in these lanes (`x + b`,
-        both masked by `cols < n`: `-inf + 0`; a dot's other operand loaded with `other=0`), not
-        legitimate data: its exact value there (on the axis `right`), when it has one. One level
-        deep: the other tile's own reading does not ask again."""
-        if self._in_padding:
-            return None
-        self._in_padding = True
-        try:
-            for access in self.kernel.accesses:
-                if access is track.access:
+        """A dot's other operand masked on the same lanes (`p @ v` where `v`'s padded rows are loaded
+        with `other=0`): its exact value there (on the axis `right`), when it has one. (The reading
+        itself takes such loads as padded where the tracked one is: `_masked_alike`; this asks it of
+        an operand the tracked lanes do not reach.)"""
+        for access in self.kernel.accesses:
+            if access is track.access:
+                continue
+            for other in self.tracks(access):
+                if not (self.ev.same_tile(other.dim, track.dim) and
+                        self._switched_off(track) & self._switched_off(other)):
                     continue
-                for other in self.tracks(access):
-                    if not self.ev.same_tile(other.dim, track.dim):
-                        continue
-                    lanes = self.follow(node, order, path, loops, other)
-                    if isinstance(lanes, Lanes) and lanes.exact and not any(lanes.legit) and lanes.right == right:
-                        return lanes.samples
-        finally:
-            self._in_padding = False
+                lanes = self.follow(node, order, path, loops, other)
+                if isinstance(lanes, Lanes) and lanes.exact and not any(lanes.legit) and lanes.right == right:
+                    return lanes.samples
         return None
 
     def _along(self, node: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...], track: Track,
@@ -816,9 +866,10 @@ def _join(found: list[Lanes | str | None]) -> Lanes | str | None:
         return _UNKNOWN
     lanes = [each for each in tracked if isinstance(each, Lanes)]
     first = lanes[0]
+    mine = any(each.mine for each in lanes)
     if all(each.samples == first.samples and each.legit == first.legit and each.right == first.right
            for each in lanes):
-        return first
+        return replace(first, mine=mine)
     if len(lanes) <= _WIDTH and all(each.right == first.right and each.exact for each in lanes):
         # Constant lanes that differ by path (`if scoring_func == 1:` turns -inf into 0): each
         # sample lane follows one path, so a reduction sees every path's value, and the lanes are
@@ -826,7 +877,7 @@ def _join(found: list[Lanes | str | None]) -> Lanes | str | None:
         pick = [lanes[i % len(lanes)] for i in range(_WIDTH)]
         return Lanes(tuple(each.samples[i] for i, each in enumerate(pick)), True, first.right, first.ndim,
                      tuple(step for each in lanes for step in each.steps),
-                     tuple(each.legit[i] for i, each in enumerate(pick)))
+                     tuple(each.legit[i] for i, each in enumerate(pick)), mine)
     return _UNKNOWN
 
 

@@ -218,7 +218,7 @@ def _multiples(args: Mapping[str, str], ifs: tuple[tuple[ast.expr, bool], ...], 
                line: int) -> frozenset[tuple[str, str]]:
     """The (a, b) parameter pairs whose arguments a host test before the launch keeps multiples:
     `assert BTL % BTS == 0`, `if n % b != 0: raise ...`, or `if n % b == 0:` around the launch."""
-    tested: list[ast.BinOp] = [mod for test, side in ifs for mod, zero in _multiple_tests(test) if zero == side]
+    tested: list[ast.expr] = [mod for test, side in ifs for mod, zero in _multiple_tests(test) if zero == side]
     for statement in scope:
         for node in ast.walk(statement):
             if getattr(node, "lineno", line) >= line:
@@ -231,7 +231,7 @@ def _multiples(args: Mapping[str, str], ifs: tuple[tuple[ast.expr, bool], ...], 
     params: dict[str, list[str]] = {}
     for param, text in args.items():
         params.setdefault(text, []).append(param)
-    return frozenset((a, b) for mod in tested
+    return frozenset((a, b) for mod in tested if isinstance(mod, ast.BinOp)
                      for a in params.get(_squashed(_text(mod.left)), ()) for b in params.get(_squashed(_text(mod.right)), ()))
 
 
