@@ -354,3 +354,51 @@ def test_loads_masked_alike_are_padded_in_the_same_lanes(tmp_path: Path, capsys:
     found = _findings(tmp_path, MASKED_ALIKE.format(clean=clean), capsys)
     assert [f["line"] for f in found] == lines
     assert all("+inf" in str(f["message"]) for f in found)
+
+
+SPANS = """\
+def row_max(X, Y, D: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(X + offs, mask=offs < D)
+    tl.store(Y, tl.max(x, axis=0))
+
+
+def run(x, y):
+    row_max[(1,)](x, y, D=128, BLOCK={block})
+"""
+
+
+@pytest.mark.parametrize(("block", "lines"), [
+    ("128", []),   # every launch passes the block and the bound the same value: no lane is off
+    ("256", [8]),  # a wider block: the zero-filled lanes win the max of negative rows
+])
+def test_a_block_every_launch_sets_to_its_bound_switches_nothing_off(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], block: str, lines: list[int]) -> None:
+    found = _findings(tmp_path, SPANS.format(block=block), capsys)
+    assert [f["line"] for f in found] == lines
+
+
+SCORES = """\
+def pick(P, Q, R, INV, Y, n, PLAIN: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    keep = offs < n
+    if PLAIN:
+        prob = tl.load(P + offs, mask=keep, other=0.0)
+    else:
+        prob = tl.maximum(tl.load(Q + offs, mask=keep, other=0.0) - tl.load(R + offs, mask=keep, other=0.0), 0.0)
+    inv = tl.load(INV + offs, mask=keep, other={other})
+    tl.store(Y, tl.max(prob * inv, axis=0))
+"""
+
+
+@pytest.mark.parametrize(("other", "lines"), [
+    # `other=0.0` beside a max is the author's word that the data is not negative; the other loads'
+    # `tl.maximum` (on one path) does not change what `inv`'s lanes hold
+    ("0.0", []),
+    # +inf: 0 * inf is NaN in the padded lanes, reported at every load whose lanes meet it there
+    ("float('inf')", [10, 12, 12, 13]),
+])
+def test_another_loads_steps_are_not_the_tracked_loads(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                        other: str, lines: list[int]) -> None:
+    found = _findings(tmp_path, SCORES.format(other=other), capsys)
+    assert [f["line"] for f in found] == lines

@@ -135,6 +135,8 @@ class MaskedLanes:
         for dim in sorted(bounded):
             if dim.startswith(LOOP_PREFIX) or dim.endswith("]") or dim not in walked or self._unit_tile(dim):
                 continue
+            if self._spans_its_bound(Track(access, dim, 0, None)):
+                continue
             if any(walk.dim == dim and full_tiles(self.kernel, access, walk) is not None
                    for walk in self.kernel.walker.walks(access)):
                 continue  # its tiles are all full (the kernel's construction says so): no lane is switched off
@@ -198,6 +200,16 @@ class MaskedLanes:
             if offsets == {track.dim} and not self.ev.dims(sides[1], access.order, access.path, access.loops):
                 found.add(code_of(sides[1]))
         return found
+
+    def _spans_its_bound(self, track: Track) -> bool:
+        """Every launch in view passes the tile's block and the bound its mask compares it with the
+        same value (`head_dim=128, BLOCK_D=128`; `N=n, BLOCK=n`): the tile is exactly the extent and
+        no lane is switched off."""
+        size = self.ev.dim_size.get(track.dim)
+        if size is None or not self.kernel.launches:
+            return False
+        return any(all(size in launch.args and launch.args[size] == launch.args.get(bound) for launch in self.kernel.launches)
+                   for bound in self._tile_bounds(track))
 
     def verdicts(self, access: Access) -> Iterator[LaneVerdict]:
         """Every reduction the load's switched-off lanes reach along the axis they are cut on."""
@@ -329,8 +341,10 @@ class MaskedLanes:
             if node is track.access.call:
                 return self._loaded(track, valid)
             joint = self._masked_alike(node, track)
-            if joint is not None:
-                return replace(self._loaded(joint, valid), mine=joint.access is track.access)
+            if joint is not None and joint.access is track.access:
+                return self._loaded(track, valid)
+            if joint is not None and not valid:  # (its real lanes are data like any other's)
+                return replace(self._loaded(joint, valid), mine=False)
             return self._through_call(node, order, path, loops, track, valid, again)
         if type(node) is cst.BinaryOperation:
             return self._binary(node, node.left, node.right, order, path, loops, track, valid)
@@ -482,7 +496,8 @@ class MaskedLanes:
                                       for (legit, own), exact_side in zip(pairs, sides_exact)):
             exact = True  # an exact 0 times finite data is an exact 0
         ndims = [side.ndim for side in tracked]
-        steps = tuple(s for side in tracked for s in side.steps) + ((step,) if step is not None else ())
+        # Only the tracked load's own steps: another load's (`tl.log(accumulate)`) did not change these.
+        steps = tuple(s for side in tracked if side.mine for s in side.steps) + ((step,) if step is not None else ())
         return Lanes(combined[1], exact, first.right, max(ndims) if None not in ndims else None,  # type: ignore[type-var]
                      steps, combined[0], any(side.mine for side in tracked))
 
@@ -865,8 +880,11 @@ def _join(found: list[Lanes | str | None]) -> Lanes | str | None:
     if any(each == _UNKNOWN for each in tracked):
         return _UNKNOWN
     lanes = [each for each in tracked if isinstance(each, Lanes)]
-    first = lanes[0]
+    # A path where only other loads' padding arrives says nothing of this load's: the reduction is
+    # judged for it on the paths it reaches.
     mine = any(each.mine for each in lanes)
+    lanes = [each for each in lanes if each.mine] or lanes
+    first = lanes[0]
     if all(each.samples == first.samples and each.legit == first.legit and each.right == first.right
            for each in lanes):
         return replace(first, mine=mine)
