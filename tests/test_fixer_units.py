@@ -428,3 +428,39 @@ def k(X, Y, N, m, BLOCK: tl.constexpr, ROWS: tl.constexpr):
     assert finding.fix.title == ("no mask can be derived: the comparison at line 14 bounds this dimension "
                                  "elsewhere (another tile, shape or place), not at this access")
     assert fix_source("k.py", text, CONFIG, unsafe=True, strict=True).fixed_text is None
+
+
+def test_a_sibling_mask_the_fixer_cannot_read_is_passed_over() -> None:
+    # `in_bounds(offs, n)` is a helper's result: what it bounds is not known here, so that load's
+    # mask is no source (and must not stop the search); the store's `offs < n` is used.
+    text = HEADER + '''\
+def in_bounds(offs, n):
+    return offs < n
+
+
+@triton.jit
+def k(X, Y, Z, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    z = tl.load(Z + offs, mask=in_bounds(offs, n), other=0.0)
+    x = tl.load(X + offs)
+    tl.store(Y + offs, x + z, mask=offs < n)
+'''
+    title, line = _fix_of_line(text, 14)
+    assert title == "Mask the load with `offs < n` (the mask of the tl.store at line 15)"
+    assert line == "x = tl.load(X + offs, mask=offs < n, other=0)"
+
+
+def test_a_comparison_over_two_offsets_is_skipped_and_a_later_one_used() -> None:
+    # The first store compares the flat index `offs[:, None] * s + cols[None, :]` (two offsets: it
+    # bounds no one dimension); the search goes on to the second store's `offs < n`.
+    text = '''\
+def k(X, Y, Z, n, total, s, BLOCK: tl.constexpr, BN: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    cols = tl.arange(0, BN)
+    x = tl.load(X + offs)
+    tl.store(Y + offs[:, None] * s + cols[None, :], x[:, None], mask=offs[:, None] * s + cols[None, :] < total)
+    tl.store(Z + offs[:, None] * s + cols[None, :], x[:, None], mask=(offs < n)[:, None])
+'''
+    load = next(d for d in check_source("k.py", HEADER + text, CONFIG, strict=True).diagnostics if d.line == 9)
+    assert load.fix is not None and load.fix.title == "Mask the load with `offs < n` (the comparison at line 11)"
+    assert _fixed_body(text).splitlines()[3] == "    x = tl.load(X + offs, mask=offs < n, other=0)"
