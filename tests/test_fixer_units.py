@@ -289,3 +289,178 @@ def test_a_mask_counted_by_a_while_loop_is_not_used_after_it() -> None:
     store = next(d for d in report.diagnostics if d.line == 20)
     assert store.fix is not None and not store.fix.edits
     assert "k + offs" not in store.fix.title
+
+
+def test_an_offset_in_groups_is_not_bounded_by_the_loop_over_elements() -> None:
+    # `offs // G` counts groups of G elements, the loop's `tl.cdiv(K, BLOCK)` counts elements:
+    # `offs_g < K - k * BLOCK` would let the last tiles read past the K // G scales. The loop bound
+    # is no source here, and the kernel compares the groups nowhere, so no mask is offered.
+    text = HEADER + '''\
+def k(S, Y, K, G: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    offs_g = offs // G
+    s_ptrs = S + offs_g
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    for k in range(tl.cdiv(K, BLOCK)):
+        acc += tl.load(s_ptrs)
+        s_ptrs += BLOCK // G
+    tl.store(Y + offs, acc)
+'''
+    (finding,) = check_source("k.py", text, CONFIG, strict=True).diagnostics
+    assert finding.line == 12 and finding.fix is not None and finding.fix.edits == ()
+    assert finding.fix.title == "no mask can be derived: the kernel never compares this dimension with a bound"
+    assert fix_source("k.py", text, CONFIG, unsafe=True, strict=True).fixed_text is None
+
+
+def test_of_two_comparisons_of_the_same_rank_the_first_in_the_kernel_is_used() -> None:
+    # Both stores compare `offs` (as rows of 2-D tiles, so neither mask is this 1-D load's sibling):
+    # the fix takes the first one in program order, `offs < n`, not the one whose text sorts first.
+    text = '''\
+def k(X, Y, Z, n, m, s, BLOCK: tl.constexpr, BN: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    cols = tl.arange(0, BN)
+    x = tl.load(X + offs)
+    tl.store(Y + offs[:, None] * s + cols[None, :], x[:, None], mask=(offs < n)[:, None])
+    tl.store(Z + offs[:, None] * s + cols[None, :], x[:, None], mask=(offs < m)[:, None])
+'''
+    (diag,) = check_source("k.py", HEADER + text, CONFIG, strict=True).diagnostics
+    assert diag.fix is not None and diag.fix.title == "Mask the load with `offs < n` (the comparison at line 10)"
+    assert _fixed_body(text).splitlines()[3] == "    x = tl.load(X + offs, mask=offs < n, other=0)"
+
+
+LANES_1D = '''\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def unswizzle(tile):
+    LANES: tl.constexpr = tile.shape[0]
+    tile = tile.reshape(LANES // 64, 2, 8, 2, 2)
+    tile = tile.trans(0, 3, 1, 2, 4)
+    return tile.reshape(LANES // 32, 32)
+
+
+@triton.jit
+def k(X, S, Y, K, BLOCK_K: tl.constexpr, SCALES: tl.constexpr):
+    offs_k = tl.arange(0, BLOCK_K)
+    offs_s = tl.arange(0, SCALES)
+    x_ptrs = X + offs_k
+    s_ptrs = S + offs_s
+    acc = tl.zeros((BLOCK_K,), dtype=tl.float32)
+    for k in range(K, 0, -BLOCK_K):
+        x = tl.load(x_ptrs, mask=offs_k < k, other=0.0)
+        s = unswizzle(tl.load(s_ptrs))
+        acc += x * tl.sum(tl.sum(s, axis=1), axis=0)
+        x_ptrs += BLOCK_K
+        s_ptrs += SCALES
+    tl.store(Y + offs_k, acc)
+'''
+
+
+def test_a_1d_tile_reordered_by_a_helper_is_masked_in_the_helper_lane_order() -> None:
+    # A flat (1-D) tile of scale lanes, put in column order by `unswizzle`: lane j holds column
+    # `2 * (j // 64) + (j // 2) % 2` of SCALES // 32, so the rescaled bound compares that column,
+    # not `offs_s * BLOCK_K // SCALES` (the lane's place in memory). Every lane-map case elsewhere
+    # is a 2-D `[None, :]` tile; this pins the unbroadcast one.
+    (finding,) = check_source("k.py", LANES_1D, CONFIG, strict=True).diagnostics
+    assert finding.line == 22 and finding.fix is not None
+    assert finding.fix.title == ("Mask the load with `(2 * (offs_s // 64) + (offs_s // 2) % 2) * BLOCK_K // (SCALES // 32) < k` "
+                                 "(rescaled from the comparison at line 21, in the lane order `unswizzle` puts the tile in)")
+    fixed = fix_source("k.py", LANES_1D, CONFIG, unsafe=True, strict=True).fixed_text
+    assert fixed is not None
+    assert fixed.splitlines()[21].strip() == ("s = unswizzle(tl.load(s_ptrs, mask=(2 * (offs_s // 64) + (offs_s // 2) % 2) "
+                                              "* BLOCK_K // (SCALES // 32) < k, other=0))")
+
+
+def test_a_prefetch_pointer_built_in_a_definition_is_masked_for_the_tile_it_reads() -> None:
+    # `nxt = A + (k + 1) * BLOCK_K`: the load reads tile k + 1, the shift is in the name's definition
+    # (not in the call), and the loop bound must be taken for that tile: `K - (k + 1) * BLOCK_K`.
+    # Bounding it as tile k (`offs < K - k * BLOCK_K`) lets the last iteration read past K.
+    assert _fixed_body('''\
+def k(A, Y, K, BLOCK_K: tl.constexpr):
+    offs = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_K,), dtype=tl.float32)
+    for k in range(tl.cdiv(K, BLOCK_K)):
+        nxt = A + (k + 1) * BLOCK_K
+        acc += tl.load(nxt + offs)
+    tl.store(Y + offs, acc)
+''').splitlines()[5] == "        acc += tl.load(nxt + offs, mask=offs < K - (k + 1) * BLOCK_K, other=0)"
+
+
+def test_a_bound_assigned_on_the_other_branch_only_is_not_available_to_the_fix() -> None:
+    # Before the load, `lim` is assigned only under `if HAS_LIMIT:`; on the load's own branch it is
+    # assigned after the load. `mask=offs < lim` would read a name not defined there: no fix.
+    text = HEADER + '''\
+def k(X, Y, L, n, BLOCK: tl.constexpr, HAS_LIMIT: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    if HAS_LIMIT:
+        lim = tl.load(L)
+        tl.store(Y + offs, tl.zeros((BLOCK,), dtype=tl.float32), mask=offs < lim)
+    else:
+        x = tl.load(X + offs)
+        lim = n
+        tl.store(Y + offs, x, mask=offs < lim)
+'''
+    (finding,) = check_source("k.py", text, CONFIG, strict=True).diagnostics
+    assert finding.line == 12 and finding.fix is not None and finding.fix.edits == ()
+    assert finding.fix.title == ("no mask can be derived: the comparison at line 14 bounds this dimension "
+                                 "elsewhere (another tile, shape or place), not at this access")
+    assert fix_source("k.py", text, CONFIG, unsafe=True, strict=True).fixed_text is None
+
+
+def test_a_comparison_kept_in_a_local_on_the_other_branch_is_not_used() -> None:
+    # `valid = offs < m` is the ROWS branch's bound (another shape); the load is on the other branch,
+    # whose own comparison `offs < n` reads `n` loaded after the load. Neither can mask it.
+    text = HEADER + '''\
+def k(X, Y, N, m, BLOCK: tl.constexpr, ROWS: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    if ROWS:
+        valid = offs < m
+        tl.store(Y + tl.program_id(0), tl.sum(valid.to(tl.int32)))
+    else:
+        x = tl.load(X + offs)
+        n = tl.load(N)
+        tl.store(Y + offs, x, mask=offs < n)
+'''
+    (finding,) = check_source("k.py", text, CONFIG, strict=True).diagnostics
+    assert finding.line == 12 and finding.fix is not None and finding.fix.edits == ()
+    assert finding.fix.title == ("no mask can be derived: the comparison at line 14 bounds this dimension "
+                                 "elsewhere (another tile, shape or place), not at this access")
+    assert fix_source("k.py", text, CONFIG, unsafe=True, strict=True).fixed_text is None
+
+
+def test_a_sibling_mask_the_fixer_cannot_read_is_passed_over() -> None:
+    # `in_bounds(offs, n)` is a helper's result: what it bounds is not known here, so that load's
+    # mask is no source (and must not stop the search); the store's `offs < n` is used.
+    text = HEADER + '''\
+def in_bounds(offs, n):
+    return offs < n
+
+
+@triton.jit
+def k(X, Y, Z, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    z = tl.load(Z + offs, mask=in_bounds(offs, n), other=0.0)
+    x = tl.load(X + offs)
+    tl.store(Y + offs, x + z, mask=offs < n)
+'''
+    title, line = _fix_of_line(text, 14)
+    assert title == "Mask the load with `offs < n` (the mask of the tl.store at line 15)"
+    assert line == "x = tl.load(X + offs, mask=offs < n, other=0)"
+
+
+def test_a_comparison_over_two_offsets_is_skipped_and_a_later_one_used() -> None:
+    # The first store compares the flat index `offs[:, None] * s + cols[None, :]` (two offsets: it
+    # bounds no one dimension); the search goes on to the second store's `offs < n`.
+    text = '''\
+def k(X, Y, Z, n, total, s, BLOCK: tl.constexpr, BN: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    cols = tl.arange(0, BN)
+    x = tl.load(X + offs)
+    tl.store(Y + offs[:, None] * s + cols[None, :], x[:, None], mask=offs[:, None] * s + cols[None, :] < total)
+    tl.store(Z + offs[:, None] * s + cols[None, :], x[:, None], mask=(offs < n)[:, None])
+'''
+    load = next(d for d in check_source("k.py", HEADER + text, CONFIG, strict=True).diagnostics if d.line == 9)
+    assert load.fix is not None and load.fix.title == "Mask the load with `offs < n` (the comparison at line 11)"
+    assert _fixed_body(text).splitlines()[3] == "    x = tl.load(X + offs, mask=offs < n, other=0)"
