@@ -177,3 +177,28 @@ def test_host_given_offset_and_bound_need_a_launch_that_separates_them(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], launcher: str) -> None:
     path = _write(tmp_path, SHIFTED.format(launcher=launcher))
     assert main(["check", "--select", "TL104", str(path)]) == 0, capsys.readouterr().out
+
+
+CAST_TILE = """\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scales(S, n, g, BLOCK: tl.constexpr):
+    cols = {cols}
+    tl.store(S + cols + n * g, 1.0, mask=tl.arange(0, BLOCK) < n)
+"""
+
+
+@pytest.mark.parametrize("cols", [
+    "tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)",
+    # the same tile cast to 64 bits: the program id still moves it
+    "(tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)).to(tl.int64)",
+])
+def test_a_tile_moved_by_the_program_is_read_through_a_cast(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                             cols: str) -> None:
+    path = _write(tmp_path, CAST_TILE.format(cols=cols))
+    assert main(["check", "--no-cache", "--select", "TL104", "--output-format", "concise", str(path)]) == 1
+    assert "k.py:8:5: TL104 the mask of tl.store bounds `cols` as in-tile offsets against the whole extent" \
+        in capsys.readouterr().out

@@ -38,7 +38,7 @@ from tritonlint.triton.fixes import (  # TL101's mask sources and call rewriting
 from tritonlint.triton.ir import LOOP_PREFIX, PROGRAM, Access, Def, Loop, TailHazard, Walk
 from tritonlint.triton.names import code_of
 from tritonlint.triton.paths import Path
-from tritonlint.triton.syntax import ordered, range_args
+from tritonlint.triton.syntax import ordered, range_args, strip_casts
 from tritonlint.triton.tree import names_in, nodes_under, terms
 
 if TYPE_CHECKING:
@@ -462,7 +462,7 @@ class MaskSufficiency:
         memo = self._summand_memo.get(key)
         if memo is None or memo[0] is not value:
             memo = self._summand_memo[key] = (value, [(term, self.ev.dims(term, order, path, loops))
-                                                      for term in terms(value)])
+                                                      for term in terms(strip_casts(value))])
         return memo[1]
 
     def _accounts(self, small: cst.BaseExpression, large: cst.BaseExpression, shift: str, access: Access) -> bool:
