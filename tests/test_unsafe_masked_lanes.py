@@ -402,3 +402,15 @@ def test_another_loads_steps_are_not_the_tracked_loads(tmp_path: Path, capsys: p
                                                         other: str, lines: list[int]) -> None:
     found = _findings(tmp_path, SCORES.format(other=other), capsys)
     assert [f["line"] for f in found] == lines
+
+
+@pytest.mark.parametrize(("guard", "said"), [
+    ("    assert BTL % BTS == 0\n", "`o_s`: never padded (own-tile-prefix): the loop"),
+    ("", "`o_s`: at `tl.sum` (line 13): wrong"),
+])
+def test_explain_says_why_a_masked_axis_is_not_followed(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         guard: str, said: str) -> None:
+    path = tmp_path / "k.py"
+    path.write_text(HEADER + OWN_TILE_PREFIX.format(guard=guard))
+    main(["check", "--no-cache", "--explain", f"{path}:12"])
+    assert said in capsys.readouterr().out

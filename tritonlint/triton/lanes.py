@@ -123,26 +123,40 @@ class MaskedLanes:
         return self._tracks[access]
 
     def _find_tracks(self, access: Access) -> list[Track]:
+        return [track for track, _ in self.untracked_reasons(access) if track is not None]
+
+    def untracked_reasons(self, access: Access) -> list[tuple[Track | None, str]]:
+        """Each axis the load's mask cuts, as a track, or (None, why no lane is switched off along it
+        or why it is not followed), for `--explain`."""
         if access.kind != "load" or access.mask is None or access.boundary_check is not None:
             return []
         if self._chosen_padding(access):
-            return []
+            return [(None, "`other=` is a value the author chose for those lanes (not 0 or an infinity): not followed")]
         bounded = self.ev.mask_dims(access)
         if not bounded:
             return []
         walked = self.ev.dims(access.pointer, access.order, access.path, access.loops)
-        found = []
+        found: list[tuple[Track | None, str]] = []
         for dim in sorted(bounded):
-            if dim.startswith(LOOP_PREFIX) or dim.endswith("]") or dim not in walked or self._unit_tile(dim):
+            if dim.startswith(LOOP_PREFIX) or dim.endswith("]") or dim not in walked:
+                continue
+            label = f"`{self.kernel.label(dim)}`"
+            if self._unit_tile(dim):
+                found.append((None, f"{label}: a block of 1 that no launch sets: never padded"))
                 continue
             if self._spans_its_bound(Track(access, dim, 0, None)):
+                found.append((None, f"{label}: every launch sets its block to the bound its mask compares it with"))
                 continue
-            if any(walk.dim == dim and full_tiles(self.kernel, access, walk) is not None
-                   for walk in self.kernel.walker.walks(access)):
-                continue  # its tiles are all full (the kernel's construction says so): no lane is switched off
+            fact = next((fact for walk in self.kernel.walker.walks(access) if walk.dim == dim
+                         for fact in [full_tiles(self.kernel, access, walk)] if fact is not None), None)
+            if fact is not None:  # its tiles are all full (the kernel's construction says so)
+                found.append((None, f"{label}: never padded ({fact.idiom}): {fact.reason}"))
+                continue
             place = self._sufficiency.axis_of(access.pointer, dim, access)
-            if place is not None:
-                found.append(Track(access, dim, *place))
+            if place is None:
+                found.append((None, f"{label}: its place in the tile cannot be read: not followed"))
+                continue
+            found.append((Track(access, dim, *place), ""))
         return found
 
     def _chosen_padding(self, access: Access) -> bool:
