@@ -83,6 +83,13 @@ class UnsafeMaskedLanes(Rule):
     `-inf * scale` stays -inf. A max or min is judged only on constant lanes, not on integer
     data (`other=0` or `-1` before a max of lengths or token ids), and a finite sentinel beyond
     1e4 (`-1e30`) counts as -inf. Values stored to memory and read back are not followed.
+
+    Loads masked by the same comparison are padded in the same lanes, and are read together
+    (`mx + tl.log(acc) - lp`, all masked by `offs < n`: `0 + log(0)` is -inf there). One missing
+    `tl.where` before a reduction is then reported at each load whose lanes reach it. An axis is
+    not followed where no lane can be switched off: every tile is full by the kernel's
+    construction (the facts TL101 uses), a block of 1 that no launch sets, or every launch sets
+    the block to the bound its mask compares it with (`check --explain` says which).
     """
 
     code = "TL105"
