@@ -113,6 +113,7 @@ def test_blackwell_chain_uses_module_constants_for_defaults() -> None:
     "    if mx_axis:\n        x = x.trans()\n    return x",  # a branch
     "    x = x.reshape(3, 5)\n    return x",        # sizes that cannot be matched
     "    x = x.trans() if flag == 0 else x\n    return x",  # not decided by a constant argument
+    "    return x.permute(flag, 0)",                # an axis not decided by a constant argument
 ])
 def test_no_map(body: str) -> None:
     source = f"@triton.jit\ndef unswizzle(x, mx_axis: tl.constexpr, flag):\n{body}\n"
