@@ -517,3 +517,27 @@ def k(X, S, Y, K, BLOCK_K: tl.constexpr, SCALES: tl.constexpr):
     (diag,) = check_source("k.py", HEADER + text, CONFIG, strict=True).diagnostics
     assert diag.line == 14 and diag.fix is not None and diag.fix.edits == ()
     assert diag.fix.title == "no mask can be derived: the kernel never compares this dimension with a bound"
+
+
+def test_a_comparison_met_first_at_the_end_of_a_long_chain_of_names_is_read_by_the_short_one() -> None:
+    # The store's mask `k2 & k7`: `k7` is read first and reaches `k1` six names down, where the walk
+    # stops (its depth bound); `k2` reaches the same `k1` at once. The comparison `offs < n` must be
+    # found through `k2`: a node met at the depth limit is read again when a shorter way reaches it.
+    # (The store is 2-D, so its mask is no sibling of the 1-D load.)
+    text = '''\
+def k(X, Y, n, s, BLOCK: tl.constexpr, BN: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    cols = tl.arange(0, BN)
+    x = tl.load(X + offs)
+    k1 = offs < n
+    k2 = k1
+    k3 = k2
+    k4 = k3
+    k5 = k4
+    k6 = k5
+    k7 = k6
+    tl.store(Y + offs[:, None] * s + cols[None, :], x[:, None], mask=(k2 & k7)[:, None])
+'''
+    (diag,) = check_source("k.py", HEADER + text, CONFIG, strict=True).diagnostics
+    assert diag.fix is not None and diag.fix.title == "Mask the load with `offs < n` (the comparison at line 10)"
+    assert _fixed_body(text).splitlines()[3] == "    x = tl.load(X + offs, mask=offs < n, other=0)"
