@@ -464,3 +464,80 @@ def k(X, Y, Z, n, total, s, BLOCK: tl.constexpr, BN: tl.constexpr):
     load = next(d for d in check_source("k.py", HEADER + text, CONFIG, strict=True).diagnostics if d.line == 9)
     assert load.fix is not None and load.fix.title == "Mask the load with `offs < n` (the comparison at line 11)"
     assert _fixed_body(text).splitlines()[3] == "    x = tl.load(X + offs, mask=offs < n, other=0)"
+
+
+def test_an_offset_rebased_from_itself_before_the_loop_is_masked_from_the_loop_bound() -> None:
+    # `offs_k = offs_k + START`: the name's definition reads the name, and the purity check looks it
+    # up again at the access, finding the same definition; its depth bound ends that walk (a name is
+    # pure), and the loop bound gives the mask. Without the bound it recurses until Python stops it.
+    assert _fixed_body('''\
+def k(A, Y, K, START, BLOCK_K: tl.constexpr):
+    offs_k = tl.arange(0, BLOCK_K)
+    offs_k = offs_k + START
+    a_ptrs = A + offs_k
+    acc = tl.zeros((BLOCK_K,), dtype=tl.float32)
+    for k in range(tl.cdiv(K, BLOCK_K)):
+        acc += tl.load(a_ptrs)
+        a_ptrs += BLOCK_K
+    tl.store(Y + tl.arange(0, BLOCK_K), acc)
+''').splitlines()[6] == "        acc += tl.load(a_ptrs, mask=offs_k < K - k * BLOCK_K, other=0)"
+
+
+def test_a_block_pointer_keeps_a_padding_option_passed_by_position() -> None:
+    """`tl.load(bp, None, None, (0,), "nan")`: the fifth positional argument is the padding; it is
+    kept, and no `padding_option="zero"` is added or written over it."""
+    assert _fixed_body('''\
+def k(X, M, K, stride, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr):
+    bp = tl.make_block_ptr(X, (M, K), (stride, 1), (tl.program_id(0) * BLOCK_M, 0), (BLOCK_M, BLOCK_K), (1, 0))
+    for k in range(0, K, BLOCK_K):
+        x = tl.load(bp, None, None, (0,), "nan")
+        bp = tl.advance(bp, (0, BLOCK_K))
+''').splitlines()[3] == '        x = tl.load(bp, None, None, (0, 1), "nan")'
+
+
+def test_a_comparison_in_a_tile_of_unknown_size_gives_no_rescaled_mask() -> None:
+    # `tl.arange(SCALES)` (one argument: Triton rejects it, but code being written has it) has no
+    # size, so `offs_s` in other units than the loop's `offs_k` cannot be rescaled from `offs_k < k`:
+    # the comparison is passed over (no crash on the missing size), and no mask is offered.
+    text = '''\
+def k(X, S, Y, K, BLOCK_K: tl.constexpr, SCALES: tl.constexpr):
+    offs_k = tl.arange(0, BLOCK_K)
+    offs_s = tl.arange(SCALES)
+    x_ptrs = X + offs_k
+    s_ptrs = S + offs_s
+    acc = tl.zeros((BLOCK_K,), dtype=tl.float32)
+    for k in range(K, 0, -BLOCK_K):
+        x = tl.load(x_ptrs, mask=offs_k < k, other=0.0)
+        s = tl.load(s_ptrs)
+        acc += x * tl.sum(s, axis=0)
+        x_ptrs += BLOCK_K
+        s_ptrs += SCALES
+    tl.store(Y + offs_k, acc)
+'''
+    (diag,) = check_source("k.py", HEADER + text, CONFIG, strict=True).diagnostics
+    assert diag.line == 14 and diag.fix is not None and diag.fix.edits == ()
+    assert diag.fix.title == "no mask can be derived: the kernel never compares this dimension with a bound"
+
+
+def test_a_comparison_met_first_at_the_end_of_a_long_chain_of_names_is_read_by_the_short_one() -> None:
+    # The store's mask `k2 & k7`: `k7` is read first and reaches `k1` six names down, where the walk
+    # stops (its depth bound); `k2` reaches the same `k1` at once. The comparison `offs < n` must be
+    # found through `k2`: a node met at the depth limit is read again when a shorter way reaches it.
+    # (The store is 2-D, so its mask is no sibling of the 1-D load.)
+    text = '''\
+def k(X, Y, n, s, BLOCK: tl.constexpr, BN: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    cols = tl.arange(0, BN)
+    x = tl.load(X + offs)
+    k1 = offs < n
+    k2 = k1
+    k3 = k2
+    k4 = k3
+    k5 = k4
+    k6 = k5
+    k7 = k6
+    tl.store(Y + offs[:, None] * s + cols[None, :], x[:, None], mask=(k2 & k7)[:, None])
+'''
+    (diag,) = check_source("k.py", HEADER + text, CONFIG, strict=True).diagnostics
+    assert diag.fix is not None and diag.fix.title == "Mask the load with `offs < n` (the comparison at line 10)"
+    assert _fixed_body(text).splitlines()[3] == "    x = tl.load(X + offs, mask=offs < n, other=0)"

@@ -113,10 +113,20 @@ def test_blackwell_chain_uses_module_constants_for_defaults() -> None:
     "    if mx_axis:\n        x = x.trans()\n    return x",  # a branch
     "    x = x.reshape(3, 5)\n    return x",        # sizes that cannot be matched
     "    x = x.trans() if flag == 0 else x\n    return x",  # not decided by a constant argument
+    "    return x.permute(flag, 0)",                # an axis not decided by a constant argument
 ])
 def test_no_map(body: str) -> None:
     source = f"@triton.jit\ndef unswizzle(x, mx_axis: tl.constexpr, flag):\n{body}\n"
     assert lane_map(_call("unswizzle(tl.load(P), 1, f)"), 0, [None, "PACKED"], 1, _function(source)) is None
+
+
+def test_a_helper_size_written_in_hex_is_read() -> None:
+    """Python's integer literals in any base: `K // 0x40` is `K // 64`, the same map."""
+    source = HOPPER.replace("K // 64, 2, 8, 2, 2", "K // 0x40, 0b10, 0o10, 2, 2")
+    assert source != HOPPER
+    found = lane_map(_call("unswizzle(tl.load(P), mx_axis=1, num_warps=num_warps)"), 0, [None, "PACKED"], 1,
+                     _function(source))
+    assert found is not None and found.index == "(2 * ({} // 64) + ({} // 2) % 2)" and found.size == "PACKED // 32"
 
 
 def test_mx_axis_zero_takes_the_other_branch() -> None:
@@ -205,6 +215,20 @@ def test_imported_helper_resolution(tmp_path: Path) -> None:
     assert imported_helper("unswizzle", "from pkg.layout.nothing import unswizzle\n", str(kernel)) is None
     (tmp_path / "pkg" / "layout" / "hopper.py").write_text("def unswizzle(x):\n    return x\n")  # not jit
     assert imported_helper("unswizzle", kernel.read_text(), str(kernel)) is None
+
+
+def test_a_helper_defined_in_a_package_init_is_found(tmp_path: Path) -> None:
+    """`from pkg.layout import unswizzle` with the helper in `pkg/layout/__init__.py`: the package's
+    `__init__.py` is the module (there is no `pkg/layout.py`)."""
+    kernel = _package(tmp_path, "pkg.layout")
+    package = tmp_path / "pkg" / "layout" / "__init__.py"
+    package.write_text("import triton\nimport triton.language as tl\n\n\n" + HOPPER)
+    (tmp_path / "pkg" / "layout" / "hopper.py").unlink()
+    found = imported_helper("unswizzle", kernel.read_text(), str(kernel))
+    assert found is not None and found[0].name.value == "unswizzle" and found[1] == package.resolve()
+    report = check_source(str(kernel), kernel.read_text(), Config(), strict=True)
+    helps = [d.fix.title for d in report.diagnostics if d.fix is not None and "offs_s" in d.fix.title]
+    assert len(helps) == 1 and INTERLEAVED in helps[0], helps
 
 
 def test_a_report_that_read_a_helper_module_is_not_cached(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

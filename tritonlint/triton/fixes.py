@@ -497,7 +497,7 @@ def _comparisons(model: KernelModel, access: Access, hypothesis: frozenset[Liter
                  same_loop: bool):
     """`x < bound` comparisons in the masks of other accesses on a compatible path (in the same
     loop, for a dimension the loop walks)."""
-    seen: set[int] = set()
+    seen: dict[int, int] = {}  # node -> the least depth it was read at
     path = access.path | hypothesis
     for other in model.accesses:
         if other.mask is None or (same_loop and other.loops[:len(access.loops)] != access.loops):
@@ -507,12 +507,15 @@ def _comparisons(model: KernelModel, access: Access, hypothesis: frozenset[Liter
         pending: list[tuple[cst.BaseExpression, int]] = [(other.mask, 0)]
         while pending:
             node, depth = pending.pop()
-            if id(node) in seen or depth > 6:
+            # Read again when reached by a shorter way: a node first met at the depth limit had the
+            # definitions of its names cut off (a long chain of aliases reached it before a short one).
+            if depth > 6 or seen.get(id(node), depth + 1) <= depth:
                 continue
-            seen.add(id(node))
+            again, seen[id(node)] = id(node) in seen, depth
             if isinstance(node, cst.Comparison) and len(node.comparisons) == 1 and \
                     isinstance(node.comparisons[0].operator, (cst.LessThan, cst.LessThanEqual)):
-                yield node, model.line_of(node) if _in_module(model, node) else model.line_of(other.call), other
+                if not again:  # yielded when first met
+                    yield node, model.line_of(node) if _in_module(model, node) else model.line_of(other.call), other
                 continue
             if isinstance(node, cst.Name):
                 for d in model.reaching(node.value, other.order, path, other.loops):
@@ -533,7 +536,7 @@ def _comparisons(model: KernelModel, access: Access, hypothesis: frozenset[Liter
                     or (same_loop and d.loops[:len(access.loops)] != access.loops)):
                 continue
             if len(value.comparisons) == 1 and isinstance(value.comparisons[0].operator, (cst.LessThan, cst.LessThanEqual)):
-                seen.add(id(value))
+                seen[id(value)] = 0
                 yield value, model.line_of(value) if _in_module(model, value) else model.line_of(access.call), d
 
 

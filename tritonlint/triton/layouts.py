@@ -298,6 +298,8 @@ def _call(node: cst.Call, env: dict[str, _Value]) -> Tile:
         return _reshape(tile, [_size(_eval(arg, env)) for arg in rest])
     if method in ("trans", "permute"):
         order = [_eval(arg, env) for arg in rest] or list(reversed(range(len(tile))))
+        if any(type(axis) is not int for axis in order):
+            raise _NoMap  # an axis not decided by the constant arguments (a kernel name, None)
         if sorted(order) != list(range(len(tile))):  # type: ignore[type-var]
             raise _NoMap
         return tuple(tile[i] for i in order)  # type: ignore[index]
