@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Mutation testing on demand (never in .ci/run: it takes tens of minutes), with mutmut 3.
 #
-#   scripts/mutation.sh [GROUP...]      groups: fixer suppressions output verdict engine analysis
-#                                       (default: every group but analysis)
+#   scripts/mutation.sh [GROUP...]      groups: fixer suppressions output verdict engine analysis masks
+#                                       (default: every group but analysis and masks)
 #   JOBS=2 (mutants at a time)  PYTHON=python  MUTATION_WORK=/tmp/tritonlint-mutation
 #   SAMPLE=N SEED=16: run only N of the group's mutants, drawn at random with that seed (the
 #   figures are then those of the sample); RERUN=1: re-run the mutants of the last run's
@@ -46,6 +46,9 @@ config() {
            select="not check_and_fix_properties and not removing_the_fix_mask and not valid_python"; names='*' ;;
     analysis) src="tritonlint/triton/evaluator.py tritonlint/triton/walks.py tritonlint/triton/flags.py tritonlint/triton/hazards.py tritonlint/triton/binder.py tritonlint/triton/dataflow.py tritonlint/triton/facts"
            tests="tests/test_stages.py tests/test_fixer_units.py tests/test_fix_order.py tests/test_engine.py tests/test_fixtures.py tests/test_fuzz.py"
+           select="not check_and_fix_properties and not removing_the_fix_mask and not valid_python"; names='*' ;;
+    masks) src="tritonlint/triton/sufficiency.py tritonlint/triton/lanes.py"
+           tests="tests/test_masks_units.py tests/test_unsafe_masked_lanes.py tests/test_insufficient_mask.py tests/test_fixtures.py tests/test_stages.py tests/test_explain.py"
            select="not check_and_fix_properties and not removing_the_fix_mask and not valid_python"; names='*' ;;
     *) echo "mutation.sh: unknown group $1" >&2; exit 2 ;;
   esac
