@@ -272,8 +272,9 @@ def k(X, Y, m, R: tl.constexpr, C: tl.constexpr):
 def test_a_dot_keeps_its_operands_lanes_beside_an_accumulator_padded_alike(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # exp(0) = 1 in x's padded rows makes the dot's rows data; `z`, masked on the same rows, adds its
-    # zeros there. The result still holds x's lanes (`_through_reduction` joins the folded operand
-    # with the accumulator): the sum over the rows is reported at x's load, not at z's.
+    # zeros there (`tl.dot(a, b, acc)` is `acc + a @ b`). The sum over the rows is reported at x's
+    # load, and at z's, whose lanes reach it holding x's padding: one missing `tl.where`, reported
+    # at each load whose lanes reach the reduction (as the rule's known problems say).
     status, found = _check(tmp_path, """\
 def k(X, Q, Z, Y, m, R: tl.constexpr, K: tl.constexpr, D: tl.constexpr):
     rows = tl.arange(0, R)
@@ -285,5 +286,23 @@ def k(X, Q, Z, Y, m, R: tl.constexpr, K: tl.constexpr, D: tl.constexpr):
     y = tl.dot(tl.exp(x), q, z)
     tl.store(Y + d, tl.sum(y, axis=0))
 """, capsys, "TL105")
-    assert _lines(status, found) == [10]
+    assert _lines(status, found) == [10, 11]
     assert "reach `tl.sum` at line 14 as 1, not its identity 0" in str(found[0]["message"])
+
+
+def test_a_dot_adds_its_accumulator_lane_by_lane(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # x's padded rows give the dot zero rows; z, padded alike with -inf, is added to them: the rows
+    # reach the sum as 0 + -inf, not as "0 or -inf" (two paths).
+    status, found = _check(tmp_path, """\
+def k(X, Q, Z, Y, m, R: tl.constexpr, K: tl.constexpr, D: tl.constexpr):
+    rows = tl.arange(0, R)
+    kk = tl.arange(0, K)
+    d = tl.arange(0, D)
+    x = tl.load(X + rows[:, None] * K + kk[None, :], mask=rows[:, None] < m, other=0.0)
+    z = tl.load(Z + rows[:, None] * D + d[None, :], mask=rows[:, None] < m, other=float("-inf"))
+    q = tl.load(Q + kk[:, None] * D + d[None, :])
+    y = tl.dot(x, q, z)
+    tl.store(Y + d, tl.sum(y, axis=0))
+""", capsys, "TL105")
+    assert _lines(status, found) == [10, 11]
+    assert all("at line 14 as -inf, not its identity 0" in str(f["message"]) for f in found), found

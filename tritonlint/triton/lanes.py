@@ -763,8 +763,10 @@ class MaskedLanes:
         accumulator = keyword(call, "acc", 2) if name in ("dot",) else None
         if accumulator is not None:
             carried = again(accumulator)
+            if carried is not None and folded is not None:
+                return _added(folded, carried)  # `tl.dot(a, b, acc)` is `acc + a @ b`
             if carried is not None:
-                return _join([folded, carried]) if folded is not None else carried
+                return carried
         return folded
 
     def _constant(self, node: cst.BaseExpression | None, order: int, path: Path,
@@ -911,6 +913,19 @@ def _join(found: list[Lanes | str | None]) -> Lanes | str | None:
                      tuple(step for each in lanes for step in each.steps),
                      tuple(each.legit[i] for i, each in enumerate(pick)), mine)
     return _UNKNOWN
+
+
+def _added(first: Lanes | str, second: Lanes | str) -> Lanes | str:
+    """The sum of two values lane by lane: a dot's result and the accumulator it adds to."""
+    if second == _CARRIED and isinstance(first, Lanes):
+        return replace(first, legit=tuple(value + 1.0 for value in first.legit))  # plus the running sum
+    if not (isinstance(first, Lanes) and isinstance(second, Lanes)) or first.right != second.right:
+        return _UNKNOWN
+    combined = _lanewise("add", (first.legit, first.samples), (second.legit, second.samples))
+    if combined is None:
+        return _UNKNOWN
+    return Lanes(combined[1], first.exact and second.exact, first.right, first.ndim, first.steps + second.steps,
+                 combined[0], first.mine or second.mine)
 
 
 def _tracked(found: Lanes | str | None) -> bool:
