@@ -31,6 +31,7 @@ from tritonlint.triton.outline import (
     outline,
 )
 from tritonlint.triton.predicates import WeakPredicate
+from tritonlint.triton.tree import child_nodes
 
 # The modules beside a file, (display path, text), read on demand: where its kernels may be launched.
 Neighbours = Callable[[], Sequence[tuple[str, str]]]
@@ -463,10 +464,10 @@ def _hoisted_mask(model: KernelModel, kernel: KernelSource, hazard: TailHazard, 
     calls = {id(node) for node in nodes_of_type(statement, cst.Call)}
     if sum(id(access.call) in calls for access in model.accesses) > 1:
         return None  # two fixes would each insert above the same line: overlapping edits
-    where = model.span_of(statement)
-    line_start = starts[where.line - 1]
-    indent = text[line_start:line_start + where.column]
-    if indent.strip() or where.line > span.line:
+    line, column = model.statement_start(statement, hazard.access.call)
+    line_start = starts[line - 1]
+    indent = text[line_start:line_start + column]
+    if indent.strip() or line > span.line:
         return None
     label = model.label(hazard.walk.dim) if hazard.walk.dim else ""
     base = f"{label}_mask" if label.isidentifier() else f"{hazard.access.kind}_mask"
@@ -492,18 +493,21 @@ def _statement_of(function: cst.FunctionDef, node: cst.CSTNode) -> cst.SimpleSta
                 return current if len(current.body) == 1 else None
             continue
         if isinstance(current, (cst.IndentedBlock, cst.BaseCompoundStatement, cst.Else)):
-            pending.extend(c for c in current.children if isinstance(c, (cst.BaseSuite, cst.BaseStatement, cst.Else,
-                                                                            cst.BaseCompoundStatement)))
+            pending.extend(c for c in child_nodes(current) if isinstance(c, (cst.BaseSuite, cst.BaseStatement,
+                                                                              cst.Else, cst.BaseCompoundStatement)))
     return None
 
 
 def nodes_of_type(root: cst.CSTNode, kind: type) -> Iterator[cst.CSTNode]:
+    """The nodes of `kind` under `root` (statements and expressions: not layout tokens), in no set order."""
     pending = [root]
     while pending:
         current = pending.pop()
         if isinstance(current, kind):
             yield current
-        pending.extend(current.children)
+        # Not libcst's `children`, which visits (and rebuilds) every node: a whole kernel's names
+        # took a tenth of a second that way.
+        pending.extend(child_nodes(current))
 
 
 def fix_source(path: str, text: str, config: Config, *, unsafe: bool = False, strict: bool = False,
