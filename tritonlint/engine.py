@@ -247,7 +247,7 @@ def find_file_launches(path: str, text: str, found: Outline, neighbours: Neighbo
     names = {name: name for name in params} | {alias: k for alias, k in found.aliases.items() if k in params}
     launches: list[Launch] = []
     if found.tree is not None and launch_pattern(list(names)).search(text):
-        launches += find_launches(found.tree, names, params, os.path.basename(path), local=True)
+        launches += find_launches(found.tree, names, params, os.path.basename(path), local=True, text=text)
     stem = os.path.splitext(os.path.basename(path))[0]
     for display, other in neighbours() if neighbours is not None else ():
         if stem not in other or not launch_pattern(list(names)).search(other):
@@ -258,7 +258,8 @@ def find_file_launches(path: str, text: str, found: Outline, neighbours: Neighbo
             continue  # reported when that file itself is checked
         local, modules = _imported_kernels(tree, stem, names)
         if local or modules:
-            launches += find_launches(tree, local, params, os.path.basename(display), frozenset(modules), names)
+            launches += find_launches(tree, local, params, os.path.basename(display), frozenset(modules), names,
+                                      text=other)
     by_kernel: dict[str, list[Launch]] = {}
     for launch in launches:
         by_kernel.setdefault(launch.kernel, []).append(launch)

@@ -12,12 +12,13 @@ launching module that returns `d` only where `n % d == 0` (`unroll = highest_div
 from __future__ import annotations
 
 import ast
+import bisect
 import functools
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from tritonlint.triton.outline import ast_dotted
+from tritonlint.triton.outline import ast_dotted, line_starts
 
 
 @dataclass(frozen=True)
@@ -73,15 +74,33 @@ def launch_pattern(names: Sequence[str]) -> re.Pattern[str]:
     return re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\s*\[")
 
 
+def _naming_lines(text: str, words: Sequence[str]) -> list[int]:
+    """The lines (1-based, in order) where one of `words` may be read as a name: each line that spells
+    one as a word, and each line holding a non-ASCII character (an identifier there is read in its
+    NFKC form, which may be one of them)."""
+    starts = line_starts(text)
+    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(words))) + r")\b|[^\x00-\x7f]")
+    lines: list[int] = []
+    for match in pattern.finditer(text):
+        line = bisect.bisect_right(starts, match.start())
+        if not lines or lines[-1] != line:
+            lines.append(line)
+    return lines
+
+
 def find_launches(tree: ast.Module, names: Mapping[str, str], params: Mapping[str, list[str]],
                   display: str, modules: frozenset[str] = frozenset(),
-                  members: Mapping[str, str] | None = None, local: bool = False) -> list[Launch]:
+                  members: Mapping[str, str] | None = None, local: bool = False,
+                  text: str | None = None) -> list[Launch]:
     """The launches in `tree` of the kernels `names` maps to (local name -> kernel name).
 
     `modules` are local names of the kernels' module (`from . import kernels`), and `members` maps
-    that module's names to kernels: `kernels.k[grid]`. `display` names the file in notes.
+    that module's names to kernels: `kernels.k[grid]`. `display` names the file in notes. `text`,
+    the source of `tree`, lets the search skip the statements on lines that name no kernel.
     """
     finder = _Finder(names, params, display, modules, members or {})
+    if text is not None:
+        finder.lines = _naming_lines(text, [*names, *modules])
     finder.functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
     finder.body(tree.body, (), _Scope(tree.body))
     return [replace(launch, local=True) for launch in finder.found] if local else finder.found
@@ -94,11 +113,21 @@ class _Finder:
         self.members = members
         self.found: list[Launch] = []
         self.functions: dict[str, ast.FunctionDef] = {}  # the module's own host functions, by name
+        self.lines: list[int] | None = None  # the lines that may name a kernel, sorted; None: any line
+
+    def names_kernel(self, statement: ast.stmt) -> bool:
+        """Whether a line of the statement may name a kernel (or its module): else it launches none."""
+        if self.lines is None:
+            return True
+        at = bisect.bisect_left(self.lines, statement.lineno)
+        return at < len(self.lines) and self.lines[at] <= (statement.end_lineno or statement.lineno)
 
     def body(self, statements: list[ast.stmt], ifs: tuple[tuple[ast.expr, bool], ...],
              scope: _Scope) -> None:
         """Statements, with the `if` tests around them (test, on its true side) and the function body they are in."""
         for statement in statements:
+            if not self.names_kernel(statement):
+                continue  # most of a module: walking every expression of it was most of the search
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 if statement.name in self.params and statement.decorator_list:
                     continue  # a kernel itself launches nothing
