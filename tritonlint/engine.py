@@ -19,7 +19,7 @@ from tritonlint.diagnostics import Applicability, Diagnostic, Edit, Fix
 from tritonlint.report import FileReport
 from tritonlint.rule import Rule, all_rules
 from tritonlint.suppressions import comments_by_line, file_suppressions, suppressions_in_line
-from tritonlint.triton.launches import Launch, find_launches, kernel_params, launch_pattern
+from tritonlint.triton.launches import Launch, find_launches, kernel_params, may_launch
 from tritonlint.triton.locations import Locator, Span
 from tritonlint.triton.model import KernelModel, TailHazard
 from tritonlint.triton.names import ImportMap
@@ -246,11 +246,11 @@ def find_file_launches(path: str, text: str, found: Outline, neighbours: Neighbo
         return {}
     names = {name: name for name in params} | {alias: k for alias, k in found.aliases.items() if k in params}
     launches: list[Launch] = []
-    if found.tree is not None and launch_pattern(list(names)).search(text):
+    if found.tree is not None and may_launch(text, list(names)):
         launches += find_launches(found.tree, names, params, os.path.basename(path), local=True, text=text)
     stem = os.path.splitext(os.path.basename(path))[0]
     for display, other in neighbours() if neighbours is not None else ():
-        if stem not in other or not launch_pattern(list(names)).search(other):
+        if stem not in other or not may_launch(other, list(names)):
             continue
         try:
             tree = ast.parse(other)
