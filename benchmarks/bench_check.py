@@ -36,6 +36,9 @@ for path in open(sys.argv[1], encoding="utf-8").read().splitlines():
 print(failed)
 """
 
+# Imports every module a check runs (the rules too), untimed: their bytecode is then cached.
+PRIME_SCRIPT = "import tritonlint.cli, tritonlint.engine, tritonlint.output, tritonlint.rule as r; r.all_rules()"
+
 
 @dataclass
 class Tool:
@@ -46,6 +49,7 @@ class Tool:
     primed: bool = False
     runs: int | None = None  # fewer runs than the rest, for the slowest column
     probe: list[str] | None = None  # must exit 0 first: `python -m` of a missing module exits 1
+    pythonpath: Path = REPO  # the checkout whose tritonlint `python -m tritonlint` runs
     times: list[float] = field(default_factory=list)
     max_rss: int = 0  # bytes, largest single process (wait4)
     tree_rss: int = 0  # bytes, largest sum over the process tree (sampled)
@@ -77,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # and each benchmark invocation starts with no cache from an earlier one.
     with tempfile.TemporaryDirectory(prefix="tritonlint-bench-") as scratch:
         for t in targets:
-            tools = columns(t, ruff, Path(scratch), args.skip, args.slow_runs)
+            tools = columns(t, ruff, Path(scratch), args.skip, args.slow_runs, args.baseline)
             measure(tools, args.runs, Path(scratch))
             print(table(t, tools, args.runs))
             report[t.label] = {
@@ -124,6 +128,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="leave a column out (repeatable); libcst-all takes minutes per run on the corpus",
     )
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="another checkout (an exported commit, a worktree): its cold check is timed in the same rounds",
+    )
     return parser.parse_args(argv)
 
 
@@ -166,7 +175,8 @@ def environment(ruff: str) -> str:
     )
 
 
-def columns(t: Target, ruff: str, scratch: Path, skip: list[str], slow_runs: int) -> list[Tool]:
+def columns(t: Target, ruff: str, scratch: Path, skip: list[str], slow_runs: int,
+            baseline: Path | None = None) -> list[Tool]:
     paths = [str(p) for p in t.paths]
     check = [sys.executable, "-m", "tritonlint", "check", *paths]
     probe = [sys.executable, "-m", "tritonlint", "check", "--help"]
@@ -179,6 +189,9 @@ def columns(t: Target, ruff: str, scratch: Path, skip: list[str], slow_runs: int
             Tool("tritonlint check --no-cache", [*check, "--no-cache"], probe=probe),
             Tool("tritonlint check (warm cache)", [*check, "--cache-dir", str(cache)], primed=True, probe=probe),
         ]
+        if baseline is not None:
+            tools.insert(0, Tool("baseline check --no-cache", [*check, "--no-cache"], probe=probe,
+                                 pythonpath=baseline.resolve()))
     if "ruff" not in skip:
         # --isolated: no pyproject.toml of this repo or the scratch folder changes what ruff does.
         tools.append(
@@ -200,26 +213,37 @@ def columns(t: Target, ruff: str, scratch: Path, skip: list[str], slow_runs: int
 
 def measure(tools: list[Tool], runs: int, cwd: Path) -> None:
     """Round-robin over the tools, so drift in machine load touches every column alike."""
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
-    }
+    def env(tool: Tool) -> dict[str, str]:
+        paths = [str(tool.pythonpath), os.environ.get("PYTHONPATH")]
+        # Bytecode cached as an installed package has it, in the scratch folder (not beside the
+        # sources, which may be another checkout's): where PYTHONDONTWRITEBYTECODE is set, every run
+        # would compile tritonlint anew.
+        inherited = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        return {**inherited, "PYTHONPATH": os.pathsep.join(filter(None, paths)),
+                "PYTHONPYCACHEPREFIX": str(cwd / "pycache")}
+
+    # The parse baselines import libcst alone: its bytecode goes in the scratch cache first too.
+    subprocess.run([sys.executable, "-c", "import libcst"], check=False, cwd=cwd, env=env(Tool("", [])),
+                   capture_output=True)
     for tool in tools:
         if tool.probe:
             done = subprocess.run(
-                tool.probe, check=False, cwd=cwd, env=env, capture_output=True, text=True
+                tool.probe, check=False, cwd=cwd, env=env(tool), capture_output=True, text=True
             )
             if done.returncode != 0:
                 tool.error = f"CLI not runnable: {(done.stderr.strip().splitlines() or ['?'])[-1]}"
+            else:  # compile what a check imports, so the first timed run does not
+                subprocess.run([sys.executable, "-c", PRIME_SCRIPT], check=False, cwd=cwd, env=env(tool),
+                               capture_output=True)
         if tool.primed and not tool.error:
-            run_once(tool, cwd, env, timed=False)
+            run_once(tool, cwd, env(tool), timed=False)
     for round_ in range(runs):
         for tool in tools:
             if tool.runs is not None and round_ >= tool.runs:
                 continue
             # A tool that cannot run (tritonlint before its CLI exists) is reported, not fatal.
             if not tool.error:
-                run_once(tool, cwd, env, timed=True)
+                run_once(tool, cwd, env(tool), timed=True)
 
 
 def run_once(tool: Tool, cwd: Path, env: dict[str, str], *, timed: bool) -> bool:

@@ -19,7 +19,7 @@ from tritonlint.diagnostics import Applicability, Diagnostic, Edit, Fix
 from tritonlint.report import FileReport
 from tritonlint.rule import Rule, all_rules
 from tritonlint.suppressions import comments_by_line, file_suppressions, suppressions_in_line
-from tritonlint.triton.launches import Launch, find_launches, kernel_params, launch_pattern
+from tritonlint.triton.launches import Launch, find_launches, kernel_params, may_launch
 from tritonlint.triton.locations import Locator, Span
 from tritonlint.triton.model import KernelModel, TailHazard
 from tritonlint.triton.names import ImportMap
@@ -31,6 +31,7 @@ from tritonlint.triton.outline import (
     outline,
 )
 from tritonlint.triton.predicates import WeakPredicate
+from tritonlint.triton.tree import child_nodes
 
 # The modules beside a file, (display path, text), read on demand: where its kernels may be launched.
 Neighbours = Callable[[], Sequence[tuple[str, str]]]
@@ -245,11 +246,11 @@ def find_file_launches(path: str, text: str, found: Outline, neighbours: Neighbo
         return {}
     names = {name: name for name in params} | {alias: k for alias, k in found.aliases.items() if k in params}
     launches: list[Launch] = []
-    if found.tree is not None and launch_pattern(list(names)).search(text):
-        launches += find_launches(found.tree, names, params, os.path.basename(path), local=True)
+    if found.tree is not None and may_launch(text, list(names)):
+        launches += find_launches(found.tree, names, params, os.path.basename(path), local=True, text=text)
     stem = os.path.splitext(os.path.basename(path))[0]
     for display, other in neighbours() if neighbours is not None else ():
-        if stem not in other or not launch_pattern(list(names)).search(other):
+        if stem not in other or not may_launch(other, list(names)):
             continue
         try:
             tree = ast.parse(other)
@@ -257,7 +258,8 @@ def find_file_launches(path: str, text: str, found: Outline, neighbours: Neighbo
             continue  # reported when that file itself is checked
         local, modules = _imported_kernels(tree, stem, names)
         if local or modules:
-            launches += find_launches(tree, local, params, os.path.basename(display), frozenset(modules), names)
+            launches += find_launches(tree, local, params, os.path.basename(display), frozenset(modules), names,
+                                      text=other)
     by_kernel: dict[str, list[Launch]] = {}
     for launch in launches:
         by_kernel.setdefault(launch.kernel, []).append(launch)
@@ -463,10 +465,10 @@ def _hoisted_mask(model: KernelModel, kernel: KernelSource, hazard: TailHazard, 
     calls = {id(node) for node in nodes_of_type(statement, cst.Call)}
     if sum(id(access.call) in calls for access in model.accesses) > 1:
         return None  # two fixes would each insert above the same line: overlapping edits
-    where = model.span_of(statement)
-    line_start = starts[where.line - 1]
-    indent = text[line_start:line_start + where.column]
-    if indent.strip() or where.line > span.line:
+    line, column = model.statement_start(statement, hazard.access.call)
+    line_start = starts[line - 1]
+    indent = text[line_start:line_start + column]
+    if indent.strip() or line > span.line:
         return None
     label = model.label(hazard.walk.dim) if hazard.walk.dim else ""
     base = f"{label}_mask" if label.isidentifier() else f"{hazard.access.kind}_mask"
@@ -492,18 +494,21 @@ def _statement_of(function: cst.FunctionDef, node: cst.CSTNode) -> cst.SimpleSta
                 return current if len(current.body) == 1 else None
             continue
         if isinstance(current, (cst.IndentedBlock, cst.BaseCompoundStatement, cst.Else)):
-            pending.extend(c for c in current.children if isinstance(c, (cst.BaseSuite, cst.BaseStatement, cst.Else,
-                                                                            cst.BaseCompoundStatement)))
+            pending.extend(c for c in child_nodes(current) if isinstance(c, (cst.BaseSuite, cst.BaseStatement,
+                                                                              cst.Else, cst.BaseCompoundStatement)))
     return None
 
 
 def nodes_of_type(root: cst.CSTNode, kind: type) -> Iterator[cst.CSTNode]:
+    """The nodes of `kind` under `root` (statements and expressions: not layout tokens), in no set order."""
     pending = [root]
     while pending:
         current = pending.pop()
         if isinstance(current, kind):
             yield current
-        pending.extend(current.children)
+        # Not libcst's `children`, which visits (and rebuilds) every node: a whole kernel's names
+        # took a tenth of a second that way.
+        pending.extend(child_nodes(current))
 
 
 def fix_source(path: str, text: str, config: Config, *, unsafe: bool = False, strict: bool = False,

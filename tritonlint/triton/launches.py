@@ -12,11 +12,13 @@ launching module that returns `d` only where `n % d == 0` (`unroll = highest_div
 from __future__ import annotations
 
 import ast
+import bisect
+import functools
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from tritonlint.triton.outline import ast_dotted
+from tritonlint.triton.outline import ast_dotted, line_starts
 
 
 @dataclass(frozen=True)
@@ -75,17 +77,60 @@ def launch_pattern(names: Sequence[str]) -> re.Pattern[str]:
     return re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\s*\[")
 
 
+_WORD = re.compile(r"\w")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
+def may_launch(text: str, names: Sequence[str]) -> bool:
+    """Whether `launch_pattern(names)` matches somewhere in `text`, three times faster: a pattern that
+    starts with `\\b` is tried at every offset, one that starts with the names skips to where one
+    starts, and the word boundary is then tested at the few places found."""
+    pattern = _unbounded(tuple(sorted(names)))
+    found = pattern.search(text)
+    while found is not None:
+        start = found.start()
+        if (start > 0 and _WORD.match(text, start - 1) is not None) != (_WORD.match(text, start) is not None):
+            return True
+        found = pattern.search(text, start + 1)
+    return False
+
+
+@functools.lru_cache(maxsize=64)
+def _unbounded(names: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"(?:" + "|".join(map(re.escape, names)) + r")\s*\[")
+
+
+def _naming_lines(text: str, words: Sequence[str]) -> list[int]:
+    """The lines (1-based, in order) where one of `words` may be read as a name: each line that holds
+    one, and each line holding a non-ASCII character (an identifier there is read in its NFKC form,
+    which may be one of them)."""
+    starts = line_starts(text)
+    found = [match.start() for match in re.finditer("|".join(map(re.escape, words)), text)]
+    if not text.isascii():
+        found = sorted(found + [match.start() for match in _NON_ASCII.finditer(text)])
+    lines: list[int] = []
+    for offset in found:
+        line = bisect.bisect_right(starts, offset)
+        if not lines or lines[-1] != line:
+            lines.append(line)
+    return lines
+
+
 def find_launches(tree: ast.Module, names: Mapping[str, str], params: Mapping[str, list[str]],
                   display: str, modules: frozenset[str] = frozenset(),
-                  members: Mapping[str, str] | None = None, local: bool = False) -> list[Launch]:
+                  members: Mapping[str, str] | None = None, local: bool = False,
+                  text: str | None = None) -> list[Launch]:
     """The launches in `tree` of the kernels `names` maps to (local name -> kernel name).
 
     `modules` are local names of the kernels' module (`from . import kernels`), and `members` maps
-    that module's names to kernels: `kernels.k[grid]`. `display` names the file in notes.
+    that module's names to kernels: `kernels.k[grid]`. `display` names the file in notes. `text`,
+    the source of `tree`, lets the search skip the statements on lines that name no kernel.
     """
     finder = _Finder(names, params, display, modules, members or {})
+    if text is not None:
+        finder.lines = _naming_lines(text, [*names, *modules])
     finder.functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
-    finder.body(tree.body, (), tree.body)
+    finder.body(tree.body, (), _Scope(tree.body))
     return [replace(launch, local=True) for launch in finder.found] if local else finder.found
 
 
@@ -96,36 +141,28 @@ class _Finder:
         self.members = members
         self.found: list[Launch] = []
         self.functions: dict[str, ast.FunctionDef] = {}  # the module's own host functions, by name
-        self._tests: dict[int, dict[str, list[tuple[int, ast.expr]]]] = {}  # by id of the body
+        self.lines: list[int] | None = None  # the lines that may name a kernel, sorted; None: any line
 
-    def tests(self, scope: list[ast.stmt]) -> dict[str, list[tuple[int, ast.expr]]]:
-        """The values a function body assigns to each name (`even = K % B == 0`), with their lines,
-        in order: read once per body, however many launches and arguments it has."""
-        key = id(scope)
-        if key not in self._tests:
-            found: dict[str, list[tuple[int, ast.expr]]] = {}
-            for statement in scope:
-                for node in ast.walk(statement):
-                    if isinstance(node, ast.Assign):
-                        for target in node.targets:
-                            if isinstance(target, ast.Name):
-                                found.setdefault(target.id, []).append((node.lineno, node.value))
-            for assigned in found.values():
-                assigned.sort(key=lambda item: item[0])
-            self._tests[key] = found
-        return self._tests[key]
+    def names_kernel(self, statement: ast.stmt) -> bool:
+        """Whether a line of the statement may name a kernel (or its module): else it launches none."""
+        if self.lines is None:
+            return True
+        at = bisect.bisect_left(self.lines, statement.lineno)
+        return at < len(self.lines) and self.lines[at] <= (statement.end_lineno or statement.lineno)
 
     def body(self, statements: list[ast.stmt], ifs: tuple[tuple[ast.expr, bool], ...],
-             scope: list[ast.stmt]) -> None:
+             scope: _Scope) -> None:
         """Statements, with the `if` tests around them (test, on its true side) and the function body they are in."""
         for statement in statements:
+            if not self.names_kernel(statement):
+                continue  # most of a module: walking every expression of it was most of the search
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 if statement.name in self.params and statement.decorator_list:
                     continue  # a kernel itself launches nothing
-                self.body(statement.body, (), statement.body)
+                self.body(statement.body, (), _Scope(statement.body))
                 continue
             if isinstance(statement, ast.ClassDef):
-                self.body(statement.body, (), statement.body)
+                self.body(statement.body, (), _Scope(statement.body))
                 continue
             for name, value in ast.iter_fields(statement):
                 if name in ("body", "orelse", "finalbody", "handlers", "cases"):
@@ -146,7 +183,7 @@ class _Finder:
             for case in getattr(statement, "cases", ()):
                 self.body(case.body, ifs, scope)
 
-    def expressions(self, node: ast.expr, ifs: tuple[tuple[ast.expr, bool], ...], scope: list[ast.stmt]) -> None:
+    def expressions(self, node: ast.expr, ifs: tuple[tuple[ast.expr, bool], ...], scope: _Scope) -> None:
         for inner in ast.walk(node):
             if not (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Subscript)):
                 continue
@@ -161,7 +198,7 @@ class _Finder:
                 self.found.append(self.launch(kernel, inner, inner.func.slice, ifs, scope))
 
     def launch(self, kernel: str, call: ast.Call, grid: ast.expr, ifs: tuple[tuple[ast.expr, bool], ...],
-               scope: list[ast.stmt]) -> Launch:
+               scope: _Scope) -> Launch:
         params = self.params.get(kernel, [])
         args: dict[str, str] = {}
         for param, arg in zip(params, call.args):
@@ -201,10 +238,10 @@ class _Finder:
             bound[param] = value
         bound |= {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg is not None}
         predicates = {}
-        tests = self.tests(scope)
         for param, value in bound.items():
             if isinstance(value, ast.Name):
-                value = next((test for at, test in reversed(tests.get(value.id, [])) if at < line), value)
+                value = next((node.value for node in reversed(scope.tests.get(value.id, [])) if node.lineno < line),
+                             value)
             if _is_test(value):
                 place = (value.lineno, value.col_offset, value.end_lineno or value.lineno,
                          value.end_col_offset or value.col_offset)
@@ -212,6 +249,44 @@ class _Finder:
         return Launch(kernel, f"{self.display}:{line}", tuple(axes), args, allocations, predicates,
                       multiples=_multiples(args, ifs, scope, line))
 
+
+class _Scope:
+    """A body launches are found in (a host function's, a class's, the module's), walked once, on first
+    use, for what every launch and argument in it asks: the assignments, `def`s and tests before a line."""
+
+    def __init__(self, statements: list[ast.stmt]) -> None:
+        self.statements = statements
+
+    @functools.cached_property
+    def _walked(self) -> tuple[dict[str, list[ast.Assign | ast.FunctionDef]], list[ast.Assert | ast.If]]:
+        # In ast.walk's order, statement after statement: the order a walk of the body per question met them.
+        bindings: dict[str, list[ast.Assign | ast.FunctionDef]] = {}
+        checks: list[ast.Assert | ast.If] = []
+        for statement in self.statements:
+            for node in ast.walk(statement):
+                if isinstance(node, ast.Assign):
+                    for name in dict.fromkeys(t.id for t in node.targets if isinstance(t, ast.Name)):
+                        bindings.setdefault(name, []).append(node)
+                elif isinstance(node, ast.FunctionDef):
+                    bindings.setdefault(node.name, []).append(node)
+                elif isinstance(node, (ast.Assert, ast.If)):
+                    checks.append(node)
+        return bindings, checks
+
+    def bindings(self, name: str) -> list[ast.Assign | ast.FunctionDef]:
+        """The `name = ...` assignments and `def name` functions of the body, nested ones included."""
+        return self._walked[0].get(name, [])
+
+    @property
+    def checks(self) -> list[ast.Assert | ast.If]:
+        """The body's `assert`s and `if`s, nested ones included."""
+        return self._walked[1]
+
+    @functools.cached_property
+    def tests(self) -> dict[str, list[ast.Assign]]:
+        """The assignments to each name (`even = K % B == 0`), in line order."""
+        return {name: sorted((node for node in nodes if isinstance(node, ast.Assign)), key=lambda node: node.lineno)
+                for name, nodes in self._walked[0].items()}
 
 
 def _multiples(args: Mapping[str, str], ifs: tuple[tuple[ast.expr, bool], ...], scope: list[ast.stmt],
@@ -253,18 +328,13 @@ def padded(launch: Launch, axis: Axis, param: str, sizes: frozenset[str]) -> str
     return ""
 
 
-def _values(scope: list[ast.stmt], name: str, before: int) -> tuple[tuple[str, int], ...]:
+def _values(scope: _Scope, name: str, before: int) -> tuple[tuple[str, int], ...]:
     """Every value assigned to `name` in the scope before line `before`, squashed, with its line."""
-    found = []
-    for statement in scope:
-        for node in ast.walk(statement):
-            if isinstance(node, ast.Assign) and node.lineno < before \
-                    and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
-                found.append((_squashed(_text(node.value)), node.lineno))
-    return tuple(found)
+    return tuple((_squashed(_text(node.value)), node.lineno) for node in scope.bindings(name)
+                 if isinstance(node, ast.Assign) and node.lineno < before)
 
 
-def _divides(axis: Axis, scope: list[ast.stmt], line: int) -> bool:
+def _divides(axis: Axis, scope: _Scope, line: int) -> bool:
     """`triton.cdiv(512, bd)` with `bd = 64 if ne else 512`: literal sizes that all divide a literal extent;
     `triton.cdiv(n, s)` with `s = 1`: a size of one divides any extent."""
     if axis.meta_key:
@@ -283,7 +353,7 @@ def _divides(axis: Axis, scope: list[ast.stmt], line: int) -> bool:
                                                    and all(int(axis.extent) % value == 0 for value in values))
 
 
-def _divisor_of_extent(axis: Axis, scope: list[ast.stmt], line: int, functions: Mapping[str, ast.FunctionDef]) -> bool:
+def _divisor_of_extent(axis: Axis, scope: _Scope, line: int, functions: Mapping[str, ast.FunctionDef]) -> bool:
     """`triton.cdiv(rows * n, d)` where `d` divides `n` by construction: `d = math.gcd(n, 1024)`, or
     `d = f(n, ...)` with `f` a host function of the module that returns only divisors of that argument."""
     if axis.meta_key:
@@ -381,23 +451,22 @@ def _returns(statements: list[ast.stmt],
             after = ()  # `d` may be assigned anew
 
 
-def _assignments(scope: list[ast.stmt], name: str, before: int) -> ast.expr | None:
+def _assignments(scope: _Scope, name: str, before: int) -> ast.expr | None:
     """The value of the last `name = ...` (or `def name`'s returned value) in the scope before line `before`."""
     found: ast.expr | None = None
-    for statement in scope:
-        for node in ast.walk(statement):
-            if getattr(node, "lineno", before) >= before:
-                continue
-            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
-                found = node.value
-            elif isinstance(node, ast.FunctionDef) and node.name == name:
-                returned = next((s.value for s in node.body if isinstance(s, ast.Return) and s.value is not None), None)
-                if returned is not None:
-                    found = ast.Lambda(node.args, returned)
+    for node in scope.bindings(name):
+        if node.lineno >= before:
+            continue
+        if isinstance(node, ast.Assign):
+            found = node.value
+        else:
+            returned = next((s.value for s in node.body if isinstance(s, ast.Return) and s.value is not None), None)
+            if returned is not None:
+                found = ast.Lambda(node.args, returned)
     return found
 
 
-def _resolved(node: ast.expr, scope: list[ast.stmt], line: int) -> ast.expr:
+def _resolved(node: ast.expr, scope: _Scope, line: int) -> ast.expr:
     """A name assigned once before the launch stands for its value (`num_blocks = triton.cdiv(n, B)`)."""
     if isinstance(node, ast.Name):
         value = _assignments(scope, node.id, line)
@@ -406,7 +475,7 @@ def _resolved(node: ast.expr, scope: list[ast.stmt], line: int) -> ast.expr:
     return node
 
 
-def _grid_elements(grid: ast.expr, scope: list[ast.stmt], line: int) -> Iterator[tuple[ast.expr, str]]:
+def _grid_elements(grid: ast.expr, scope: _Scope, line: int) -> Iterator[tuple[ast.expr, str]]:
     """Each axis's expression, with the name of the grid lambda's meta parameter ("" if none)."""
     meta = ""
     grid = _resolved(grid, scope, line)
@@ -508,20 +577,19 @@ def _divides_extent(tested: str, extent: str) -> bool:
     return numel is not None and re.fullmatch(rf"{numel.group(1)}\.(shape\[[^\]]+\]|size\([^)]+\))", tested) is not None
 
 
-def _guard(extent: str, sizes: set[str], ifs: tuple[tuple[ast.expr, bool], ...], scope: list[ast.stmt],
+def _guard(extent: str, sizes: set[str], ifs: tuple[tuple[ast.expr, bool], ...], scope: _Scope,
            line: int) -> tuple[str, int] | None:
     """The host test that keeps `extent` a multiple of the grid's divisor at this launch: (its text, its line)."""
     for test, side in ifs:
         if _keeps(test, side, extent, sizes):
             return f"if {_text(test)}:", test.lineno
-    for statement in scope:
-        for node in ast.walk(statement):
-            if getattr(node, "lineno", line) >= line:
-                continue
-            if isinstance(node, ast.Assert) and _keeps(node.test, True, extent, sizes):
-                return f"assert {_text(node.test)}", node.lineno
-            if isinstance(node, ast.If) and node.body and isinstance(node.body[-1], (ast.Raise, ast.Return)) \
-                    and _keeps(node.test, False, extent, sizes):
-                return f"if {_text(node.test)}: {'raise' if isinstance(node.body[-1], ast.Raise) else 'return'}", \
-                    node.lineno
+    for node in scope.checks:
+        if node.lineno >= line:
+            continue
+        if isinstance(node, ast.Assert) and _keeps(node.test, True, extent, sizes):
+            return f"assert {_text(node.test)}", node.lineno
+        if isinstance(node, ast.If) and node.body and isinstance(node.body[-1], (ast.Raise, ast.Return)) \
+                and _keeps(node.test, False, extent, sizes):
+            return f"if {_text(node.test)}: {'raise' if isinstance(node.body[-1], ast.Raise) else 'return'}", \
+                node.lineno
     return None

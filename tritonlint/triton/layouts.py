@@ -394,13 +394,7 @@ def _number(node: ast.expr | None) -> int | float | None:
 
 def imported_helper(name: str, file_text: str, path: str) -> tuple[cst.FunctionDef, Path, dict[str, int]] | None:
     """The jit function `name` that `path` imports with `from module import name`, read from disk."""
-    try:
-        tree = ast.parse(file_text)
-    except (SyntaxError, ValueError, RecursionError):
-        return None
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.ImportFrom):
-            continue
+    for node in _imports_from(file_text):
         for alias in node.names:
             if (alias.asname or alias.name) != name:
                 continue
@@ -409,6 +403,17 @@ def imported_helper(name: str, file_text: str, path: str) -> tuple[cst.FunctionD
                 return None
             return _function_in(module, alias.name)
     return None
+
+
+@lru_cache(maxsize=16)
+def _imports_from(text: str) -> tuple[ast.ImportFrom, ...]:
+    """The `from module import name` statements of a module, parsed once per text: each access whose
+    tile goes through a helper asks."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return ()
+    return tuple(node for node in ast.walk(tree) if isinstance(node, ast.ImportFrom))
 
 
 def _module_file(path: Path, module: str, level: int) -> Path | None:
@@ -436,8 +441,10 @@ def _function_in(file: Path, name: str) -> tuple[cst.FunctionDef, Path, dict[str
         if file.stat().st_size > MAX_HELPER_FILE:
             return None
         text = file.read_text(encoding="utf-8")
-        module = cst.parse_module(text)
-    except (OSError, UnicodeDecodeError, cst.ParserSyntaxError, RecursionError):
+    except (OSError, UnicodeDecodeError):
+        return None
+    module = _helper_module(text)
+    if module is None:
         return None
     for statement in module.body:
         if isinstance(statement, cst.FunctionDef) and statement.name.value == name and any(
@@ -445,3 +452,13 @@ def _function_in(file: Path, name: str) -> tuple[cst.FunctionDef, Path, dict[str
                 for d in statement.decorators):
             return statement, file, module_constants(text)
     return None
+
+
+@lru_cache(maxsize=4)  # whole syntax trees: few kept (a file's helpers come from one or two modules)
+def _helper_module(text: str) -> cst.Module | None:
+    """A module holding imported helpers, parsed once per text (the whole module: each access through
+    one of its helpers asked again); None where it does not parse."""
+    try:
+        return cst.parse_module(text)
+    except (cst.ParserSyntaxError, RecursionError):
+        return None

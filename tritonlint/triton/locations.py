@@ -56,6 +56,29 @@ class Locator:
 
     def span(self, root: cst.CSTNode, node: cst.CSTNode) -> Span | None:
         """Where `node` (somewhere under `root`, the kernel's libcst function) sits; None if unknown."""
+        target = self._match(root, node)
+        return None if target is None else self._span_of(target)
+
+    def statement_start(self, root: cst.CSTNode, call: cst.Call, kind: str) -> tuple[int, int] | None:
+        """(line, column) where the simple statement holding `call` starts, when it is the only
+        statement of its line and its ast class is named `kind` (`Assign`, `Expr`); None if unknown.
+
+        A statement alone on its line starts where its first token does, which is where ast puts it.
+        """
+        target = self._match(root, call)
+        if target is None:
+            return None
+        # Simple statements do not nest, so at most one holds the call.
+        holder = next((node for node in ast.walk(self._function)
+                       if isinstance(node, ast.stmt) and not hasattr(node, "body") and not hasattr(node, "cases")
+                       and _source_order(node)[:2] <= _source_order(target)[:2]
+                       and _end(node) >= _end(target)), None)
+        if holder is None or type(holder).__name__ != kind:
+            return None
+        return holder.lineno, self._column(holder.lineno, holder.col_offset)
+
+    def _match(self, root: cst.CSTNode, node: cst.CSTNode) -> ast.AST | None:
+        """The ast node spelling the same source as `node`; None if unknown."""
         if self._ranks is None:
             self._ranks = self._rank(root)
         found = self._ranks.get(id(node)) if self._agrees else None
@@ -66,7 +89,7 @@ class Locator:
         if isinstance(node, cst.Call) and isinstance(target, ast.Call) and \
                 dotted(node.func) != ast_dotted(target.func):
             return None
-        return self._span_of(target)
+        return target
 
     def _rank(self, root: cst.CSTNode) -> dict[int, tuple[type[ast.AST], int]]:
         found: dict[type[ast.AST], list[ast.AST]] = {kind: [] for kind in _AST_KINDS}
@@ -102,6 +125,10 @@ class Locator:
         if text.isascii():
             return byte_offset
         return len(text.encode("utf-8")[:byte_offset].decode("utf-8", errors="ignore"))
+
+
+def _end(node: ast.AST) -> tuple[int, int]:
+    return node.end_lineno or 0, node.end_col_offset or 0  # type: ignore[attr-defined]
 
 
 def _source_order(node: ast.AST) -> tuple[int, int, int, int]:

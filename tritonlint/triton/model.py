@@ -96,6 +96,15 @@ class KernelModel:
         return Span(position.start.line + self.line_base, position.start.column,
                     position.end.line + self.line_base, position.end.column)
 
+    def statement_start(self, statement: cst.SimpleStatementLine, call: cst.Call) -> tuple[int, int]:
+        """(line, column) where `statement`, a line holding only the statement that holds `call`, starts."""
+        if self.locator is not None:
+            found = self.locator.statement_start(self.function, call, type(statement.body[0]).__name__)
+            if found is not None:
+                return found
+        span = self.span_of(statement)
+        return span.line, span.column
+
     def line_of(self, node: cst.CSTNode) -> int:
         return self.span_of(node).line
 
