@@ -289,20 +289,19 @@ class _Scope:
                 for name, nodes in self._walked[0].items()}
 
 
-def _multiples(args: Mapping[str, str], ifs: tuple[tuple[ast.expr, bool], ...], scope: list[ast.stmt],
+def _multiples(args: Mapping[str, str], ifs: tuple[tuple[ast.expr, bool], ...], scope: _Scope,
                line: int) -> frozenset[tuple[str, str]]:
     """The (a, b) parameter pairs whose arguments a host test before the launch keeps multiples:
     `assert BTL % BTS == 0`, `if n % b != 0: raise ...`, or `if n % b == 0:` around the launch."""
     tested: list[ast.expr] = [mod for test, side in ifs for mod, zero in _multiple_tests(test) if zero == side]
-    for statement in scope:
-        for node in ast.walk(statement):
-            if getattr(node, "lineno", line) >= line:
-                continue
-            if isinstance(node, ast.Assert):
-                tested += [mod for mod, zero in _multiple_tests(node.test) if zero]
-            elif isinstance(node, ast.If) and node.body and isinstance(node.body[-1], (ast.Raise, ast.Return)):
-                conjuncts = list(_multiple_tests(node.test))
-                tested += [mod for mod, zero in conjuncts if not zero and len(conjuncts) == 1]
+    for node in scope.checks:
+        if node.lineno >= line:
+            continue
+        if isinstance(node, ast.Assert):
+            tested += [mod for mod, zero in _multiple_tests(node.test) if zero]
+        elif node.body and isinstance(node.body[-1], (ast.Raise, ast.Return)):
+            conjuncts = list(_multiple_tests(node.test))
+            tested += [mod for mod, zero in conjuncts if not zero and len(conjuncts) == 1]
     params: dict[str, list[str]] = {}
     for param, text in args.items():
         params.setdefault(text, []).append(param)
