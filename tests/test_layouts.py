@@ -4,6 +4,9 @@ imported from another module of its package."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 from pathlib import Path
 
 import libcst as cst
@@ -231,15 +234,42 @@ def test_a_helper_defined_in_a_package_init_is_found(tmp_path: Path) -> None:
     assert len(helps) == 1 and INTERLEAVED in helps[0], helps
 
 
-def test_a_report_that_read_a_helper_module_is_not_cached(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """The cache knows a result by the file's own bytes: a changed helper module must change the fix."""
+def test_a_report_that_read_a_helper_module_is_cached_with_its_hash(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """The cache knows a result by the file's bytes and, where the fixer read a helper module, that
+    module's bytes: a warm run reuses it, a changed helper module changes the fix."""
     kernel = _package(tmp_path, "pkg.layout.hopper")
     cache = tmp_path / "cache"
     assert main(["check", "--cache-dir", str(cache), str(kernel)]) == 1
     assert INTERLEAVED in capsys.readouterr().out
+    [entry] = cache.rglob("*.json")
+    assert json.loads(entry.read_text())["depends"] == [["layout/hopper.py", mock_hash(tmp_path)]]
+    entry.write_text(entry.read_text().replace(INTERLEAVED.replace('"', '\\"'), "CACHED"))  # mark the entry
+    assert main(["check", "--cache-dir", str(cache), str(kernel)]) == 1
+    assert "CACHED" in capsys.readouterr().out  # the warm run read the entry
     helper = tmp_path / "pkg" / "layout" / "hopper.py"
     helper.write_text(helper.read_text().replace("x = x.trans(0, 3, 1, 6, 4, 2, 5)\n", ""))  # no interleave now
     assert main(["check", "--cache-dir", str(cache), str(kernel)]) == 1
+    out = capsys.readouterr().out
+    assert INTERLEAVED not in out and "CACHED" not in out and "offs_s" in out
+
+
+def mock_hash(root: Path) -> str:
+    return hashlib.sha256((root / "pkg" / "layout" / "hopper.py").read_bytes()).hexdigest()
+
+
+def test_an_identical_kernel_file_importing_another_helper_gets_its_own_result(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two copies of the kernel file share an entry only while the helpers each imports, found from
+    its own folder, hold the bytes the entry was made with."""
+    first = _package(tmp_path / "a", "pkg.layout.hopper")
+    second = _package(tmp_path / "b", "pkg.layout.hopper")
+    helper = tmp_path / "b" / "pkg" / "layout" / "hopper.py"
+    helper.write_text(helper.read_text().replace("x = x.trans(0, 3, 1, 6, 4, 2, 5)\n", ""))
+    cache = tmp_path / "cache"
+    assert main(["check", "--cache-dir", str(cache), str(first)]) == 1
+    assert INTERLEAVED in capsys.readouterr().out
+    assert main(["check", "--cache-dir", str(cache), str(second)]) == 1
     out = capsys.readouterr().out
     assert INTERLEAVED not in out and "offs_s" in out
 

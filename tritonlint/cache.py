@@ -27,7 +27,7 @@ from tritonlint.report import FileReport
 from tritonlint.rule import CHECKOUT_RULES
 
 CACHE_DIR_NAME = ".tritonlint_cache"
-ENTRY_FORMAT = 1
+ENTRY_FORMAT = 2  # 2: an entry may list the helper modules it read, checked on load
 _PACKAGE = Path(__file__).resolve().parent
 # Parts of the package that never change what a check finds: output, the verifier, the CLI.
 _NOT_ANALYSIS = {"verify", "output", "cli.py", "cache.py", "__main__.py"}
@@ -84,6 +84,13 @@ def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def _file_hash(path: Path) -> str | None:
+    try:
+        return content_hash(path.read_bytes())
+    except OSError:
+        return None
+
+
 class Cache:
     """Look-ups and atomic stores under `root/<version>/<settings key>/`. Picklable (workers store)."""
 
@@ -98,24 +105,43 @@ class Cache:
     def _entry(self, digest: str) -> Path:
         return self.folder / f"{digest}.json"
 
-    def load(self, digest: str, path: str) -> FileReport | None:
-        """The cached report for content `digest`, shown as `path`; None on a miss or a bad entry."""
+    def load(self, digest: str, path: str, base: Path | None = None) -> FileReport | None:
+        """The cached report for content `digest`, shown as `path`; None on a miss or a bad entry.
+        `base` is the file's folder: an entry that read helper modules is used only while each of
+        them, found from there, still holds the bytes it was read with."""
         try:
             raw = self._entry(digest).read_bytes()
         except OSError:
             return None
         try:
-            return _decode(json.loads(raw), path)
+            entry = json.loads(raw)
+            for relative, digest_then in entry.get("depends", ()):
+                if base is None or _file_hash(base / relative) != digest_then:
+                    return None  # a helper module changed (or this copy of the file imports another)
+            return _decode(entry, path)
         except (ValueError, KeyError, TypeError, IndexError, AttributeError):
             return None  # corrupt or from another format: recomputed and overwritten
 
-    def store(self, digest: str, report: FileReport) -> None:
-        """Save `report` (never one with crashes); failures to write are silent, the run goes on."""
-        if report.crashes or report.fixed_text is not None or report.depends:
-            return  # a report that read other files is stale when they change
+    def store(self, digest: str, report: FileReport, base: Path | None = None) -> None:
+        """Save `report` (never one with crashes); failures to write are silent, the run goes on.
+        A report that read helper modules (`report.depends`) is stored with their hashes, by their
+        place relative to the file's folder `base`, so that identical files elsewhere, importing
+        their own helpers, check theirs."""
+        if report.crashes or report.fixed_text is not None:
+            return
         entry = _encode(report)
         if entry is None:
             return
+        if report.depends:
+            if base is None:
+                return
+            depends = []
+            for dependency in report.depends:
+                digest_now = _file_hash(Path(dependency))
+                if digest_now is None:
+                    return
+                depends.append([os.path.relpath(Path(dependency).resolve(), base), digest_now])
+            entry["depends"] = depends
         try:
             self._prepare()
             fd, temporary = tempfile.mkstemp(prefix=f".{digest[:16]}.", suffix=".tmp", dir=self.folder)

@@ -175,7 +175,7 @@ def first_look(file: SourceFile, *, unused: bool = False) -> tuple[bytes | None,
 def cached_report(file: SourceFile, data: bytes, cache: Cache, config: Config, *,
                   unused: bool = False) -> FileReport | None:
     """The cached report for these bytes, ready to print; None on a miss."""
-    report = cache.load(cache_digest(file, data), file.display)
+    report = cache.load(cache_digest(file, data), file.display, file.path.parent.resolve())
     if report is None:
         return None
     if report.diagnostics or unused:  # JSON/SARIF place fix edits with the text; TL100 reads it
@@ -197,7 +197,7 @@ def analyse(item: tuple[SourceFile, bytes], config: Config, cache: Cache | None 
         assert text is not None
         report = check_source(file.display, text, config, strict=strict, neighbours=neighbours_of(file))
     if cache is not None:
-        cache.store(cache_digest(file, data), report)
+        cache.store(cache_digest(file, data), report, file.path.parent.resolve())
     return with_unused(report, config) if unused else report
 
 
