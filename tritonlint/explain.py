@@ -109,7 +109,7 @@ def _masked_lanes(model: KernelModel, access: Access, indent: str) -> list[str]:
     folds the axis they lie on."""
     reader = MaskedLanes(model)
     tracks = reader.tracks(access)
-    skipped = [why for track, why in reader.untracked_reasons(access) if track is None]
+    skipped = [why for track, why in reader.cut_axes(access) if track is None]
     if not tracks and not skipped:
         return []
     lines = [f"{indent}masked-off lanes (TL105):"] + [f"{indent}  {why}" for why in skipped]

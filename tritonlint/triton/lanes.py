@@ -33,7 +33,7 @@ from tritonlint.triton.layouts import module_numbers
 from tritonlint.triton.names import code_of
 from tritonlint.triton.paths import Path
 from tritonlint.triton.sufficiency import MaskSufficiency
-from tritonlint.triton.syntax import keyword, range_args
+from tritonlint.triton.syntax import keyword, ordered, range_args
 from tritonlint.triton.tree import expressions_in
 
 if TYPE_CHECKING:
@@ -109,25 +109,26 @@ class MaskedLanes:
         self.others = others or {}  # an `other=` text to assume instead of the written one (the fix's check)
         self._memo: dict[tuple[int, int, Path, int, Track, bool], Lanes | str | None] = {}
         self._active: set[tuple[int, Track, bool]] = set()
-        self._tracks: dict[Access, list[Track]] = {}
+        self._cut_axes: dict[Access, list[tuple[Track | None, str]]] = {}
         self._sufficiency = MaskSufficiency(kernel)  # its broadcast reading places a track on its axis
         self._loads: dict[int, Access] | None = None  # loads by their call and their callee
-        self._cut_by: dict[Track, frozenset[tuple[frozenset[str], str]]] = {}
+        self._cut_by: dict[Track, list[tuple[frozenset[str], str, bool]]] = {}
+        self._lanes_off: dict[Track, frozenset[tuple[frozenset[str], str]]] = {}
 
     # ------------------------------------------------------------------ verdicts
 
     def tracks(self, access: Access) -> list[Track]:
         """The axes a load's mask cuts that the pointer walks, each with its place in the tile."""
-        if access not in self._tracks:
-            self._tracks[access] = self._find_tracks(access)
-        return self._tracks[access]
+        return [track for track, _ in self.cut_axes(access) if track is not None]
 
-    def _find_tracks(self, access: Access) -> list[Track]:
-        return [track for track, _ in self.untracked_reasons(access) if track is not None]
-
-    def untracked_reasons(self, access: Access) -> list[tuple[Track | None, str]]:
+    def cut_axes(self, access: Access) -> list[tuple[Track | None, str]]:
         """Each axis the load's mask cuts, as a track, or (None, why no lane is switched off along it
-        or why it is not followed), for `--explain`."""
+        or why it is not followed), for `--explain`. Read once per load."""
+        if access not in self._cut_axes:
+            self._cut_axes[access] = self._read_cut_axes(access)
+        return self._cut_axes[access]
+
+    def _read_cut_axes(self, access: Access) -> list[tuple[Track | None, str]]:
         if access.kind != "load" or access.mask is None or access.boundary_check is not None:
             return []
         if self._chosen_padding(access):
@@ -201,19 +202,7 @@ class MaskedLanes:
     def _tile_bounds(self, track: Track) -> set[str]:
         """The bounds the load's mask compares the tracked tile with, where that tile is the
         `tl.arange(0, BLOCK)` itself (at no offset): `offs < N` gives {"N"}."""
-        access = track.access
-        found = set()
-        for comparison in self.flow.mask_comparisons(access):
-            operator = type(comparison.comparisons[0].operator)
-            sides = (comparison.left, comparison.comparisons[0].comparator)
-            if operator is cst.GreaterThan:
-                sides = sides[::-1]
-            elif operator is not cst.LessThan:
-                continue
-            offsets = self.ev.dims(sides[0], access.order, access.path, access.loops)
-            if offsets == {track.dim} and not self.ev.dims(sides[1], access.order, access.path, access.loops):
-                found.add(code_of(sides[1]))
-        return found
+        return {bound for keys, bound, plain in self._comparisons(track) if plain and keys == {track.dim}}
 
     def _spans_its_bound(self, track: Track) -> bool:
         """Every launch in view passes the tile's block and the bound its mask compares it with the
@@ -276,8 +265,10 @@ class MaskedLanes:
         partner = next(((node, right) for words, node, right in operands if words and words != operand), None)
         if partner is None or partner[1] is None:
             return False
-        padding = self._padding(partner[0], reduction.order, reduction.path, reduction.loops, track, partner[1])
-        return padding is not None and all(value == 0 for value in padding)
+        # The reading already takes loads masked on the same lanes as padded there (`_masked_alike`).
+        lanes = self.follow(partner[0], reduction.order, reduction.path, reduction.loops, track)
+        return isinstance(lanes, Lanes) and lanes.exact and not any(lanes.legit) and lanes.right == partner[1] \
+            and all(value == 0 for value in lanes.samples)
 
     def _problem(self, reduction: Reduction, operand: str, node: cst.BaseExpression, lanes: Lanes,
                  identity: float, track: Track) -> str:
@@ -382,39 +373,52 @@ class MaskedLanes:
             return _UNKNOWN if any(again(part) is not None for part in expressions_in(node)) else None
         return None
 
-    def _masked_alike(self, call: cst.Call, track: Track) -> Track | None:
-        """A load masked on the tracked lanes (the same dimension): its own padding is what those
-        lanes hold in it. Found by its callee too: `acc += tl.load(...)` is read through a copy."""
+    def _access_of(self, call: cst.Call) -> Access | None:
+        """The load `call` is, found by its callee too: `acc += tl.load(...)` is read through a copy."""
         if self._loads is None:
             self._loads = {}
             for access in self.kernel.accesses:
                 if access.kind == "load":
                     self._loads[id(access.call)] = self._loads[id(access.call.func)] = access
-        found = self._loads.get(id(call)) or self._loads.get(id(call.func))
-        if found is None:
+        return self._loads.get(id(call)) or self._loads.get(id(call.func))
+
+    def _masked_alike(self, call: cst.Call, track: Track) -> Track | None:
+        """A load masked on the tracked lanes (the same dimension): its own padding is what those
+        lanes hold in it."""
+        access = self._access_of(call)
+        if access is None:
             return None
-        access = found
         if access is track.access:
             return track
         lanes = self._switched_off(track)
         return next((other for other in self.tracks(access)
                      if self.ev.same_tile(other.dim, track.dim) and lanes & self._switched_off(other)), None)
 
-    def _switched_off(self, track: Track) -> frozenset[tuple[frozenset[str], str]]:
-        """Which lanes the mask switches off, as the comparisons that cut the track's dimension: (what
-        the compared offsets are built from, the bound). `offs < n` and `start + offs < n` in a loop
-        switch off different lanes; two loads masked by `offs_m < num_tokens` the same ones."""
+    def _comparisons(self, track: Track) -> list[tuple[frozenset[str], str, bool]]:
+        """The comparisons of the load's mask that cut the track's dimension, read once per track:
+        (what the compared offsets are built from, the bound's text, whether the offsets are the
+        smaller side and the bound holds no offsets: `offs < n`)."""
         if track not in self._cut_by:
             access = track.access
-            found = set()
+            found = []
             for comparison in self.flow.mask_comparisons(access):
-                sides = (comparison.left, comparison.comparisons[0].comparator)
-                for side, bound in (sides, sides[::-1]):
-                    keys = self.ev.dims(side, access.order, access.path, access.loops)
-                    if any(self.ev.same_tile(key, track.dim) for key in keys):
-                        found.add((self._lane_keys(keys), code_of(bound)))
-            self._cut_by[track] = frozenset(found)
+                sides = ordered(comparison)
+                if sides is None:
+                    continue  # `==`, `!=`: select lanes, bound none
+                keys = [self.ev.dims(side, access.order, access.path, access.loops) for side in sides]
+                for offsets, bound, below in ((0, 1, True), (1, 0, False)):
+                    if any(self.ev.same_tile(key, track.dim) for key in keys[offsets]):
+                        found.append((keys[offsets], code_of(sides[bound]), below and not keys[bound]))
+            self._cut_by[track] = found
         return self._cut_by[track]
+
+    def _switched_off(self, track: Track) -> frozenset[tuple[frozenset[str], str]]:
+        """Which lanes the mask switches off, as the comparisons that cut the track's dimension: (the
+        lanes the compared offsets stand for, the bound). `offs < n` and `start + offs < n` in a loop
+        switch off different lanes; two loads masked by `offs_m < num_tokens` the same ones."""
+        if track not in self._lanes_off:
+            self._lanes_off[track] = frozenset((self._lane_keys(keys), bound) for keys, bound, _ in self._comparisons(track))
+        return self._lanes_off[track]
 
     def _lane_keys(self, keys: frozenset[str]) -> frozenset[str]:
         """What compared offsets are built from, as lane positions: a tile (`cols = start + offs`) by
@@ -534,24 +538,6 @@ class MaskedLanes:
             return _ALL_LEGIT, (0.0,) * _WIDTH, True
         return _NO_LEGIT, _DATA, False
 
-    def _padding(self, node: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...], track: Track,
-                 right: int) -> tuple[float, ...] | None:
-        """A dot's other operand masked on the same lanes (`p @ v` where `v`'s padded rows are loaded
-        with `other=0`): its exact value there (on the axis `right`), when it has one. (The reading
-        itself takes such loads as padded where the tracked one is: `_masked_alike`; this asks it of
-        an operand the tracked lanes do not reach.)"""
-        for access in self.kernel.accesses:
-            if access is track.access:
-                continue
-            for other in self.tracks(access):
-                if not (self.ev.same_tile(other.dim, track.dim) and
-                        self._switched_off(track) & self._switched_off(other)):
-                    continue
-                lanes = self.follow(node, order, path, loops, other)
-                if isinstance(lanes, Lanes) and lanes.exact and not any(lanes.legit) and lanes.right == right:
-                    return lanes.samples
-        return None
-
     def _along(self, node: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...], track: Track,
                depth: int) -> bool:
         """A value that varies along the tracked axis: built from a load or an `arange` over it, not
@@ -620,8 +606,7 @@ class MaskedLanes:
         if member in ("zeros", "full", "program_id", "num_programs", "cdiv"):
             return frozenset()
         if member == "load" and args:
-            # By its callee too: in `acc -= tl.load(...)` the binder reads a copy of the call.
-            access = next((a for a in self.kernel.accesses if a.call is node or a.call.func is node.func), None)
+            access = self._access_of(node)
             if access is None:
                 return None
             found = set()
