@@ -33,7 +33,7 @@ from tritonlint.triton.layouts import module_numbers
 from tritonlint.triton.names import code_of
 from tritonlint.triton.paths import Path
 from tritonlint.triton.sufficiency import MaskSufficiency
-from tritonlint.triton.syntax import keyword, ordered, range_args
+from tritonlint.triton.syntax import keyword, loop_range, ordered
 from tritonlint.triton.tree import expressions_in
 
 if TYPE_CHECKING:
@@ -193,8 +193,7 @@ class MaskedLanes:
         size = self.ev.dim_size.get(track.dim)
         bounds = self._tile_bounds(track)
         for loop in outer:
-            iterable = loop.node.iter if type(loop.node) is cst.For else None
-            args = range_args(iterable) if type(iterable) is cst.Call else []
+            args = loop_range(loop.node)
             if size is not None and len(args) >= 2 and code_of(args[0]) == size and code_of(args[1]) in bounds:
                 return True
         return False
@@ -429,8 +428,7 @@ class MaskedLanes:
         for key in expanded:
             if key.startswith(LOOP_PREFIX):
                 loop = next((loop for loop in self.kernel.ir.loops if loop.key == key), None)
-                iterable = loop.node.iter if loop is not None and type(loop.node) is cst.For else None
-                args = range_args(iterable) if type(iterable) is cst.Call else []
+                args = loop_range(loop.node) if loop is not None else []
                 if args and (len(args) == 1 or code_of(args[0]) == "0"):
                     continue
             found.add(key)

@@ -16,7 +16,7 @@ import libcst as cst
 
 from tritonlint.triton.ir import Access, Fact, Walk
 from tritonlint.triton.names import code_of
-from tritonlint.triton.syntax import range_args
+from tritonlint.triton.syntax import loop_range
 
 if TYPE_CHECKING:
     from tritonlint.triton.model import KernelModel
@@ -24,10 +24,8 @@ if TYPE_CHECKING:
 
 def fact(kernel: KernelModel, access: Access, walk: Walk) -> Fact | None:
     loop = walk.loop
-    if loop is None or type(loop.node) is not cst.For or type(loop.node.iter) is not cst.Call:
-        return None
-    args = range_args(loop.node.iter)
-    if len(args) != 3 or code_of(args[0]) != "0":
+    args = loop_range(loop.node) if loop is not None else []
+    if loop is None or len(args) != 3 or code_of(args[0]) != "0":
         return None
     stop, step = args[1], code_of(args[2])
     if type(stop) is not cst.BinaryOperation or type(stop.operator) is not cst.Multiply:
