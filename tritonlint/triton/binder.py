@@ -351,8 +351,7 @@ class _Binder:
         pointer = args.get("pointer")
         if pointer is None:
             return
-        mask = args.get("mask")
-        if isinstance(mask, cst.Name) and mask.value == "None":
-            mask = None
+        mask, other = (None if isinstance(value, cst.Name) and value.value == "None" else value
+                       for value in (args.get("mask"), args.get("other")))
         self.accesses.append(Access(kind, call, pointer, mask, args.get("boundary_check"), self._next(),
-                                    block.path, block.loops))
+                                    block.path, block.loops, other))

@@ -61,6 +61,7 @@ class Access:
     order: int
     path: Path
     loops: tuple[Loop, ...]
+    other: cst.BaseExpression | None = field(default=None, repr=False)  # a load's `other=` (None: absent or `None`)
 
 
 @dataclass(eq=False)

@@ -164,7 +164,7 @@ class MaskedLanes:
         """`other=1.0` (a cosine's), `other=-1` (an id's "none"): a value the author picked for those
         lanes, which are often real data under a mask of meaning rather than of bounds. Only 0 and
         the infinities are padding meant to vanish, and only they are followed."""
-        other = _argument(access.call, "other", 2)
+        other = access.other
         value = self._constant(other, access.order, access.path, access.loops) if other is not None else None
         return value is not None and value != 0 and not math.isinf(value) and not math.isnan(value)
 
@@ -282,7 +282,7 @@ class MaskedLanes:
                 # A data-derived value, or one added to another tile's lanes (`x + bias` with the
                 # bias's padded lanes 0 and x's -inf), need not win the comparison: not judged.
                 return ""
-            stated = _argument(track.access.call, "other", 2)
+            stated = track.access.other
             if stated is not None and not lanes.steps and all(math.isfinite(value) for value in lanes.samples):
                 # `other=0.0` written beside a max of that very load: the author's statement about
                 # the data's range (a max of nonnegative partials); not judged.
@@ -464,7 +464,7 @@ class MaskedLanes:
             # interpreter uses zeros). 0 is what a sum or a dot of them adds.
             return Lanes((0.0,) * _WIDTH, True, track.right, track.ndim)
         value = self._constant(cst.parse_expression(text) if track.access in self.others else
-                               _argument(track.access.call, "other", 2), track.access.order, track.access.path,
+                               track.access.other, track.access.order, track.access.path,
                                track.access.loops)
         if value is None:
             return Lanes(_DATA, False, track.right, track.ndim)
@@ -473,7 +473,7 @@ class MaskedLanes:
     def _other_text(self, access: Access) -> str | None:
         if access in self.others:
             return self.others[access]
-        other = _argument(access.call, "other", 2)
+        other = access.other
         return None if other is None else code_of(other)
 
     def _binary(self, node: cst.BinaryOperation, left: cst.BaseExpression, right: cst.BaseExpression, order: int,
@@ -951,11 +951,6 @@ def _integer(node: cst.BaseExpression | None) -> bool:
     if type(node) is cst.UnaryOperation:
         node = node.expression
     return type(node) is cst.Integer
-
-
-def _argument(call: cst.Call, name: str, position: int) -> cst.BaseExpression | None:
-    value = keyword(call, name, position)
-    return None if value is None or (type(value) is cst.Name and value.value == "None") else value
 
 
 def _call_name(node: cst.CSTNode, kernel: KernelModel) -> str:
