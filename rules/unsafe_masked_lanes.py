@@ -108,4 +108,4 @@ class UnsafeMaskedLanes(Rule):
         return lanes_fix(kernel, hazard)
 
     def message(self, kernel: KernelModel, hazard: TailHazard) -> str:
-        return MaskedLanes(kernel).summary(hazard)
+        return hazard.message

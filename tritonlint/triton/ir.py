@@ -129,6 +129,7 @@ class TailHazard:
     guard: str = ""  # the host line that keeps every launch from reaching the partial tile (TL111/TL112)
     when: Path = frozenset()  # the walk enters the pointer only where these hold (one side of an `if`)
     predicate: str = ""  # the weak predicate (TL103) that lets the access run unmasked: fixed there, not here
+    message: str = ""  # the finding's message, where the rule words it when it finds it (TL105)
 
 
 @dataclass(frozen=True)

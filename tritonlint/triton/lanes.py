@@ -237,17 +237,17 @@ class MaskedLanes:
                     yield LaneVerdict(track, reduction, operand, lanes, identity, problem)
 
     def hazard(self, access: Access) -> TailHazard | None:
+        """The load's first wrong verdict as a finding, worded from that verdict (no second reading)."""
         verdict = next((v for v in self.verdicts(access) if v.problem), None)
         if verdict is None:
             return None
         label = f"`{self.kernel.label(verdict.track.dim)}`"
         return TailHazard(access, Walk(verdict.track.dim, None),
                           f"wherever the mask switches lanes off along {label} (a partial tile, padded lanes)",
-                          self.describe(verdict))
+                          self.describe(verdict), message=self._summary(verdict))
 
-    def summary(self, hazard: TailHazard) -> str:
+    def _summary(self, verdict: LaneVerdict) -> str:
         """The finding's message: which reduction the lanes reach, and what they hold there."""
-        verdict = next(v for v in self.verdicts(hazard.access) if v.problem and v.track.dim == hazard.walk.dim)
         reduction = f"`tl.{verdict.reduction.kind}` at line {self.kernel.line_of(verdict.reduction.call)}"
         what = f"{verdict.operand} of " if verdict.operand else ""
         need = {0.0: "0", -math.inf: "-inf", math.inf: "+inf"}[verdict.identity]
