@@ -675,7 +675,7 @@ class MaskedLanes:
                 return _UNKNOWN
             return self._combine(sides, args, name, order, path, loops, track, call, valid)
         if name in _IDENTITY:
-            return self._through_reduction(call, name, member is not None, track, again)
+            return self._through_reduction(call, name, order, path, loops, track, valid, again)
         if member in ("load", "store", "zeros", "full", "arange", "program_id", "num_programs", "cdiv",
                       "zeros_like", "full_like", "static_range", "range"):
             return None
@@ -723,7 +723,8 @@ class MaskedLanes:
                        for d in self.flow.reaching(node.value, order, path, loops) if d.order < order)
         return any(self._reads_data(child, order, path, loops, depth + 1) for child in expressions_in(node))
 
-    def _through_reduction(self, call: cst.Call, name: str, member: bool, track: Track,
+    def _through_reduction(self, call: cst.Call, name: str, order: int, path: Path, loops: tuple[Loop, ...],
+                           track: Track, valid: bool,
                            again: Callable[[cst.BaseExpression], Lanes | str | None]) -> Lanes | str | None:
         reduction = next((r for r in self.kernel.ir.reductions if r.call is call), None)
         if reduction is None:
@@ -747,7 +748,11 @@ class MaskedLanes:
         if accumulator is not None:
             carried = again(accumulator)
             if carried is not None and folded is not None:
-                return _added(folded, carried)  # `tl.dot(a, b, acc)` is `acc + a @ b`
+                if _UNKNOWN in (folded, carried) or not isinstance(folded, Lanes):
+                    return _UNKNOWN
+                # `tl.dot(a, b, acc)` is `acc + a @ b`; an accumulator carried around the loop is legitimate
+                return self._combine([folded, carried], [call, accumulator], "add", order, path, loops, track,
+                                     None, valid)
             if carried is not None:
                 return carried
         return folded
@@ -896,19 +901,6 @@ def _join(found: list[Lanes | str | None]) -> Lanes | str | None:
                      tuple(step for each in lanes for step in each.steps),
                      tuple(each.legit[i] for i, each in enumerate(pick)), mine)
     return _UNKNOWN
-
-
-def _added(first: Lanes | str, second: Lanes | str) -> Lanes | str:
-    """The sum of two values lane by lane: a dot's result and the accumulator it adds to."""
-    if second == _CARRIED and isinstance(first, Lanes):
-        return replace(first, legit=tuple(value + 1.0 for value in first.legit))  # plus the running sum
-    if not (isinstance(first, Lanes) and isinstance(second, Lanes)) or first.right != second.right:
-        return _UNKNOWN
-    combined = _lanewise("add", (first.legit, first.samples), (second.legit, second.samples))
-    if combined is None:
-        return _UNKNOWN
-    return Lanes(combined[1], first.exact and second.exact, first.right, first.ndim, first.steps + second.steps,
-                 combined[0], first.mine or second.mine)
 
 
 def _tracked(found: Lanes | str | None) -> bool:
