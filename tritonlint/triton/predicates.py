@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tritonlint.triton.ir import PROGRAM
-from tritonlint.triton.launches import Launch
+from tritonlint.triton.launches import Launch, _multiple_tests, _squashed
+from tritonlint.triton.launches import _factors as _product_factors
 from tritonlint.triton.names import code_of
 from tritonlint.triton.syntax import ordered, string_keys
 
@@ -261,25 +262,15 @@ def _mod_tests(predicate: ast.expr) -> list[tuple[ast.expr, ast.expr]] | None:
     """(E, D) of each `E % D == 0` conjunct; None when a conjunct is something else (not judged)."""
     conjuncts = predicate.values if isinstance(predicate, ast.BoolOp) and isinstance(predicate.op, ast.And) \
         else [predicate]
-    found = []
-    for conjunct in conjuncts:
-        if isinstance(conjunct, ast.Compare) and len(conjunct.ops) == 1 and isinstance(conjunct.ops[0], ast.Eq) \
-                and isinstance(conjunct.left, ast.BinOp) and isinstance(conjunct.left.op, ast.Mod) \
-                and ast.unparse(conjunct.comparators[0]) == "0":
-            found.append((conjunct.left.left, conjunct.left.right))
-        elif isinstance(conjunct, ast.UnaryOp) and isinstance(conjunct.op, ast.Not) \
-                and isinstance(conjunct.operand, ast.BinOp) and isinstance(conjunct.operand.op, ast.Mod):
-            found.append((conjunct.operand.left, conjunct.operand.right))
-        else:
-            return None
-    return found
+    tests = list(_multiple_tests(predicate))  # at most one per conjunct
+    if len(tests) != len(conjuncts) or not all(zero for _, zero in tests):
+        return None
+    return [(mod.left, mod.right) for mod, _ in tests if isinstance(mod, ast.BinOp)]
 
 
 def _factors(node: ast.expr) -> list[str]:
     """`2`, `BLOCK_K` and `SPLIT_K` of `2 * BLOCK_K * SPLIT_K` (squashed texts)."""
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
-        return _factors(node.left) + _factors(node.right)
-    return [_squashed(ast.unparse(node))]
+    return [_squashed(ast.unparse(factor)) for factor in _product_factors(node)]
 
 
 def _atoms(text: str) -> list[str]:
@@ -325,8 +316,3 @@ def _product(factors: list[str]) -> int:
 
 def _grouped(text: str) -> str:
     return f"({text})" if "*" in text or "+" in text or "-" in text else text
-
-
-def _squashed(text: str) -> str:
-    return re.sub(r"\s+", "", text)
-
