@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tritonlint.triton.ir import PROGRAM
-from tritonlint.triton.launches import Launch, _multiple_tests, _squashed
+from tritonlint.triton.launches import Launch, _classify, _multiple_tests, _squashed
 from tritonlint.triton.launches import _factors as _product_factors
 from tritonlint.triton.names import code_of
-from tritonlint.triton.syntax import ordered, string_keys
+from tritonlint.triton.syntax import ordered, range_args, string_keys
 
 if TYPE_CHECKING:
     from tritonlint.triton.model import KernelModel
@@ -127,7 +127,7 @@ def _loop_division(model: KernelModel, node: cst.For | cst.While) -> tuple[str, 
     count assigned once before the loop (`k_tiles = tl.cdiv(K, BLOCK_K)`) is read through its name."""
     if not isinstance(node, cst.For) or not isinstance(node.iter, cst.Call):
         return None
-    args = [arg.value for arg in node.iter.args if arg.keyword is None and not arg.star]
+    args = range_args(node.iter)
     name = code_of(node.iter.func)
     if not (name == "range" or name.endswith((".range", ".static_range"))) or not args or len(args) > 3:
         return None
@@ -139,17 +139,10 @@ def _loop_division(model: KernelModel, node: cst.For | cst.While) -> tuple[str, 
         if len(defs) == 1 and defs[0].kind == "assign" and defs[0].value is not None:
             last = defs[0].value
     try:
-        count = ast.parse(code_of(last), mode="eval").body
+        count = _classify(ast.parse(code_of(last), mode="eval").body, "")  # a grid axis's reading of a count
     except SyntaxError:
         return None
-    if isinstance(count, ast.Call) and len(count.args) == 2 and (ast.unparse(count.func).endswith("cdiv")):
-        return _squashed(ast.unparse(count.args[0])), _squashed(ast.unparse(count.args[1]))
-    if isinstance(count, ast.BinOp) and isinstance(count.op, ast.FloorDiv) and isinstance(count.left, ast.BinOp) \
-            and isinstance(count.left.op, ast.Sub) and ast.unparse(count.left.right) == "1" \
-            and isinstance(count.left.left, ast.BinOp) and isinstance(count.left.left.op, ast.Add) \
-            and _squashed(ast.unparse(count.left.left.right)) == _squashed(ast.unparse(count.right)):
-        return _squashed(ast.unparse(count.left.left.left)), _squashed(ast.unparse(count.right))
-    return None
+    return (count.extent, count.size) if count.kind == "partial" else None
 
 
 def _program_division(model: KernelModel, dim: str) -> tuple[str, str] | None:
