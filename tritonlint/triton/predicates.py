@@ -48,7 +48,6 @@ class WeakPredicate:
     flag: str  # the kernel's flag parameter (`EVEN_K`)
     text: str  # the predicate as written (`K % 2 == 0`)
     where: str  # "ops.py:41" (a launch argument) or "line 12" (a heuristics lambda of this file)
-    needs: str  # what full tiles need, in the kernel's names: `K % BLOCK_K == 0`
     tile: str  # the kernel's tile: `BLOCK_K`, `BLOCK_K * SPLIT_K`
     walked: str  # the extent it walks in those tiles: `K`
     keys: frozenset[str]  # the walks it lets through unmasked (loop keys and offset dimensions)
@@ -57,6 +56,11 @@ class WeakPredicate:
     # The predicate's place in the launching file: 1-based lines, 0-based UTF-8 byte columns (ast's).
     span: tuple[int, int, int, int] | None = None
     replacement: str = ""  # the predicate that keeps the promise, in the setter's own names; "" if unclear
+
+    @property
+    def needs(self) -> str:
+        """What full tiles need, in the kernel's names: `K % BLOCK_K == 0`."""
+        return f"{self.walked} % {_grouped(self.tile)} == 0"
 
 
 def weak_predicates(model: KernelModel) -> list[WeakPredicate]:
@@ -84,7 +88,6 @@ def weak_predicates(model: KernelModel) -> list[WeakPredicate]:
             if weak is not None:
                 requirement, replacement = weak
                 found.append(WeakPredicate(flag.atom, _written(node), f"line {model.line_of(node)}",
-                                           f"{requirement.extent} % {_grouped(requirement.tile)} == 0",
                                            requirement.tile, requirement.extent, requirement.keys, node=node,
                                            replacement=_in_lambda(node, replacement)))
         for launch in launched:
@@ -93,10 +96,8 @@ def weak_predicates(model: KernelModel) -> list[WeakPredicate]:
             if weak is not None:
                 requirement, replacement = weak
                 file = launch.where.rsplit(":", 1)[0]
-                found.append(WeakPredicate(flag.atom, text, f"{file}:{span[0]}",
-                                           f"{requirement.extent} % {_grouped(requirement.tile)} == 0",
-                                           requirement.tile, requirement.extent, requirement.keys, launch=launch,
-                                           span=span,
+                found.append(WeakPredicate(flag.atom, text, f"{file}:{span[0]}", requirement.tile,
+                                           requirement.extent, requirement.keys, launch=launch, span=span,
                                            replacement=replacement))
     return found
 
