@@ -200,14 +200,13 @@ class _Finder:
     def launch(self, kernel: str, call: ast.Call, grid: ast.expr, ifs: tuple[tuple[ast.expr, bool], ...],
                scope: _Scope) -> Launch:
         params = self.params.get(kernel, [])
-        args: dict[str, str] = {}
-        for param, arg in zip(params, call.args):
-            if isinstance(arg, ast.Starred):
+        bound: dict[str, ast.expr] = {}  # kernel parameter -> its argument (none after a `*args`)
+        for param, value in zip(params, call.args):
+            if isinstance(value, ast.Starred):
                 break
-            args[param] = _squashed(_text(arg))
-        for keyword in call.keywords:
-            if keyword.arg is not None:
-                args[keyword.arg] = _squashed(_text(keyword.value))
+            bound[param] = value
+        bound |= {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg is not None}
+        args = {param: _squashed(_text(value)) for param, value in bound.items()}
         line = call.lineno
         axes = []
         for element, meta in _grid_elements(grid, scope, line):
@@ -224,19 +223,8 @@ class _Finder:
                     axis = Axis(axis.kind, axis.text, axis.extent, axis.size, axis.meta_key, axis.count,
                                 f"`{guard[0]}` at {self.display}:{guard[1]}")
             axes.append(axis)
-        allocations = {}
-        for param, value in zip(params, call.args):
-            if isinstance(value, ast.Name):
-                allocations[param] = _values(scope, value.id, line)
-        for keyword in call.keywords:
-            if keyword.arg is not None and isinstance(keyword.value, ast.Name):
-                allocations[keyword.arg] = _values(scope, keyword.value.id, line)
-        bound: dict[str, ast.expr] = {}
-        for param, value in zip(params, call.args):
-            if isinstance(value, ast.Starred):
-                break
-            bound[param] = value
-        bound |= {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg is not None}
+        allocations = {param: _values(scope, value.id, line) for param, value in bound.items()
+                       if isinstance(value, ast.Name)}
         predicates = {}
         for param, value in bound.items():
             if isinstance(value, ast.Name):
