@@ -16,7 +16,7 @@ import bisect
 import functools
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from tritonlint.triton.outline import ast_dotted, line_starts
 
@@ -126,19 +126,19 @@ def find_launches(tree: ast.Module, names: Mapping[str, str], params: Mapping[st
     that module's names to kernels: `kernels.k[grid]`. `display` names the file in notes. `text`,
     the source of `tree`, lets the search skip the statements on lines that name no kernel.
     """
-    finder = _Finder(names, params, display, modules, members or {})
+    finder = _Finder(names, params, display, modules, members or {}, local)
     if text is not None:
         finder.lines = _naming_lines(text, [*names, *modules])
     finder.functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
     finder.body(tree.body, (), _Scope(tree.body))
-    return [replace(launch, local=True) for launch in finder.found] if local else finder.found
+    return finder.found
 
 
 class _Finder:
     def __init__(self, names: Mapping[str, str], params: Mapping[str, list[str]], display: str,
-                 modules: frozenset[str], members: Mapping[str, str]) -> None:
+                 modules: frozenset[str], members: Mapping[str, str], local: bool) -> None:
         self.names, self.params, self.display, self.modules = names, params, display, modules
-        self.members = members
+        self.members, self.local = members, local
         self.found: list[Launch] = []
         self.functions: dict[str, ast.FunctionDef] = {}  # the module's own host functions, by name
         self.lines: list[int] | None = None  # the lines that may name a kernel, sorted; None: any line
@@ -234,8 +234,8 @@ class _Finder:
                 place = (value.lineno, value.col_offset, value.end_lineno or value.lineno,
                          value.end_col_offset or value.col_offset)
                 predicates[param] = (_text(value), place)
-        return Launch(kernel, f"{self.display}:{line}", tuple(axes), args, allocations, predicates,
-                      multiples=_multiples(args, ifs, scope, line))
+        return Launch(kernel, f"{self.display}:{line}", tuple(axes), args, allocations, predicates, self.local,
+                      _multiples(args, ifs, scope, line))
 
 
 class _Scope:
