@@ -228,8 +228,7 @@ class _Finder:
         predicates = {}
         for param, value in bound.items():
             if isinstance(value, ast.Name):
-                value = next((node.value for node in reversed(scope.tests.get(value.id, [])) if node.lineno < line),
-                             value)
+                value = _assignments(scope, value.id, line) or value
             if _is_test(value):
                 place = (value.lineno, value.col_offset, value.end_lineno or value.lineno,
                          value.end_col_offset or value.col_offset)
@@ -247,7 +246,6 @@ class _Scope:
 
     @functools.cached_property
     def _walked(self) -> tuple[dict[str, list[ast.Assign | ast.FunctionDef]], list[ast.Assert | ast.If]]:
-        # In ast.walk's order, statement after statement: the order a walk of the body per question met them.
         bindings: dict[str, list[ast.Assign | ast.FunctionDef]] = {}
         checks: list[ast.Assert | ast.If] = []
         for statement in self.statements:
@@ -259,22 +257,18 @@ class _Scope:
                     bindings.setdefault(node.name, []).append(node)
                 elif isinstance(node, (ast.Assert, ast.If)):
                     checks.append(node)
+        for nodes in bindings.values():  # in line order: the last one before a line is its value there
+            nodes.sort(key=lambda node: node.lineno)
         return bindings, checks
 
     def bindings(self, name: str) -> list[ast.Assign | ast.FunctionDef]:
-        """The `name = ...` assignments and `def name` functions of the body, nested ones included."""
+        """The `name = ...` assignments and `def name` functions of the body, nested ones included, in line order."""
         return self._walked[0].get(name, [])
 
     @property
     def checks(self) -> list[ast.Assert | ast.If]:
         """The body's `assert`s and `if`s, nested ones included."""
         return self._walked[1]
-
-    @functools.cached_property
-    def tests(self) -> dict[str, list[ast.Assign]]:
-        """The assignments to each name (`even = K % B == 0`), in line order."""
-        return {name: sorted((node for node in nodes if isinstance(node, ast.Assign)), key=lambda node: node.lineno)
-                for name, nodes in self._walked[0].items()}
 
 
 def _multiples(args: Mapping[str, str], ifs: tuple[tuple[ast.expr, bool], ...], scope: _Scope,
