@@ -246,8 +246,7 @@ def _judge(text: str, requirements: list[Requirement], host: dict[str, str],
             names = [atom if atom.isdigit() else host.get(atom, "") for atom in _atoms(tile_text)] if host \
                 else _atoms(tile_text)
             if all(names):
-                shown = needed.tile if not host else _host_text(tile_text, host)
-                replacement = f"{ast.unparse(relevant[0][0])} % {_grouped(shown)} == 0"
+                replacement = f"{ast.unparse(relevant[0][0])} % {_grouped(_host_text(tile_text, host))} == 0"
         return needed, replacement
     return None
 
