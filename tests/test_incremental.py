@@ -125,3 +125,15 @@ def test_an_edit_to_a_launch_re_analyses_the_kernel(case: str, before: str, afte
     fresh = check_source(str(path), changed, Config()).diagnostics
     assert fresh, "the edit makes a finding"
     assert exactly(checker.check(changed).diagnostics) == exactly(fresh)
+
+
+def test_a_launch_with_its_grid_on_the_next_line_is_a_launch() -> None:
+    path = ROOT / "fixtures" / "unmasked-tail-load" / "launch_safe_grids.py"
+    launch = "exact_kernel[(n // BLOCK,)](x, out, n, BLOCK=BLOCK)"
+    text = path.read_text(encoding="utf-8").replace(launch, "(exact_kernel\n     [(n // BLOCK,)](x, out, n, BLOCK=BLOCK))")
+    checker = IncrementalChecker(str(path), Config())
+    assert exactly(checker.check(text).diagnostics) == exactly(check_source(str(path), text, Config()).diagnostics)
+    changed = text.replace("[(n // BLOCK,)]", "[(triton.cdiv(n, BLOCK),)]")
+    fresh = check_source(str(path), changed, Config()).diagnostics
+    assert fresh, "the edit makes a finding"
+    assert exactly(checker.check(changed).diagnostics) == exactly(fresh)

@@ -243,3 +243,11 @@ def test_a_host_test_keeps_one_argument_a_multiple_of_another(host: str, multipl
     tree = ast.parse("def run(x, n, BTL, BTS):\n" + host)
     [launch] = find_launches(tree, {"k": "k"}, {"k": ["x", "BTL", "BTS"]}, "ops.py")
     assert set(launch.multiples) == multiples
+
+
+def test_a_name_is_read_at_its_last_assignment_by_line_however_deep() -> None:
+    # The nested `g` comes later in a walk of the tree, but the `g` the launch reads is the one on line 5.
+    host = ("def run(x, n, flag):\n    if flag:\n        if n > 0:\n            g = (n // 64,)\n"
+            "        g = (triton.cdiv(n, 64),)\n        k[g](x, n)\n")
+    [launch] = find_launches(ast.parse(host), {"k": "k"}, {"k": ["x", "n"]}, "ops.py")
+    assert [axis.kind for axis in launch.grid] == ["partial"]

@@ -116,3 +116,15 @@ def test_select_and_ignore_name_tl103_on_the_command_line(capsys: pytest.Capture
     assert [f["code"] for f in json.loads(capsys.readouterr().out)] == ["TL103", "TL103"]
     main(["check", "--no-cache", "--output-format", "json", "--ignore", "TL103", case])
     assert [f["code"] for f in json.loads(capsys.readouterr().out)] == ["TL101", "TL101"]
+
+
+@pytest.mark.parametrize(("loop", "read"), [
+    ("range(0, (K + BLOCK_K - 1) // BLOCK_K)", True),
+    ("range((K + (BLOCK_K - 1)) // BLOCK_K)", True),  # the grid's other rounded-up spelling
+    ("tl.range(0, K, step=BLOCK_K)", True),  # the step as a keyword
+    ("range(0, torch.addcdiv(K, BLOCK_K))", False),  # a name ending in cdiv is not a division
+])
+def test_loop_count_is_read_as_a_grid_axis_is(loop: str, read: bool) -> None:
+    text = _launched("row_sum[(1,)](x, y, K, EVEN_K=K % 2 == 0, BLOCK_K=32)")
+    text = text.replace("range(0, tl.cdiv(K, BLOCK_K))", loop)
+    assert ((len(text.splitlines()), "TL103") in _report(text)) == read

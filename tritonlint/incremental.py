@@ -116,7 +116,7 @@ def _launched_here(text: str, kernels: list[KernelSource]) -> set[str]:
     if not names:
         return set()
     host = _blank(text, kernels)
-    return {match.group(0).rstrip("[ \t") for match in launch_pattern(names).finditer(host)}
+    return {match.group(0)[:-1].rstrip() for match in launch_pattern(names).finditer(host)}  # `name\s*[`
 
 
 def _file_noqa(noqa: Suppression | None) -> str:

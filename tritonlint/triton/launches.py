@@ -16,7 +16,7 @@ import bisect
 import functools
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from tritonlint.triton.outline import ast_dotted, line_starts
 
@@ -126,19 +126,19 @@ def find_launches(tree: ast.Module, names: Mapping[str, str], params: Mapping[st
     that module's names to kernels: `kernels.k[grid]`. `display` names the file in notes. `text`,
     the source of `tree`, lets the search skip the statements on lines that name no kernel.
     """
-    finder = _Finder(names, params, display, modules, members or {})
+    finder = _Finder(names, params, display, modules, members or {}, local)
     if text is not None:
         finder.lines = _naming_lines(text, [*names, *modules])
     finder.functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
     finder.body(tree.body, (), _Scope(tree.body))
-    return [replace(launch, local=True) for launch in finder.found] if local else finder.found
+    return finder.found
 
 
 class _Finder:
     def __init__(self, names: Mapping[str, str], params: Mapping[str, list[str]], display: str,
-                 modules: frozenset[str], members: Mapping[str, str]) -> None:
+                 modules: frozenset[str], members: Mapping[str, str], local: bool) -> None:
         self.names, self.params, self.display, self.modules = names, params, display, modules
-        self.members = members
+        self.members, self.local = members, local
         self.found: list[Launch] = []
         self.functions: dict[str, ast.FunctionDef] = {}  # the module's own host functions, by name
         self.lines: list[int] | None = None  # the lines that may name a kernel, sorted; None: any line
@@ -200,14 +200,13 @@ class _Finder:
     def launch(self, kernel: str, call: ast.Call, grid: ast.expr, ifs: tuple[tuple[ast.expr, bool], ...],
                scope: _Scope) -> Launch:
         params = self.params.get(kernel, [])
-        args: dict[str, str] = {}
-        for param, arg in zip(params, call.args):
-            if isinstance(arg, ast.Starred):
+        bound: dict[str, ast.expr] = {}  # kernel parameter -> its argument (none after a `*args`)
+        for param, value in zip(params, call.args):
+            if isinstance(value, ast.Starred):
                 break
-            args[param] = _squashed(_text(arg))
-        for keyword in call.keywords:
-            if keyword.arg is not None:
-                args[keyword.arg] = _squashed(_text(keyword.value))
+            bound[param] = value
+        bound |= {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg is not None}
+        args = {param: _squashed(_text(value)) for param, value in bound.items()}
         line = call.lineno
         axes = []
         for element, meta in _grid_elements(grid, scope, line):
@@ -224,30 +223,18 @@ class _Finder:
                     axis = Axis(axis.kind, axis.text, axis.extent, axis.size, axis.meta_key, axis.count,
                                 f"`{guard[0]}` at {self.display}:{guard[1]}")
             axes.append(axis)
-        allocations = {}
-        for param, value in zip(params, call.args):
-            if isinstance(value, ast.Name):
-                allocations[param] = _values(scope, value.id, line)
-        for keyword in call.keywords:
-            if keyword.arg is not None and isinstance(keyword.value, ast.Name):
-                allocations[keyword.arg] = _values(scope, keyword.value.id, line)
-        bound: dict[str, ast.expr] = {}
-        for param, value in zip(params, call.args):
-            if isinstance(value, ast.Starred):
-                break
-            bound[param] = value
-        bound |= {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg is not None}
+        allocations = {param: _values(scope, value.id, line) for param, value in bound.items()
+                       if isinstance(value, ast.Name)}
         predicates = {}
         for param, value in bound.items():
             if isinstance(value, ast.Name):
-                value = next((node.value for node in reversed(scope.tests.get(value.id, [])) if node.lineno < line),
-                             value)
+                value = _assignments(scope, value.id, line) or value
             if _is_test(value):
                 place = (value.lineno, value.col_offset, value.end_lineno or value.lineno,
                          value.end_col_offset or value.col_offset)
                 predicates[param] = (_text(value), place)
-        return Launch(kernel, f"{self.display}:{line}", tuple(axes), args, allocations, predicates,
-                      multiples=_multiples(args, ifs, scope, line))
+        return Launch(kernel, f"{self.display}:{line}", tuple(axes), args, allocations, predicates, self.local,
+                      _multiples(args, ifs, scope, line))
 
 
 class _Scope:
@@ -259,7 +246,6 @@ class _Scope:
 
     @functools.cached_property
     def _walked(self) -> tuple[dict[str, list[ast.Assign | ast.FunctionDef]], list[ast.Assert | ast.If]]:
-        # In ast.walk's order, statement after statement: the order a walk of the body per question met them.
         bindings: dict[str, list[ast.Assign | ast.FunctionDef]] = {}
         checks: list[ast.Assert | ast.If] = []
         for statement in self.statements:
@@ -271,22 +257,18 @@ class _Scope:
                     bindings.setdefault(node.name, []).append(node)
                 elif isinstance(node, (ast.Assert, ast.If)):
                     checks.append(node)
+        for nodes in bindings.values():  # in line order: the last one before a line is its value there
+            nodes.sort(key=lambda node: node.lineno)
         return bindings, checks
 
     def bindings(self, name: str) -> list[ast.Assign | ast.FunctionDef]:
-        """The `name = ...` assignments and `def name` functions of the body, nested ones included."""
+        """The `name = ...` assignments and `def name` functions of the body, nested ones included, in line order."""
         return self._walked[0].get(name, [])
 
     @property
     def checks(self) -> list[ast.Assert | ast.If]:
         """The body's `assert`s and `if`s, nested ones included."""
         return self._walked[1]
-
-    @functools.cached_property
-    def tests(self) -> dict[str, list[ast.Assign]]:
-        """The assignments to each name (`even = K % B == 0`), in line order."""
-        return {name: sorted((node for node in nodes if isinstance(node, ast.Assign)), key=lambda node: node.lineno)
-                for name, nodes in self._walked[0].items()}
 
 
 def _multiples(args: Mapping[str, str], ifs: tuple[tuple[ast.expr, bool], ...], scope: _Scope,

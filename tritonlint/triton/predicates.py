@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tritonlint.triton.ir import PROGRAM
-from tritonlint.triton.launches import Launch
+from tritonlint.triton.launches import Launch, _classify, _multiple_tests, _squashed
+from tritonlint.triton.launches import _factors as _product_factors
 from tritonlint.triton.names import code_of
-from tritonlint.triton.syntax import ordered, string_keys
+from tritonlint.triton.syntax import ordered, range_args, string_keys
 
 if TYPE_CHECKING:
     from tritonlint.triton.model import KernelModel
@@ -47,7 +48,6 @@ class WeakPredicate:
     flag: str  # the kernel's flag parameter (`EVEN_K`)
     text: str  # the predicate as written (`K % 2 == 0`)
     where: str  # "ops.py:41" (a launch argument) or "line 12" (a heuristics lambda of this file)
-    needs: str  # what full tiles need, in the kernel's names: `K % BLOCK_K == 0`
     tile: str  # the kernel's tile: `BLOCK_K`, `BLOCK_K * SPLIT_K`
     walked: str  # the extent it walks in those tiles: `K`
     keys: frozenset[str]  # the walks it lets through unmasked (loop keys and offset dimensions)
@@ -56,6 +56,11 @@ class WeakPredicate:
     # The predicate's place in the launching file: 1-based lines, 0-based UTF-8 byte columns (ast's).
     span: tuple[int, int, int, int] | None = None
     replacement: str = ""  # the predicate that keeps the promise, in the setter's own names; "" if unclear
+
+    @property
+    def needs(self) -> str:
+        """What full tiles need, in the kernel's names: `K % BLOCK_K == 0`."""
+        return f"{self.walked} % {_grouped(self.tile)} == 0"
 
 
 def weak_predicates(model: KernelModel) -> list[WeakPredicate]:
@@ -83,7 +88,6 @@ def weak_predicates(model: KernelModel) -> list[WeakPredicate]:
             if weak is not None:
                 requirement, replacement = weak
                 found.append(WeakPredicate(flag.atom, _written(node), f"line {model.line_of(node)}",
-                                           f"{requirement.extent} % {_grouped(requirement.tile)} == 0",
                                            requirement.tile, requirement.extent, requirement.keys, node=node,
                                            replacement=_in_lambda(node, replacement)))
         for launch in launched:
@@ -92,10 +96,8 @@ def weak_predicates(model: KernelModel) -> list[WeakPredicate]:
             if weak is not None:
                 requirement, replacement = weak
                 file = launch.where.rsplit(":", 1)[0]
-                found.append(WeakPredicate(flag.atom, text, f"{file}:{span[0]}",
-                                           f"{requirement.extent} % {_grouped(requirement.tile)} == 0",
-                                           requirement.tile, requirement.extent, requirement.keys, launch=launch,
-                                           span=span,
+                found.append(WeakPredicate(flag.atom, text, f"{file}:{span[0]}", requirement.tile,
+                                           requirement.extent, requirement.keys, launch=launch, span=span,
                                            replacement=replacement))
     return found
 
@@ -126,7 +128,7 @@ def _loop_division(model: KernelModel, node: cst.For | cst.While) -> tuple[str, 
     count assigned once before the loop (`k_tiles = tl.cdiv(K, BLOCK_K)`) is read through its name."""
     if not isinstance(node, cst.For) or not isinstance(node.iter, cst.Call):
         return None
-    args = [arg.value for arg in node.iter.args if arg.keyword is None and not arg.star]
+    args = range_args(node.iter)
     name = code_of(node.iter.func)
     if not (name == "range" or name.endswith((".range", ".static_range"))) or not args or len(args) > 3:
         return None
@@ -138,17 +140,10 @@ def _loop_division(model: KernelModel, node: cst.For | cst.While) -> tuple[str, 
         if len(defs) == 1 and defs[0].kind == "assign" and defs[0].value is not None:
             last = defs[0].value
     try:
-        count = ast.parse(code_of(last), mode="eval").body
+        count = _classify(ast.parse(code_of(last), mode="eval").body, "")  # a grid axis's reading of a count
     except SyntaxError:
         return None
-    if isinstance(count, ast.Call) and len(count.args) == 2 and (ast.unparse(count.func).endswith("cdiv")):
-        return _squashed(ast.unparse(count.args[0])), _squashed(ast.unparse(count.args[1]))
-    if isinstance(count, ast.BinOp) and isinstance(count.op, ast.FloorDiv) and isinstance(count.left, ast.BinOp) \
-            and isinstance(count.left.op, ast.Sub) and ast.unparse(count.left.right) == "1" \
-            and isinstance(count.left.left, ast.BinOp) and isinstance(count.left.left.op, ast.Add) \
-            and _squashed(ast.unparse(count.left.left.right)) == _squashed(ast.unparse(count.right)):
-        return _squashed(ast.unparse(count.left.left.left)), _squashed(ast.unparse(count.right))
-    return None
+    return (count.extent, count.size) if count.kind == "partial" else None
 
 
 def _program_division(model: KernelModel, dim: str) -> tuple[str, str] | None:
@@ -251,8 +246,7 @@ def _judge(text: str, requirements: list[Requirement], host: dict[str, str],
             names = [atom if atom.isdigit() else host.get(atom, "") for atom in _atoms(tile_text)] if host \
                 else _atoms(tile_text)
             if all(names):
-                shown = needed.tile if not host else _host_text(tile_text, host)
-                replacement = f"{ast.unparse(relevant[0][0])} % {_grouped(shown)} == 0"
+                replacement = f"{ast.unparse(relevant[0][0])} % {_grouped(_host_text(tile_text, host))} == 0"
         return needed, replacement
     return None
 
@@ -261,25 +255,15 @@ def _mod_tests(predicate: ast.expr) -> list[tuple[ast.expr, ast.expr]] | None:
     """(E, D) of each `E % D == 0` conjunct; None when a conjunct is something else (not judged)."""
     conjuncts = predicate.values if isinstance(predicate, ast.BoolOp) and isinstance(predicate.op, ast.And) \
         else [predicate]
-    found = []
-    for conjunct in conjuncts:
-        if isinstance(conjunct, ast.Compare) and len(conjunct.ops) == 1 and isinstance(conjunct.ops[0], ast.Eq) \
-                and isinstance(conjunct.left, ast.BinOp) and isinstance(conjunct.left.op, ast.Mod) \
-                and ast.unparse(conjunct.comparators[0]) == "0":
-            found.append((conjunct.left.left, conjunct.left.right))
-        elif isinstance(conjunct, ast.UnaryOp) and isinstance(conjunct.op, ast.Not) \
-                and isinstance(conjunct.operand, ast.BinOp) and isinstance(conjunct.operand.op, ast.Mod):
-            found.append((conjunct.operand.left, conjunct.operand.right))
-        else:
-            return None
-    return found
+    tests = list(_multiple_tests(predicate))  # at most one per conjunct
+    if len(tests) != len(conjuncts) or not all(zero for _, zero in tests):
+        return None
+    return [(mod.left, mod.right) for mod, _ in tests if isinstance(mod, ast.BinOp)]
 
 
 def _factors(node: ast.expr) -> list[str]:
     """`2`, `BLOCK_K` and `SPLIT_K` of `2 * BLOCK_K * SPLIT_K` (squashed texts)."""
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
-        return _factors(node.left) + _factors(node.right)
-    return [_squashed(ast.unparse(node))]
+    return [_squashed(ast.unparse(factor)) for factor in _product_factors(node)]
 
 
 def _atoms(text: str) -> list[str]:
@@ -325,8 +309,3 @@ def _product(factors: list[str]) -> int:
 
 def _grouped(text: str) -> str:
     return f"({text})" if "*" in text or "+" in text or "-" in text else text
-
-
-def _squashed(text: str) -> str:
-    return re.sub(r"\s+", "", text)
-
