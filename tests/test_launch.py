@@ -232,8 +232,9 @@ def test_fix_sees_the_launches_of_a_sibling_module_from_its_first_round() -> Non
     ("    assert BTL % BTS == 0\n    k[(n,)](x, BTL=BTL, BTS=BTS)\n", {("BTL", "BTS")}),
     ("    if BTL % BTS != 0:\n        raise ValueError(BTS)\n    k[(n,)](x, BTL=BTL, BTS=BTS)\n", {("BTL", "BTS")}),
     ("    if BTL % BTS == 0:\n        k[(n,)](x, BTL=BTL, BTS=BTS)\n", {("BTL", "BTS")}),
-    # the other way round, after the launch, or on the other side of the `if`: nothing kept
+    # the other way round: the pair as written, not (BTL, BTS)
     ("    assert BTS % BTL == 0\n    k[(n,)](x, BTL=BTL, BTS=BTS)\n", {("BTS", "BTL")}),
+    # after the launch, or on the other side of the `if`: nothing kept
     ("    k[(n,)](x, BTL=BTL, BTS=BTS)\n    assert BTL % BTS == 0\n", set()),
     ("    if BTL % BTS == 0:\n        pass\n    else:\n        k[(n,)](x, BTL=BTL, BTS=BTS)\n", set()),
     # a test of names that are not the launch's arguments
