@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -150,7 +151,7 @@ class MaskSufficiency:
             return SufficiencyVerdict(walk, TailHazard(access, walk, "reachable on the tile that ends past the "
                                                        "extent in the pointer's units", evidence),
                                       evidence, "units", slices=(code_of(large), unpacked))
-        group = self._group(access, dim)
+        group = self._group(access, dim, comparisons)
         if group is not None:
             block, groups = group
             evidence = (f"`{label[1:-1]}` spans tiles of {block}, launched as `next_power_of_2` of the group size "
@@ -173,9 +174,11 @@ class MaskSufficiency:
 
     # ------------------------------------------------------------------ groups and late offsets
 
+    @cached_property
     def _padded_groups(self) -> dict[str, set[str]]:
         """Block-size parameter -> the parameters holding the group size a launch rounds it up
-        from (`BLOCK=triton.next_power_of_2(group_size)`, directly or through a host name)."""
+        from (`BLOCK=triton.next_power_of_2(group_size)`, directly or through a host name). The
+        kernel's launches say it once: read on first use, after the engine has set them."""
         found: dict[str, set[str]] = {}
         for launch in self.kernel.launches:
             for param, text in launch.args.items():
@@ -190,22 +193,22 @@ class MaskSufficiency:
                         found.setdefault(param, set()).update(groups)
         return found
 
-    def _group(self, access: Access, dim: str) -> tuple[str, list[str]] | None:
+    def _group(self, access: Access, dim: str,
+               comparisons: list[tuple[cst.BaseExpression, cst.BaseExpression]]) -> tuple[str, list[str]] | None:
         """A tile of `next_power_of_2(group)` lanes whose pointer steps by the group size, masked
-        without any comparison that reads the group size: the padding lanes reach the next group."""
-        size = _spaceless_text(self.ev.dim_size.get(dim, ""))
-        if not size or not self.kernel.launches:
+        without any comparison that reads the group size: the padding lanes reach the next group.
+        `comparisons`: the mask's, ordered (`verdicts` reads them once per access)."""
+        if not self.kernel.launches:
             return None
-        groups = self._padded_groups().get(size)
+        size = _spaceless_text(self.ev.dim_size.get(dim, ""))
+        groups = self._padded_groups.get(size) if size else None
         if not groups:
             return None
         read = groups & set(self.flow.chain(access.pointer, access))
         if not read:
             return None
         across = False  # some comparison bounds offsets measured across groups (`g * G + cols < n`)
-        for sides in map(ordered, self.flow.mask_comparisons(access)):
-            if sides is None:
-                continue
+        for sides in comparisons:
             if groups & self._reads(sides[1], access):
                 return None  # a group bound (`cols < group_size`, `offs < (g + 1) * G`)
             across = across or (self._bounds(sides[0], dim, access) and bool(groups & self._reads(sides[0], access)))
