@@ -223,40 +223,51 @@ class MaskSufficiency:
                      ) -> tuple[str, str, str] | None:
         """`m_t = o_t < T` and a pointer walking `o_cs = o_t + seq_offset`: the compared offsets
         plus a run-time offset the comparison does not read. (shifted name, compared name, bound)"""
-        roots = self._roots(access.pointer, access)
         chain = self.flow.chain(access.pointer, access)
-        compared_anywhere = {name for comparison in self.flow.mask_comparisons(access)
-                             for name in names_in(comparison)}
-        # A bound measured from the offset (`T = eos - bos`, `offset < swa_len`) anywhere in the mask
-        # keeps the shifted lanes in range.
-        measured = {name for _, large in relevant for name in self._reads(large, access)}
+        # Read only once a definition has the shape (most masks have none): the pointer's base
+        # names and the names any comparison of the mask reads, and the names a bound is measured
+        # from (`T = eos - bos`, `offset < swa_len`), which keep the shifted lanes in range.
+        excluded: set[str] | None = None
+        measured: set[str] = set()
         for small, large in relevant:
             base = _unbroadcast(small)
             if not isinstance(base, cst.Name) or not self.ev.runtime(large, 0):
                 continue  # a constexpr bound is a page's width, not where the tensor ends
             for name, defs in chain.items():
-                if name == base.value or name in roots or name in compared_anywhere:
+                if name == base.value:
                     continue
                 for d in defs:
-                    if d.kind != "assign" or type(d.value) is not cst.BinaryOperation or \
-                            type(d.value.operator) is not cst.Add:
+                    added = self._added_scalars(d, base.value)
+                    if added is None:
                         continue
-                    parts = terms(d.value)
-                    rest = [t for t in parts if not (isinstance(t, cst.Name) and t.value == base.value)]
-                    names = [t.value for t in rest if isinstance(t, cst.Name)]
-                    if len(rest) == len(parts) or not rest or len(names) != len(rest) or \
-                            any(self.ev.constexpr(n) for n in names):
-                        continue  # not `o_t + offset` with run-time scalars added as they are
-                    if any(self.ev.dims(t, d.order, d.path, d.loops) for t in rest):
-                        continue  # another tile, or a loop or program index: not a scalar offset
-                    shift_names = set(names) | {
-                        n for t in rest for n in self.flow.build_chain(t, d.order, d.path, d.loops)}
-                    if shift_names & measured:
-                        continue
-                    if not self._host_unmeasured(large, names):
+                    if excluded is None:
+                        excluded = self._roots(access.pointer, access) | {
+                            n for comparison in self.flow.mask_comparisons(access) for n in names_in(comparison)}
+                        measured = {n for _, bound in relevant for n in self._reads(bound, access)}
+                    if name in excluded:
+                        break
+                    names = [t.value for t in added]
+                    shift_names = set(names) | {n for t in added
+                                                for n in self.flow.build_chain(t, d.order, d.path, d.loops)}
+                    if shift_names & measured or not self._host_unmeasured(large, names):
                         continue
                     return name, base.value, self._text(large)
         return None
+
+    def _added_scalars(self, d: Def, base: str) -> list[cst.Name] | None:
+        """The run-time scalars `d` adds, as they are, to `base` (`seq_offset` of
+        `o_cs = o_t + seq_offset`); None where it is no such sum."""
+        if d.kind != "assign" or type(d.value) is not cst.BinaryOperation or type(d.value.operator) is not cst.Add:
+            return None
+        parts = terms(d.value)
+        rest = [t for t in parts if not (isinstance(t, cst.Name) and t.value == base)]
+        names = [t for t in rest if isinstance(t, cst.Name)]
+        if len(rest) == len(parts) or not rest or len(names) != len(rest) or \
+                any(self.ev.constexpr(n.value) for n in names):
+            return None  # not `o_t + offset` with run-time scalars added as they are
+        if any(self.ev.dims(t, d.order, d.path, d.loops) for t in names):
+            return None  # another tile, or a loop or program index: not a scalar offset
+        return names
 
     def _host_unmeasured(self, large: cst.BaseExpression, shifts: list[str]) -> bool:
         """Whether an offset and a bound the host passes are independent at every launch. Both
