@@ -47,9 +47,9 @@ if TYPE_CHECKING:
 
 # A packed tile's block size: `BLOCK_K // 2`, `BLOCK_N // PACK`.
 _PACKED = re.compile(r"\(?(\w+)\)?//\(?\w+\)?")
-# Calls that move a tensor's axes: a broadcast read through them is not the one written.
 # A block size rounded up from a group's size, as the host spells it (squashed).
 _NEXT_POW2 = re.compile(r"next_power_of_2\((.+)\)$")
+# Calls that move a tensor's axes: a broadcast read through them is not the one written.
 _AXIS_MOVES = {"trans", "permute", "reshape", "view", "ravel", "expand_dims", "join", "split", "interleave"}
 
 
