@@ -20,7 +20,7 @@ from tritonlint.report import FileReport
 from tritonlint.rule import Rule, all_rules
 from tritonlint.suppressions import comments_by_line, file_suppressions, suppressions_in_line
 from tritonlint.triton.launches import Launch, find_launches, kernel_params, may_launch
-from tritonlint.triton.locations import Locator, Span
+from tritonlint.triton.locations import Locator, Span, char_column
 from tritonlint.triton.model import KernelModel, TailHazard
 from tritonlint.triton.names import ImportMap
 from tritonlint.triton.outline import (
@@ -409,8 +409,8 @@ def _predicate_diagnostic(rule: Rule, weak: WeakPredicate, model: KernelModel, p
         span = model.span_of(weak.node)
     elif weak.launch is not None and weak.launch.local and weak.span is not None:
         line, column, end_line, end_column = weak.span
-        span = Span(line, _char_column(text, starts, line, column), end_line,
-                    _char_column(text, starts, end_line, end_column))
+        span = Span(line, char_column(text, starts, line, column), end_line,
+                    char_column(text, starts, end_line, end_column))
     if span is None:
         param = next(p for p in model.function.params.params if p.name.value == weak.flag)
         span = model.span_of(param.name)
@@ -427,12 +427,6 @@ def _predicate_diagnostic(rule: Rule, weak: WeakPredicate, model: KernelModel, p
     return Diagnostic(code=rule.code, name=rule.name, message=message, path=path, line=span.line,
                       column=span.column + 1, end_line=span.end_line, end_column=span.end_column + 1,
                       notes=tuple(notes), fix=fix, start_offset=start, end_offset=end)
-
-
-def _char_column(text: str, starts: Sequence[int], line: int, column: int) -> int:
-    """ast's UTF-8 byte column as a character column."""
-    end = starts[line] if line < len(starts) else len(text)
-    return len(text[starts[line - 1]:end].encode("utf-8")[:column].decode("utf-8", "replace"))
 
 
 MAX_FIX_ROUNDS = 10
