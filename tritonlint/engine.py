@@ -411,6 +411,7 @@ def _predicate_diagnostic(rule: Rule, weak: WeakPredicate, model: KernelModel, p
         line, column, end_line, end_column = weak.span
         span = Span(line, char_column(text, starts, line, column), end_line,
                     char_column(text, starts, end_line, end_column))
+    in_place = span is not None  # at the predicate itself, which the fix can rewrite
     if span is None:
         param = next(p for p in model.function.params.params if p.name.value == weak.flag)
         span = model.span_of(param.name)
@@ -418,7 +419,7 @@ def _predicate_diagnostic(rule: Rule, weak: WeakPredicate, model: KernelModel, p
     elif weak.launch is not None:
         notes.insert(0, f"sets {weak.flag} for the launch at {weak.launch.where}")
     start, end = starts[span.line - 1] + span.column, starts[span.end_line - 1] + span.end_column
-    if weak.replacement and span is not None and (weak.node is not None or (weak.launch and weak.launch.local)):
+    if weak.replacement and in_place:
         fix = Fix(f"Test `{weak.replacement}`", Applicability.UNSAFE, (Edit(start, end, weak.replacement),))
     else:
         fix = Fix(f"Test `{weak.needs}` where {weak.flag} is set", Applicability.DISPLAY_ONLY, ())
