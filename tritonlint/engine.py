@@ -186,23 +186,13 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False,
                     reported.add(key)
                     diagnostic = _diagnostic(rule, hazard, owner, sources[id(owner)], path, text, starts,
                                              config.line_length or DEFAULT_LINE_LENGTH)
-                    by = _suppressed_by(diagnostic, text, starts)
-                    if by:
-                        suppressed += 1
-                        used.extend((line, diagnostic.code) for line in by)
-                    else:
-                        diagnostics.append(diagnostic)
+                    suppressed += _place(diagnostic, text, starts, diagnostics, used)
                 for weak in rule.predicates(model):
                     diagnostic = _predicate_diagnostic(rule, weak, model, path, text, starts)
                     if (rule.code, diagnostic.line, diagnostic.column) in placed:
                         continue
                     placed.add((rule.code, diagnostic.line, diagnostic.column))
-                    by = _suppressed_by(diagnostic, text, starts)
-                    if by:
-                        suppressed += 1
-                        used.extend((line, diagnostic.code) for line in by)
-                    else:
-                        diagnostics.append(diagnostic)
+                    suppressed += _place(diagnostic, text, starts, diagnostics, used)
             except Exception as error:
                 if strict:
                     raise RuleCrash(f"{rule.code} crashed on {path}:{kernel.first_line}") from error
@@ -396,6 +386,18 @@ def _diagnostic(rule: Rule, hazard: TailHazard, model: KernelModel, kernel: Kern
         line=line, column=span.column + 1, end_line=end_line, end_column=span.end_column + 1,
         notes=tuple(notes), fix=fix, start_offset=start_offset, end_offset=end_offset,
     )
+
+
+def _place(diagnostic: Diagnostic, text: str, starts: Sequence[int], diagnostics: list[Diagnostic],
+           used: list[tuple[int, str]]) -> int:
+    """Add a finding to the file's, or, where a suppression comment covers it, note the comment's
+    use instead: 1 if suppressed, else 0."""
+    by = _suppressed_by(diagnostic, text, starts)
+    if not by:
+        diagnostics.append(diagnostic)
+        return 0
+    used.extend((line, diagnostic.code) for line in by)
+    return 1
 
 
 def _predicate_diagnostic(rule: Rule, weak: WeakPredicate, model: KernelModel, path: str, text: str,
