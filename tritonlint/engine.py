@@ -20,7 +20,7 @@ from tritonlint.report import FileReport
 from tritonlint.rule import Rule, all_rules
 from tritonlint.suppressions import comments_by_line, file_suppressions, suppressions_in_line
 from tritonlint.triton.launches import Launch, find_launches, kernel_params, may_launch
-from tritonlint.triton.locations import Locator, Span
+from tritonlint.triton.locations import Locator, Span, char_column
 from tritonlint.triton.model import KernelModel, TailHazard
 from tritonlint.triton.names import ImportMap
 from tritonlint.triton.outline import (
@@ -186,23 +186,13 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False,
                     reported.add(key)
                     diagnostic = _diagnostic(rule, hazard, owner, sources[id(owner)], path, text, starts,
                                              config.line_length or DEFAULT_LINE_LENGTH)
-                    by = _suppressed_by(diagnostic, text, starts)
-                    if by:
-                        suppressed += 1
-                        used.extend((line, diagnostic.code) for line in by)
-                    else:
-                        diagnostics.append(diagnostic)
+                    suppressed += _place(diagnostic, text, starts, diagnostics, used)
                 for weak in rule.predicates(model):
                     diagnostic = _predicate_diagnostic(rule, weak, model, path, text, starts)
                     if (rule.code, diagnostic.line, diagnostic.column) in placed:
                         continue
                     placed.add((rule.code, diagnostic.line, diagnostic.column))
-                    by = _suppressed_by(diagnostic, text, starts)
-                    if by:
-                        suppressed += 1
-                        used.extend((line, diagnostic.code) for line in by)
-                    else:
-                        diagnostics.append(diagnostic)
+                    suppressed += _place(diagnostic, text, starts, diagnostics, used)
             except Exception as error:
                 if strict:
                     raise RuleCrash(f"{rule.code} crashed on {path}:{kernel.first_line}") from error
@@ -398,6 +388,18 @@ def _diagnostic(rule: Rule, hazard: TailHazard, model: KernelModel, kernel: Kern
     )
 
 
+def _place(diagnostic: Diagnostic, text: str, starts: Sequence[int], diagnostics: list[Diagnostic],
+           used: list[tuple[int, str]]) -> int:
+    """Add a finding to the file's, or, where a suppression comment covers it, note the comment's
+    use instead: 1 if suppressed, else 0."""
+    by = _suppressed_by(diagnostic, text, starts)
+    if not by:
+        diagnostics.append(diagnostic)
+        return 0
+    used.extend((line, diagnostic.code) for line in by)
+    return 1
+
+
 def _predicate_diagnostic(rule: Rule, weak: WeakPredicate, model: KernelModel, path: str, text: str,
                           starts: Sequence[int]) -> Diagnostic:
     """A weak evenness predicate, at the predicate where it is in this file (a launch argument, a
@@ -409,8 +411,9 @@ def _predicate_diagnostic(rule: Rule, weak: WeakPredicate, model: KernelModel, p
         span = model.span_of(weak.node)
     elif weak.launch is not None and weak.launch.local and weak.span is not None:
         line, column, end_line, end_column = weak.span
-        span = Span(line, _char_column(text, starts, line, column), end_line,
-                    _char_column(text, starts, end_line, end_column))
+        span = Span(line, char_column(text, starts, line, column), end_line,
+                    char_column(text, starts, end_line, end_column))
+    in_place = span is not None  # at the predicate itself, which the fix can rewrite
     if span is None:
         param = next(p for p in model.function.params.params if p.name.value == weak.flag)
         span = model.span_of(param.name)
@@ -418,7 +421,7 @@ def _predicate_diagnostic(rule: Rule, weak: WeakPredicate, model: KernelModel, p
     elif weak.launch is not None:
         notes.insert(0, f"sets {weak.flag} for the launch at {weak.launch.where}")
     start, end = starts[span.line - 1] + span.column, starts[span.end_line - 1] + span.end_column
-    if weak.replacement and span is not None and (weak.node is not None or (weak.launch and weak.launch.local)):
+    if weak.replacement and in_place:
         fix = Fix(f"Test `{weak.replacement}`", Applicability.UNSAFE, (Edit(start, end, weak.replacement),))
     else:
         fix = Fix(f"Test `{weak.needs}` where {weak.flag} is set", Applicability.DISPLAY_ONLY, ())
@@ -427,12 +430,6 @@ def _predicate_diagnostic(rule: Rule, weak: WeakPredicate, model: KernelModel, p
     return Diagnostic(code=rule.code, name=rule.name, message=message, path=path, line=span.line,
                       column=span.column + 1, end_line=span.end_line, end_column=span.end_column + 1,
                       notes=tuple(notes), fix=fix, start_offset=start, end_offset=end)
-
-
-def _char_column(text: str, starts: Sequence[int], line: int, column: int) -> int:
-    """ast's UTF-8 byte column as a character column."""
-    end = starts[line] if line < len(starts) else len(text)
-    return len(text[starts[line - 1]:end].encode("utf-8")[:column].decode("utf-8", "replace"))
 
 
 MAX_FIX_ROUNDS = 10

@@ -32,7 +32,7 @@ from tritonlint.triton.launches import padded
 from tritonlint.triton.names import code_of
 from tritonlint.triton.paths import EMPTY, Literal, Path, compatible
 from tritonlint.triton.syntax import ordered
-from tritonlint.triton.tree import names_in
+from tritonlint.triton.tree import names_in, terms
 
 # `tl.program_id(0)`, `tl.program_id(axis=1)`: the axis a program's tile index is read along.
 _PROGRAM_AXIS = re.compile(r"program_id\(\s*(?:axis\s*=\s*)?(\d+)\s*\)")
@@ -266,28 +266,30 @@ class HazardFinder:
             keys = self.ev.dims(value, order, path, loops)
             if PROGRAM not in keys or {key for key in keys if key != PROGRAM} != {dim}:
                 continue
-            chain = self.flow.build_chain(value, order, path, loops)
-            texts = [code_of(value)] + [code_of(d.value) for defs in chain.values() for d in defs if d.value is not None]
-            axes = {int(axis) for text in texts for axis in _PROGRAM_AXIS.findall(text)}
-            return axes.pop() if len(axes) == 1 else None
+            return self._axis_read([value], order, path, loops)
         # `out + tok * stride + pid * BLOCK + offs` inside a loop over `tok`: no one expression is
         # the tile alone, but the terms of a sum that vary along the tile or the program id vary
         # along nothing else, and the rest of the sum (the loop's rows) along neither.
         for value, order, path, loops in candidates:
-            terms = list(_terms(value))
-            term_keys = [self.ev.dims(term, order, path, loops) for term in terms]
-            tile = [(term, k) for term, k in zip(terms, term_keys) if k & {PROGRAM, dim}]
-            if len(terms) < 2 or not tile or any(not k <= {PROGRAM, dim} for _, k in tile) \
+            summands = terms(value)
+            term_keys = [self.ev.dims(term, order, path, loops) for term in summands]
+            tile = [(term, k) for term, k in zip(summands, term_keys) if k & {PROGRAM, dim}]
+            if len(summands) < 2 or any(not k <= {PROGRAM, dim} for _, k in tile) \
                     or frozenset().union(*(k for _, k in tile)) != {PROGRAM, dim}:
                 continue
-            texts = []
-            for term, _ in tile:
-                chain = self.flow.build_chain(term, order, path, loops)
-                texts += [code_of(term)] + [code_of(d.value) for defs in chain.values() for d in defs
-                                            if d.value is not None]
-            axes = {int(axis) for text in texts for axis in _PROGRAM_AXIS.findall(text)}
-            return axes.pop() if len(axes) == 1 else None
+            return self._axis_read([term for term, _ in tile], order, path, loops)
         return None
+
+    def _axis_read(self, nodes: list[cst.BaseExpression], order: int, path: Path, loops: tuple[Loop, ...]
+                   ) -> int | None:
+        """The one `tl.program_id(axis)` the expressions are built from, through their definitions."""
+        texts = []
+        for node in nodes:
+            chain = self.flow.build_chain(node, order, path, loops)
+            texts += [code_of(node)] + [code_of(d.value) for defs in chain.values() for d in defs
+                                        if d.value is not None]
+        axes = {int(axis) for text in texts for axis in _PROGRAM_AXIS.findall(text)}
+        return axes.pop() if len(axes) == 1 else None
 
     def _runtime_bound(self, access: Access, dim: str, moved_by: frozenset[str]) -> bool:
         """Whether the access's mask compares `dim`, shifted by the same loops and program id as
@@ -339,15 +341,6 @@ class HazardFinder:
                 continue
             placements.append(self.flow.loaded_names(small, sibling))
         return bool(placements) and all(loaded - chain for loaded in placements)
-
-
-def _terms(node: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
-    """`a`, `b` and `c` of `a + b + c`; the expression itself otherwise."""
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
-        yield from _terms(node.left)
-        yield from _terms(node.right)
-    else:
-        yield node
 
 
 class _Substitute(cst.CSTTransformer):

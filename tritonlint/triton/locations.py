@@ -118,13 +118,16 @@ class Locator:
         return Span(line, column, end_line, end_column)
 
     def _column(self, line: int, byte_offset: int) -> int:
-        """ast columns count UTF-8 bytes; the file's text counts characters."""
-        begin = self._starts[line - 1]
-        end = self._starts[line] if line < len(self._starts) else len(self._text)
-        text = self._text[begin:end]
-        if text.isascii():
-            return byte_offset
-        return len(text.encode("utf-8")[:byte_offset].decode("utf-8", errors="ignore"))
+        return char_column(self._text, self._starts, line, byte_offset)
+
+
+def char_column(text: str, starts: Sequence[int], line: int, byte_offset: int) -> int:
+    """ast columns count UTF-8 bytes; the file's text counts characters."""
+    end = starts[line] if line < len(starts) else len(text)
+    written = text[starts[line - 1]:end]
+    if written.isascii():
+        return byte_offset
+    return len(written.encode("utf-8")[:byte_offset].decode("utf-8", errors="ignore"))
 
 
 def _end(node: ast.AST) -> tuple[int, int]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -46,9 +47,9 @@ if TYPE_CHECKING:
 
 # A packed tile's block size: `BLOCK_K // 2`, `BLOCK_N // PACK`.
 _PACKED = re.compile(r"\(?(\w+)\)?//\(?\w+\)?")
-# Calls that move a tensor's axes: a broadcast read through them is not the one written.
 # A block size rounded up from a group's size, as the host spells it (squashed).
 _NEXT_POW2 = re.compile(r"next_power_of_2\((.+)\)$")
+# Calls that move a tensor's axes: a broadcast read through them is not the one written.
 _AXIS_MOVES = {"trans", "permute", "reshape", "view", "ravel", "expand_dims", "join", "split", "interleave"}
 
 
@@ -150,7 +151,7 @@ class MaskSufficiency:
             return SufficiencyVerdict(walk, TailHazard(access, walk, "reachable on the tile that ends past the "
                                                        "extent in the pointer's units", evidence),
                                       evidence, "units", slices=(code_of(large), unpacked))
-        group = self._group(access, dim)
+        group = self._group(access, dim, comparisons)
         if group is not None:
             block, groups = group
             evidence = (f"`{label[1:-1]}` spans tiles of {block}, launched as `next_power_of_2` of the group size "
@@ -173,9 +174,11 @@ class MaskSufficiency:
 
     # ------------------------------------------------------------------ groups and late offsets
 
+    @cached_property
     def _padded_groups(self) -> dict[str, set[str]]:
         """Block-size parameter -> the parameters holding the group size a launch rounds it up
-        from (`BLOCK=triton.next_power_of_2(group_size)`, directly or through a host name)."""
+        from (`BLOCK=triton.next_power_of_2(group_size)`, directly or through a host name). The
+        kernel's launches say it once: read on first use, after the engine has set them."""
         found: dict[str, set[str]] = {}
         for launch in self.kernel.launches:
             for param, text in launch.args.items():
@@ -190,22 +193,22 @@ class MaskSufficiency:
                         found.setdefault(param, set()).update(groups)
         return found
 
-    def _group(self, access: Access, dim: str) -> tuple[str, list[str]] | None:
+    def _group(self, access: Access, dim: str,
+               comparisons: list[tuple[cst.BaseExpression, cst.BaseExpression]]) -> tuple[str, list[str]] | None:
         """A tile of `next_power_of_2(group)` lanes whose pointer steps by the group size, masked
-        without any comparison that reads the group size: the padding lanes reach the next group."""
-        size = _spaceless_text(self.ev.dim_size.get(dim, ""))
-        if not size or not self.kernel.launches:
+        without any comparison that reads the group size: the padding lanes reach the next group.
+        `comparisons`: the mask's, ordered (`verdicts` reads them once per access)."""
+        if not self.kernel.launches:
             return None
-        groups = self._padded_groups().get(size)
+        size = _spaceless_text(self.ev.dim_size.get(dim, ""))
+        groups = self._padded_groups.get(size) if size else None
         if not groups:
             return None
         read = groups & set(self.flow.chain(access.pointer, access))
         if not read:
             return None
         across = False  # some comparison bounds offsets measured across groups (`g * G + cols < n`)
-        for sides in map(ordered, self.flow.mask_comparisons(access)):
-            if sides is None:
-                continue
+        for sides in comparisons:
             if groups & self._reads(sides[1], access):
                 return None  # a group bound (`cols < group_size`, `offs < (g + 1) * G`)
             across = across or (self._bounds(sides[0], dim, access) and bool(groups & self._reads(sides[0], access)))
@@ -220,40 +223,51 @@ class MaskSufficiency:
                      ) -> tuple[str, str, str] | None:
         """`m_t = o_t < T` and a pointer walking `o_cs = o_t + seq_offset`: the compared offsets
         plus a run-time offset the comparison does not read. (shifted name, compared name, bound)"""
-        roots = self._roots(access.pointer, access)
         chain = self.flow.chain(access.pointer, access)
-        compared_anywhere = {name for comparison in self.flow.mask_comparisons(access)
-                             for name in names_in(comparison)}
-        # A bound measured from the offset (`T = eos - bos`, `offset < swa_len`) anywhere in the mask
-        # keeps the shifted lanes in range.
-        measured = {name for _, large in relevant for name in self._reads(large, access)}
+        # Read only once a definition has the shape (most masks have none): the pointer's base
+        # names and the names any comparison of the mask reads, and the names a bound is measured
+        # from (`T = eos - bos`, `offset < swa_len`), which keep the shifted lanes in range.
+        excluded: set[str] | None = None
+        measured: set[str] = set()
         for small, large in relevant:
             base = _unbroadcast(small)
             if not isinstance(base, cst.Name) or not self.ev.runtime(large, 0):
                 continue  # a constexpr bound is a page's width, not where the tensor ends
             for name, defs in chain.items():
-                if name == base.value or name in roots or name in compared_anywhere:
+                if name == base.value:
                     continue
                 for d in defs:
-                    if d.kind != "assign" or type(d.value) is not cst.BinaryOperation or \
-                            type(d.value.operator) is not cst.Add:
+                    added = self._added_scalars(d, base.value)
+                    if added is None:
                         continue
-                    parts = terms(d.value)
-                    rest = [t for t in parts if not (isinstance(t, cst.Name) and t.value == base.value)]
-                    names = [t.value for t in rest if isinstance(t, cst.Name)]
-                    if len(rest) == len(parts) or not rest or len(names) != len(rest) or \
-                            any(self.ev.constexpr(n) for n in names):
-                        continue  # not `o_t + offset` with run-time scalars added as they are
-                    if any(self.ev.dims(t, d.order, d.path, d.loops) for t in rest):
-                        continue  # another tile, or a loop or program index: not a scalar offset
-                    shift_names = set(names) | {
-                        n for t in rest for n in self.flow.build_chain(t, d.order, d.path, d.loops)}
-                    if shift_names & measured:
-                        continue
-                    if not self._host_unmeasured(large, names):
+                    if excluded is None:
+                        excluded = self._roots(access.pointer, access) | {
+                            n for comparison in self.flow.mask_comparisons(access) for n in names_in(comparison)}
+                        measured = {n for _, bound in relevant for n in self._reads(bound, access)}
+                    if name in excluded:
+                        break
+                    names = [t.value for t in added]
+                    shift_names = set(names) | {n for t in added
+                                                for n in self.flow.build_chain(t, d.order, d.path, d.loops)}
+                    if shift_names & measured or not self._host_unmeasured(large, names):
                         continue
                     return name, base.value, self._text(large)
         return None
+
+    def _added_scalars(self, d: Def, base: str) -> list[cst.Name] | None:
+        """The run-time scalars `d` adds, as they are, to `base` (`seq_offset` of
+        `o_cs = o_t + seq_offset`); None where it is no such sum."""
+        if d.kind != "assign" or type(d.value) is not cst.BinaryOperation or type(d.value.operator) is not cst.Add:
+            return None
+        parts = terms(d.value)
+        rest = [t for t in parts if not (isinstance(t, cst.Name) and t.value == base)]
+        names = [t for t in rest if isinstance(t, cst.Name)]
+        if len(rest) == len(parts) or not rest or len(names) != len(rest) or \
+                any(self.ev.constexpr(n.value) for n in names):
+            return None  # not `o_t + offset` with run-time scalars added as they are
+        if any(self.ev.dims(t, d.order, d.path, d.loops) for t in names):
+            return None  # another tile, or a loop or program index: not a scalar offset
+        return names
 
     def _host_unmeasured(self, large: cst.BaseExpression, shifts: list[str]) -> bool:
         """Whether an offset and a bound the host passes are independent at every launch. Both
