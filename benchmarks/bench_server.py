@@ -15,7 +15,7 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
-from tritonlint.triton.outline import outline
+from tritonlint.source.outline import outline
 
 REPO = Path(__file__).resolve().parent.parent
 TEMPLATE = REPO / "fixtures" / "unmasked-tail-load" / "gemm_even_k_twin.py"

@@ -1,1 +1,1 @@
-"""tritonlint's rules, one per file, named after the pattern they flag."""
+"""tritonlint's rules, one family per folder, named after the pattern they flag."""

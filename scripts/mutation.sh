@@ -32,7 +32,7 @@ groups=("$@")
 # examples are left out: minutes per mutant); mutant names to run (glob; * = all)
 config() {
   case $1 in
-    fixer) src="tritonlint/triton/fixes.py tritonlint/triton/layouts.py"
+    fixer) src="tritonlint/fixing rules/tail_tile"
            tests="tests/test_fixer_units.py tests/test_fixtures.py tests/test_fix_order.py tests/test_fix_equivalence.py tests/test_fuzz.py tests/test_layouts.py tests/test_fix_layout.py"
            select="not check_and_fix_properties and not removing_the_fix_mask and not valid_python"; names='*' ;;
     suppressions) src=tritonlint/suppressions.py
@@ -44,10 +44,10 @@ config() {
     engine) src=tritonlint/engine.py
            tests="tests/test_engine.py tests/test_suppressions.py tests/test_fixtures.py tests/test_faults.py tests/test_fuzz.py tests/test_launch.py tests/test_fix_layout.py tests/test_stages.py"
            select="not check_and_fix_properties and not removing_the_fix_mask and not valid_python"; names='*' ;;
-    analysis) src="tritonlint/triton/evaluator.py tritonlint/triton/walks.py tritonlint/triton/flags.py tritonlint/triton/hazards.py tritonlint/triton/binder.py tritonlint/triton/dataflow.py tritonlint/triton/facts"
+    analysis) src="tritonlint/semantic/evaluator.py tritonlint/semantic/walks.py tritonlint/semantic/flags.py tritonlint/semantic/verdicts.py tritonlint/semantic/binder.py tritonlint/semantic/dataflow.py tritonlint/semantic/facts"
            tests="tests/test_stages.py tests/test_fixer_units.py tests/test_fix_order.py tests/test_engine.py tests/test_fixtures.py tests/test_fuzz.py"
            select="not check_and_fix_properties and not removing_the_fix_mask and not valid_python"; names='*' ;;
-    masks) src="tritonlint/triton/sufficiency.py tritonlint/triton/lanes.py"
+    masks) src="rules/insufficient_mask rules/unsafe_masked_lanes"
            tests="tests/test_masks_units.py tests/test_unsafe_masked_lanes.py tests/test_insufficient_mask.py tests/test_fixtures.py tests/test_stages.py tests/test_explain.py"
            select="not check_and_fix_properties and not removing_the_fix_mask and not valid_python"; names='*' ;;
     *) echo "mutation.sh: unknown group $1" >&2; exit 2 ;;

@@ -145,7 +145,7 @@ def test_the_key_covers_configuration_and_analysis_source(tmp_path: Path, monkey
     assert settings_key(Config(line_length=88)) != base  # a long fix's layout depends on it
     sources = cache_module.analysis_sources()
     names = {path.relative_to(ROOT).as_posix() for path in sources if ROOT in path.parents}
-    assert {"tritonlint/engine.py", "tritonlint/triton/model.py", "rules/unmasked_tail_load.py"} <= names
+    assert {"tritonlint/engine.py", "tritonlint/semantic/context.py", "rules/tail_tile/unmasked_tail_load.py"} <= names
     assert not any(name.startswith(("tritonlint/verify/", "tritonlint/output/")) for name in names)
     # Editing the analysis (here: a stand-in source file) changes the key.
     extra = tmp_path / "model.py"

@@ -14,10 +14,10 @@ from tritonlint.cli import main
 from tritonlint.config import Config
 from tritonlint.diagnostics import Applicability, Edit
 from tritonlint.engine import RuleCrash, check_source, fix_source
+from tritonlint.fixing.masks import CallFix
 from tritonlint.rule import all_rules
-from tritonlint.triton.fixes import CallFix
-from tritonlint.triton.model import TailHazard
-from tritonlint.triton.outline import line_starts
+from tritonlint.semantic.context import TailHazard
+from tritonlint.source.outline import line_starts
 
 CONFIG = Config()
 

@@ -1,7 +1,7 @@
 """The fixer's choices one guard at a time, on small kernels checked statically (no triton import).
 
 The fixtures pin whole fixed files; these pin which mask source the fixer picks and why, so a
-broken guard in tritonlint/triton/fixes.py fails here by name (and kills its mutants).
+broken guard in tritonlint/fixing/masks.py fails here by name (and kills its mutants).
 """
 
 from __future__ import annotations
@@ -168,7 +168,7 @@ def k(X, M, K, stride, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr):
 
 
 def test_atom_parenthesizes_only_what_needs_it() -> None:
-    from tritonlint.triton.fixes import _atom, _wrapped
+    from tritonlint.fixing.masks import _atom, _wrapped
 
     assert _atom("offs_k") == "offs_k"
     assert _atom("tl.arange(0,\n BLOCK)") == "tl.arange(0,\n BLOCK)"  # a call over lines is one atom

@@ -13,8 +13,8 @@ import re
 import sys
 from pathlib import Path
 
-import pytest
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

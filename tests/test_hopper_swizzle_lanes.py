@@ -2,7 +2,7 @@
 `_matmul_ogs`) must keep exactly the lanes of each K tile that hold real scales: not the pad column
 that the host swizzle adds to an odd count of scale columns, not bytes past the end of the tensor.
 The fixture `mxfp4_hopper_scale_interleaved.py` has the kernel's shape: a flat tile of scale lanes
-put back in K order by a reshape/transpose helper, which the fixer follows (tritonlint/triton/layouts.py).
+put back in K order by a reshape/transpose helper, which the fixer follows (tritonlint/fixing/layouts.py).
 
 The host swizzle (`HopperMXScaleLayout.swizzle_data`, triton_kernels/tensor_details/layout_details/
 hopper_scale.py) is simulated in numpy below. A (N, Kc) scale tensor (Kc = K // 32 columns) is padded

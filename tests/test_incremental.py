@@ -10,7 +10,7 @@ from tritonlint.config import Config
 from tritonlint.diagnostics import Diagnostic
 from tritonlint.engine import check_source
 from tritonlint.incremental import IncrementalChecker
-from tritonlint.triton.outline import outline
+from tritonlint.source.outline import outline
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = sorted(p for p in (*ROOT.glob("fixtures/*/*.py"), *ROOT.glob("tests/regressions/*.py"))

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from tritonlint.rules.insufficient_mask import InsufficientMask
 
 from tritonlint.cli import main
-from tritonlint.rules.insufficient_mask import InsufficientMask
 
 EXAMPLE = InsufficientMask.code_block("Example")
 USE_INSTEAD = InsufficientMask.code_block("Use instead")

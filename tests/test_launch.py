@@ -12,7 +12,7 @@ import pytest
 from tritonlint.cli import main
 from tritonlint.config import Config, check_selectors
 from tritonlint.engine import check_source, fix_source
-from tritonlint.triton.launches import find_launches
+from tritonlint.semantic.host.launches import find_launches
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures" / "unmasked-tail-load"

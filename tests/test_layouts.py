@@ -1,4 +1,4 @@
-"""Lane maps (tritonlint/triton/layouts.py): where each lane of a loaded tile lands after a jit helper
+"""Lane maps (tritonlint/fixing/layouts.py): where each lane of a loaded tile lands after a jit helper
 reshapes and transposes it, and the fixer's masks that follow it, for helpers in the kernel's file or
 imported from another module of its package."""
 
@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-
 from pathlib import Path
 
 import libcst as cst
@@ -16,7 +15,7 @@ import pytest
 from tritonlint.cli import main
 from tritonlint.config import Config
 from tritonlint.engine import check_source
-from tritonlint.triton.layouts import Size, imported_helper, lane_map, module_constants
+from tritonlint.fixing.layouts import Size, imported_helper, lane_map, module_constants
 
 HOPPER = """\
 @triton.jit

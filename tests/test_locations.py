@@ -14,8 +14,8 @@ import pytest
 from tritonlint import engine
 from tritonlint.config import Config
 from tritonlint.engine import build_model, check_source, parse_kernels
-from tritonlint.triton.locations import Span
-from tritonlint.triton.outline import line_starts
+from tritonlint.source.locations import Span
+from tritonlint.source.outline import line_starts
 
 ROOT = Path(__file__).resolve().parent.parent
 # Fixture modules that define kernels (a package's launcher module defines none).

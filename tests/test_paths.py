@@ -1,10 +1,10 @@
-"""Path conditions: what each side of a test says (tritonlint/triton/paths.py)."""
+"""Path conditions: what each side of a test says (tritonlint/semantic/paths.py)."""
 
 from __future__ import annotations
 
 import libcst as cst
 
-from tritonlint.triton.paths import ConditionReader, Literal, compatible
+from tritonlint.semantic.paths import ConditionReader, Literal, compatible
 
 
 def _reader(**constants: set[str]) -> ConditionReader:

@@ -10,10 +10,10 @@ import textwrap
 
 from tritonlint.config import Config
 from tritonlint.engine import build_model, parse_kernels
-from tritonlint.triton.model import KernelModel
-from tritonlint.triton.names import code_of
-from tritonlint.triton.outline import line_starts
-from tritonlint.triton.paths import Literal
+from tritonlint.semantic.context import KernelModel
+from tritonlint.semantic.paths import Literal
+from tritonlint.source.names import code_of
+from tritonlint.source.outline import line_starts
 
 HEADER = "import triton\nimport triton.language as tl\n\n\n"
 
@@ -243,7 +243,7 @@ def test_a_while_loop_is_a_loop_of_unknown_tiles() -> None:
 
 
 def test_which_conditions_can_be_flags() -> None:
-    from tritonlint.triton.flags import _can_be_flag
+    from tritonlint.semantic.flags import _can_be_flag
 
     assert [_can_be_flag(atom) for atom in ("True", "False", "None", "0", "-1", "EVEN_K", "K % BLOCK_K == 0")] == \
         [False, False, False, False, False, True, True]
@@ -281,7 +281,7 @@ def test_a_block_pointer_dimension_has_no_size_in_a_text() -> None:
 
 
 def test_the_stop_of_a_loop_as_written() -> None:
-    from tritonlint.triton.facts.peeled_tail import _loop_stop
+    from tritonlint.semantic.facts.peeled_tail import _loop_stop
 
     model = _model("""\
         @triton.jit
@@ -427,7 +427,7 @@ def test_tl_range_and_static_range_are_tile_loops() -> None:
 def test_a_helper_argument_replaces_its_parameter_as_one_operand() -> None:
     import libcst as cst
 
-    from tritonlint.triton.hazards import _Substitute
+    from tritonlint.semantic.verdicts import _Substitute
 
     bound = {"x": cst.parse_expression("a + b"), "y": cst.Name("z")}
     result = cst.parse_expression("x * 2 + y + w").visit(_Substitute(bound))

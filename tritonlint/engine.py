@@ -18,20 +18,20 @@ from tritonlint.config import Config
 from tritonlint.diagnostics import Applicability, Diagnostic, Edit, Fix
 from tritonlint.report import FileReport
 from tritonlint.rule import Rule, all_rules
-from tritonlint.suppressions import comments_by_line, file_suppressions, suppressions_in_line
-from tritonlint.triton.launches import Launch, find_launches, kernel_params, may_launch
-from tritonlint.triton.locations import Locator, Span, char_column
-from tritonlint.triton.model import KernelModel, TailHazard
-from tritonlint.triton.names import ImportMap
-from tritonlint.triton.outline import (
+from tritonlint.semantic.context import KernelModel, TailHazard
+from tritonlint.semantic.host.flag_setters import WeakPredicate
+from tritonlint.semantic.host.launches import Launch, find_launches, kernel_params, may_launch
+from tritonlint.source.locations import Locator, Span, char_column
+from tritonlint.source.names import ImportMap
+from tritonlint.source.outline import (
     KernelSource,
     Outline,
     line_starts,
     might_hold_kernels,
     outline,
 )
-from tritonlint.triton.predicates import WeakPredicate
-from tritonlint.triton.tree import child_nodes
+from tritonlint.source.tree import child_nodes
+from tritonlint.suppressions import comments_by_line, file_suppressions, suppressions_in_line
 
 # The modules beside a file, (display path, text), read on demand: where its kernels may be launched.
 Neighbours = Callable[[], Sequence[tuple[str, str]]]

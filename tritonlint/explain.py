@@ -9,12 +9,12 @@ import libcst as cst
 
 from tritonlint.config import Config
 from tritonlint.engine import build_model, check_source, find_file_launches, parse_file
+from tritonlint.rules.insufficient_mask.analysis import MaskSufficiency
+from tritonlint.rules.unsafe_masked_lanes.lanes import MaskedLanes
 from tritonlint.runner import SourceFile, neighbours_of
-from tritonlint.triton.ir import Access, Judgement
-from tritonlint.triton.lanes import MaskedLanes
-from tritonlint.triton.model import KernelModel
-from tritonlint.triton.outline import line_starts
-from tritonlint.triton.sufficiency import MaskSufficiency
+from tritonlint.semantic.context import KernelModel
+from tritonlint.semantic.ir import Access, Judgement
+from tritonlint.source.outline import line_starts
 
 
 class ExplainError(Exception):

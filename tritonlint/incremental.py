@@ -10,9 +10,9 @@ from tritonlint.config import Config
 from tritonlint.diagnostics import Diagnostic, Edit
 from tritonlint.engine import _collector_paused, check_source
 from tritonlint.report import FileReport
+from tritonlint.semantic.host.launches import launch_pattern
+from tritonlint.source.outline import KernelSource, outline
 from tritonlint.suppressions import Suppression, file_suppressions
-from tritonlint.triton.launches import launch_pattern
-from tritonlint.triton.outline import KernelSource, outline
 
 _NOT_NEWLINE = re.compile(r"[^\r\n]")
 # How findings name a line of the file ("advanced by the loop at line 9"): moved with the kernel.

@@ -15,9 +15,9 @@ from types import ModuleType
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
-    from tritonlint.triton.fixes import CallFix
-    from tritonlint.triton.model import KernelModel, TailHazard
-    from tritonlint.triton.predicates import WeakPredicate
+    from tritonlint.fixing.masks import CallFix
+    from tritonlint.semantic.context import KernelModel, TailHazard
+    from tritonlint.semantic.host.flag_setters import WeakPredicate
 
 # Sections every rule docstring carries, in this order (Ruff's layout).
 DOC_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix safety", "Known problems")
@@ -100,9 +100,17 @@ def all_rules() -> tuple[type[Rule], ...]:
     """Every rule class in tritonlint.rules, sorted by code."""
     package = rules_package()
     found: list[type[Rule]] = []
-    for info in pkgutil.iter_modules(package.__path__):
-        module = importlib.import_module(f"{package.__name__}.{info.name}")
+    for module in _modules_under(package):
         for value in vars(module).values():
             if isinstance(value, type) and issubclass(value, Rule) and value is not Rule and value.__module__ == module.__name__:
                 found.append(value)
     return tuple(sorted(found, key=lambda rule: rule.code))
+
+
+def _modules_under(package: ModuleType) -> Iterator[ModuleType]:
+    """Every module of a package and of its subpackages (a rule family is a folder), imported."""
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        yield module
+        if info.ispkg:
+            yield from _modules_under(module)

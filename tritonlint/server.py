@@ -22,8 +22,8 @@ from tritonlint.diagnostics import Applicability, Diagnostic, Edit
 from tritonlint.explain import explain_source
 from tritonlint.incremental import IncrementalChecker
 from tritonlint.report import FileReport
+from tritonlint.source.outline import line_starts
 from tritonlint.suppressions import add_suppressions
-from tritonlint.triton.outline import line_starts
 
 SOURCE = "tritonlint"
 # Debouncing: an edit made after this long without one is checked at once; an edit made sooner

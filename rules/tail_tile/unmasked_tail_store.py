@@ -1,0 +1,67 @@
+"""TL102: a tl.store that can write past the end of a tensor on a partial tail tile."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tritonlint.fixing.masks import CallFix, tail_fix
+from tritonlint.rule import Rule
+from tritonlint.semantic.context import KernelModel, TailHazard
+
+
+class UnmaskedTailStore(Rule):
+    """
+    ## What it does
+    Flags a `tl.store` whose pointer walks a tiled dimension and which can run on a tile where
+    that dimension is partial (per an evenness flag, a loop's last tile, or a masked sibling
+    access of the same dimension), with no mask bounding it.
+
+    ## Why is this bad?
+    A store past the end of a tensor silently corrupts whatever the caching allocator placed
+    there: another tensor's data, scales or indices. The damage shows up far from the kernel,
+    depends on allocation order, and is invisible to tests that only launch even shapes.
+
+    ## Example
+    ```python
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def scale(X, Y, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        x = tl.load(X + offs, mask=offs < n, other=0.0)
+        tl.store(Y + offs, x * 2)
+    ```
+
+    ## Use instead
+    ```python
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def scale(X, Y, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        x = tl.load(X + offs, mask=offs < n, other=0.0)
+        tl.store(Y + offs, x * 2, mask=offs < n)
+    ```
+
+    ## Fix safety
+    The fix adds the mask of the sibling access of the same dimension when there is one (safe:
+    lanes it drops were out of bounds), or one derived from the pointer's offsets and the loop
+    bound (unsafe: inferred). A masked store needs no `other=`.
+
+    ## Known problems
+    Output tensors padded on the host make the overwrite harmless; the checker cannot see that,
+    so suppress such a finding with a reason.
+    """
+
+    code = "TL102"
+    name = "unmasked-tail-store"
+    summary = "tl.store can write past the end of a tensor on a partial tail tile"
+    fixable = True
+
+    def check(self, kernel: KernelModel) -> Iterator[TailHazard]:
+        return (hazard for hazard in kernel.tail_hazards("store") if not hazard.guard)
+
+    def fix(self, kernel: KernelModel, hazard: TailHazard) -> CallFix:
+        return tail_fix(kernel, hazard)

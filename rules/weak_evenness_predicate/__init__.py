@@ -1,0 +1,1 @@
+"""TL103: an evenness flag set by a predicate that does not imply full tiles."""

@@ -1,0 +1,119 @@
+"""The model of one jit function: the analysis stages, built in order, each reading the ones before.
+
+    binder (ir.py, binder.py)   one walk: definitions, accesses, loops, helper calls, path conditions
+    dataflow.py                 which definitions reach a use; what a value is built from
+    evaluator.py                which tiled dimensions an offset varies along, which a mask bounds
+    walks.py                    what each access's pointer walks, and the loop moving each tile
+    flags.py                    evenness flags, learnt from how the kernel uses them
+    facts/                      one provider per idiom that keeps a walk's tiles full
+    hazards.py                  accesses that can meet a partial tile unbounded, with their reasons
+
+Rules and the fixer ask `KernelModel`; it holds the stages and the kernel's place in its file.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from tritonlint.semantic.binder import bind
+from tritonlint.semantic.dataflow import Dataflow
+from tritonlint.semantic.evaluator import Evaluator
+from tritonlint.semantic.flags import FlagRecognizer
+from tritonlint.semantic.host.flag_setters import WeakPredicate, weak_predicates
+from tritonlint.semantic.host.launches import Launch
+from tritonlint.semantic.ir import (
+    LOOP_PREFIX,
+    PROGRAM,
+    Access,
+    Def,
+    Fact,
+    Flag,
+    HelperCall,
+    Judgement,
+    Loop,
+    TailHazard,
+    Walk,
+)
+from tritonlint.semantic.verdicts import HazardFinder
+from tritonlint.semantic.walks import Walker
+from tritonlint.source.locations import Locator, Span
+from tritonlint.source.names import ImportMap
+from tritonlint.source.syntax import strip_casts
+
+__all__ = ["LOOP_PREFIX", "PROGRAM", "Access", "Def", "Fact", "Flag", "HelperCall", "Judgement", "KernelModel",
+           "Loop", "TailHazard", "Walk", "strip_casts"]
+
+
+class KernelModel:
+    """Built once per jit function; every rule queries it."""
+
+    def __init__(self, module: cst.Module, function: cst.FunctionDef, imports: ImportMap,
+                 line_base: int = 0, extra_flags: frozenset[str] = frozenset(), source: str | None = None,
+                 locator: Locator | None = None) -> None:
+        self.locator = locator  # positions from the file's ast; None: PositionProvider only
+        self.line_base = line_base  # add to a line of `module` to get the file's line
+        self.helpers: dict[str, KernelModel] = {}  # jit functions of the same file, by name (set by the engine)
+        self.launches: list[Launch] = []  # its launch sites in the file and its neighbours (set by the engine)
+        self.origin: tuple[str, str] | None = None  # (path, text) of the file, for helpers it imports
+        self.depends: set[str] = set()  # other files the fixer read (their helpers): results not cacheable
+        self.ir = bind(module, function, imports, source, extra_flags)
+        self.flow = Dataflow(self.ir)
+        self.ev = Evaluator(self.ir, self.flow)
+        self.walker = Walker(self.ir, self.flow, self.ev)
+        self.flags = FlagRecognizer(self.ir, self.flow, self.ev)
+        self.hazards = HazardFinder(self)
+        # What the rules and the fixer ask most, under short names.
+        self.module, self.function, self.defs, self.accesses = module, function, self.ir.defs, self.ir.accesses
+        self.reader, self.qualify_tl = self.ir.reader, self.ir.qualify_tl
+        self.reaching, self.chain = self.flow.reaching, self.flow.chain
+        self.dims, self.mask_dims, self.dim_size, self.label = self.ev.dims, self.ev.mask_dims, self.ev.dim_size, self.ev.label
+        self.tail_hazards, self.hazards_of = self.hazards.tail_hazards, self.hazards.hazards_of
+
+    @cached_property
+    def weak_predicates(self) -> list[WeakPredicate]:
+        """The predicates setting its evenness flags (heuristics, launch arguments) that do not
+        imply full tiles of the walks they let through; asked once the engine set the launches."""
+        return weak_predicates(self)
+
+    # ------------------------------------------------------------------ positions
+
+    @cached_property
+    def _positions(self) -> dict[cst.CSTNode, CodeRange]:
+        # The fallback when the ast outline cannot place a node: a position pass costs as much as
+        # parsing the kernel again.
+        wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
+        return dict(wrapper.resolve(PositionProvider))
+
+    def span_of(self, node: cst.CSTNode) -> Span:
+        """Where a node of this kernel sits in the file. KeyError for a node of another tree."""
+        span = self.locator.span(self.function, node) if self.locator is not None else None
+        if span is not None:
+            return span
+        position = self._positions[node]
+        return Span(position.start.line + self.line_base, position.start.column,
+                    position.end.line + self.line_base, position.end.column)
+
+    def statement_start(self, statement: cst.SimpleStatementLine, call: cst.Call) -> tuple[int, int]:
+        """(line, column) where `statement`, a line holding only the statement that holds `call`, starts."""
+        if self.locator is not None:
+            found = self.locator.statement_start(self.function, call, type(statement.body[0]).__name__)
+            if found is not None:
+                return found
+        span = self.span_of(statement)
+        return span.line, span.column
+
+    def line_of(self, node: cst.CSTNode) -> int:
+        return self.span_of(node).line
+
+    def describe_walk(self, walk: Walk) -> str:
+        """`offs_k` (tiles of BLOCK_K), advanced by the loop at line 9."""
+        parts = []
+        if walk.dim:
+            size = self.ev.dim_size.get(walk.dim)
+            parts.append(f"`{self.ev.label(walk.dim)}`" + (f" (tiles of {size})" if size else ""))
+        if walk.loop is not None:
+            parts.append(f"advanced by the loop at line {self.line_of(walk.loop.node)}")
+        return ", ".join(parts)

@@ -1,0 +1,105 @@
+"""Dataflow over the binder's records: which definitions reach a use, and what a value is built from."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import libcst as cst
+
+from tritonlint.semantic.ir import Access, Def, KernelIR, Loop
+from tritonlint.semantic.paths import Path, compatible
+from tritonlint.source.syntax import strip_casts
+from tritonlint.source.tree import expressions_in, names_in
+
+
+class Dataflow:
+    """Reaching definitions in structured code (no `goto`: the order of statements and the path
+    conditions decide), memoized: the definitions are complete when this stage starts."""
+
+    def __init__(self, ir: KernelIR) -> None:
+        self.ir = ir
+        self._reaching_memo: dict[tuple[str, int, Path, tuple[Loop, ...]], list[Def]] = {}
+        self._chain_memo: dict[tuple[int, int, Path, tuple[Loop, ...]],
+                               tuple[cst.BaseExpression, dict[str, list[Def]]]] = {}
+
+    def reaching(self, name: str, order: int, path: Path, loops: tuple[Loop, ...]) -> list[Def]:
+        """Definitions of `name` that can reach a use at `order` on `path` (structured code).
+        The list returned may be shared: callers must not change it."""
+        key = (name, order, path, loops)
+        found = self._reaching_memo.get(key)
+        if found is None:
+            found = self._reaching_memo[key] = self._reaching(name, order, path, loops)
+        return found
+
+    def _reaching(self, name: str, order: int, path: Path, loops: tuple[Loop, ...]) -> list[Def]:
+        result: list[Def] = []
+        candidates = [d for d in self.ir.defs.get(name, ()) if compatible(d.path, path)]
+        for d in reversed(candidates):
+            if d.order < order:
+                result.append(d)
+                if d.kind in ("assign", "param") and d.path <= path and d.loops == loops[:len(d.loops)]:
+                    break  # this definition dominates the use: earlier ones are dead
+            elif d.kind == "advance" and d.loops and d.loops[-1] in loops:
+                result.append(d)  # carried around the loop to the next iteration
+        return result
+
+    def computed_from(self, access: Access) -> set[str]:
+        """Names the pointer is computed from, transitively, not looking into loads: an index read
+        from memory (`page = tl.load(block_table + i // PAGE)`) is data; the loop that picks the
+        page does not move the tile inside it."""
+        return set(self.build_chain(access.pointer, access.order, access.path, access.loops, self.is_load))
+
+    def is_load(self, node: cst.CSTNode) -> bool:
+        return type(node) is cst.Call and self.ir.qualify_tl(node.func) == "load"
+
+    def chain(self, pointer: cst.BaseExpression, access: Access) -> dict[str, list[Def]]:
+        """Names a pointer is built from, transitively, with the definitions that reach it."""
+        key = (id(pointer), access.order, access.path, access.loops)
+        memo = self._chain_memo.get(key)
+        if memo is not None and memo[0] is pointer:  # the same node, not a new one at a reused id
+            return memo[1]
+        chain = self.build_chain(pointer, access.order, access.path, access.loops)
+        self._chain_memo[key] = (pointer, chain)
+        return chain
+
+    def build_chain(self, node: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...],
+                     skip: Callable[[cst.CSTNode], bool] | None = None) -> dict[str, list[Def]]:
+        """Names `node` is computed from at that place, transitively through their assignments,
+        with the definitions that reach each; not looking inside what `skip` picks."""
+        chain: dict[str, list[Def]] = {}
+        pending = [(name, order, path, loops) for name in names_in(node, skip)]
+        while pending and len(chain) < 64:
+            name, order, path, loops = pending.pop()
+            if name in chain:
+                continue
+            chain[name] = self.reaching(name, order, path, loops)
+            for d in chain[name]:
+                if d.kind == "assign" and d.value is not None:
+                    pending.extend((inner, d.order, d.path, d.loops) for inner in names_in(d.value, skip))
+        return chain
+
+    def mask_comparisons(self, access: Access) -> Iterator[cst.Comparison]:
+        """The single comparisons (`a < b`) an access's mask is built from, through the
+        assignments of the names it reads."""
+        pending: list[tuple[cst.BaseExpression, int]] = [(access.mask, 0)] if access.mask is not None else []
+        while pending:
+            node, depth = pending.pop()
+            if depth > 8:
+                continue
+            if isinstance(node, cst.Comparison):
+                if len(node.comparisons) == 1:
+                    yield node
+                continue
+            if isinstance(node, cst.Name):
+                for d in self.reaching(node.value, access.order, access.path, access.loops):
+                    if d.value is not None and d.kind == "assign":
+                        pending.append((d.value, depth + 1))
+                continue
+            pending.extend((child, depth) for child in expressions_in(node))
+
+    def loaded_names(self, node: cst.BaseExpression, access: Access) -> set[str]:
+        """Names an expression is computed from (through assignments) whose value is read from
+        memory: `seq_start = tl.load(cu_seqlens + b)`."""
+        chain = self.build_chain(node, access.order, access.path, access.loops, self.is_load)
+        return {name for name, defs in chain.items()
+                if any(d.kind == "assign" and d.value is not None and self.is_load(strip_casts(d.value)) for d in defs)}

@@ -1,0 +1,1 @@
+"""What the host code around a kernel says: its launches, and the predicates setting its flags."""

@@ -1,0 +1,576 @@
+"""Launch sites: `kernel[grid](...)` in host code, arguments bound to parameters, and what the grid says per axis.
+
+Read with the stdlib `ast` parser, like the outline: host code is never imported or run. A grid
+axis is a rounded-up division (`triton.cdiv(n, BLOCK)`, `(n + BLOCK - 1) // BLOCK`: the last
+program's tile can be partial), an exact division (`n // BLOCK`), or unknown. A rounded-up axis
+can be guarded by the host: `assert n % BLOCK == 0` before the launch, an `if n % BLOCK != 0:
+raise` before it, or an `if n % BLOCK == 0:` around it. A division is exact when its divisor is a
+divisor of the divided count by construction: `math.gcd(n, 1024)`, or a host function of the
+launching module that returns `d` only where `n % d == 0` (`unroll = highest_divisor(n, 256)`).
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import functools
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from tritonlint.source.outline import ast_dotted, line_starts
+
+
+@dataclass(frozen=True)
+class Axis:
+    """The number of programs along one axis of a launch's grid."""
+
+    kind: str  # "partial" (rounded up: the last tile can be partial), "exact" or "unknown"
+    text: str  # the host expression, for notes
+    extent: str = ""  # what is divided (`n`), when divided
+    size: str = ""  # the divisor as the host spells it (`BLOCK`, `1024`, `meta["BLOCK"]`)
+    meta_key: str = ""  # the divisor read from the launch's meta-parameters (`meta["BLOCK"]`): a kernel parameter
+    count: str = ""  # the name the grid gives the axis's size (`blocks` of `blocks = cdiv(n, B)`), if any
+    guard: str = ""  # the host line that keeps `extent` a multiple of `size`: "`assert n % 1024 == 0` at ops.py:40"
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One `kernel[grid](...)` call."""
+
+    kernel: str  # the kernel's name in its own module
+    where: str  # "ops.py:41"
+    grid: tuple[Axis, ...]
+    args: Mapping[str, str] = field(default_factory=dict, hash=False)  # kernel parameter -> host text
+    # kernel parameter -> the values its argument's name is assigned before the launch, with their lines
+    allocations: Mapping[str, tuple[tuple[str, int], ...]] = field(default_factory=dict, hash=False)
+    # kernel parameter -> the test its argument is (`EVEN_K=K % 2 == 0`, or `even = K % 2 == 0` before
+    # the launch): its text and place (1-based lines, 0-based UTF-8 byte columns)
+    predicates: Mapping[str, tuple[str, tuple[int, int, int, int]]] = field(default_factory=dict, hash=False)
+    local: bool = False  # in the kernel's own file (its predicates can be reported and fixed there)
+    # (a, b) kernel parameters whose arguments the host keeps multiples (`assert BTL % BTS == 0`
+    # before the launch, an `if ... : raise` or an `if` around it): `a % b == 0` in the kernel
+    multiples: frozenset[tuple[str, str]] = field(default=frozenset(), hash=False)
+
+    def sizes(self, axis: Axis) -> frozenset[str]:
+        """The kernel-side names and literals the axis's divisor stands for."""
+        if axis.meta_key:
+            return frozenset({axis.meta_key})
+        return frozenset({axis.size} | {param for param, text in self.args.items() if text == axis.size})
+
+
+def _text(node: ast.AST) -> str:
+    return ast.unparse(node)
+
+
+def _squashed(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def kernel_params(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    return [arg.arg for arg in (*function.args.posonlyargs, *function.args.args)] + \
+        [arg.arg for arg in function.args.kwonlyargs]
+
+
+def launch_pattern(names: Sequence[str]) -> re.Pattern[str]:
+    """Text that can hold a launch of one of `names` (the cheap test before any parsing)."""
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\s*\[")
+
+
+_WORD = re.compile(r"\w")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
+def may_launch(text: str, names: Sequence[str]) -> bool:
+    """Whether `launch_pattern(names)` matches somewhere in `text`, three times faster: a pattern that
+    starts with `\\b` is tried at every offset, one that starts with the names skips to where one
+    starts, and the word boundary is then tested at the few places found."""
+    pattern = _unbounded(tuple(sorted(names)))
+    found = pattern.search(text)
+    while found is not None:
+        start = found.start()
+        if (start > 0 and _WORD.match(text, start - 1) is not None) != (_WORD.match(text, start) is not None):
+            return True
+        found = pattern.search(text, start + 1)
+    return False
+
+
+@functools.lru_cache(maxsize=64)
+def _unbounded(names: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"(?:" + "|".join(map(re.escape, names)) + r")\s*\[")
+
+
+def _naming_lines(text: str, words: Sequence[str]) -> list[int]:
+    """The lines (1-based, in order) where one of `words` may be read as a name: each line that holds
+    one, and each line holding a non-ASCII character (an identifier there is read in its NFKC form,
+    which may be one of them)."""
+    starts = line_starts(text)
+    found = [match.start() for match in re.finditer("|".join(map(re.escape, words)), text)]
+    if not text.isascii():
+        found = sorted(found + [match.start() for match in _NON_ASCII.finditer(text)])
+    lines: list[int] = []
+    for offset in found:
+        line = bisect.bisect_right(starts, offset)
+        if not lines or lines[-1] != line:
+            lines.append(line)
+    return lines
+
+
+def find_launches(tree: ast.Module, names: Mapping[str, str], params: Mapping[str, list[str]],
+                  display: str, modules: frozenset[str] = frozenset(),
+                  members: Mapping[str, str] | None = None, local: bool = False,
+                  text: str | None = None) -> list[Launch]:
+    """The launches in `tree` of the kernels `names` maps to (local name -> kernel name).
+
+    `modules` are local names of the kernels' module (`from . import kernels`), and `members` maps
+    that module's names to kernels: `kernels.k[grid]`. `display` names the file in notes. `text`,
+    the source of `tree`, lets the search skip the statements on lines that name no kernel.
+    """
+    finder = _Finder(names, params, display, modules, members or {}, local)
+    if text is not None:
+        finder.lines = _naming_lines(text, [*names, *modules])
+    finder.functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    finder.body(tree.body, (), _Scope(tree.body))
+    return finder.found
+
+
+class _Finder:
+    def __init__(self, names: Mapping[str, str], params: Mapping[str, list[str]], display: str,
+                 modules: frozenset[str], members: Mapping[str, str], local: bool) -> None:
+        self.names, self.params, self.display, self.modules = names, params, display, modules
+        self.members, self.local = members, local
+        self.found: list[Launch] = []
+        self.functions: dict[str, ast.FunctionDef] = {}  # the module's own host functions, by name
+        self.lines: list[int] | None = None  # the lines that may name a kernel, sorted; None: any line
+
+    def names_kernel(self, statement: ast.stmt) -> bool:
+        """Whether a line of the statement may name a kernel (or its module): else it launches none."""
+        if self.lines is None:
+            return True
+        at = bisect.bisect_left(self.lines, statement.lineno)
+        return at < len(self.lines) and self.lines[at] <= (statement.end_lineno or statement.lineno)
+
+    def body(self, statements: list[ast.stmt], ifs: tuple[tuple[ast.expr, bool], ...],
+             scope: _Scope) -> None:
+        """Statements, with the `if` tests around them (test, on its true side) and the function body they are in."""
+        for statement in statements:
+            if not self.names_kernel(statement):
+                continue  # most of a module: walking every expression of it was most of the search
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if statement.name in self.params and statement.decorator_list:
+                    continue  # a kernel itself launches nothing
+                self.body(statement.body, (), _Scope(statement.body))
+                continue
+            if isinstance(statement, ast.ClassDef):
+                self.body(statement.body, (), _Scope(statement.body))
+                continue
+            for name, value in ast.iter_fields(statement):
+                if name in ("body", "orelse", "finalbody", "handlers", "cases"):
+                    continue
+                for node in value if isinstance(value, list) else [value]:
+                    if isinstance(node, ast.expr):
+                        self.expressions(node, ifs, scope)
+            if isinstance(statement, ast.If):
+                self.body(statement.body, (*ifs, (statement.test, True)), scope)
+                self.body(statement.orelse, (*ifs, (statement.test, False)), scope)
+                continue
+            for name in ("body", "orelse", "finalbody"):
+                inner = getattr(statement, name, None)
+                if isinstance(inner, list):
+                    self.body(inner, ifs, scope)
+            for handler in getattr(statement, "handlers", ()):
+                self.body(handler.body, ifs, scope)
+            for case in getattr(statement, "cases", ()):
+                self.body(case.body, ifs, scope)
+
+    def expressions(self, node: ast.expr, ifs: tuple[tuple[ast.expr, bool], ...], scope: _Scope) -> None:
+        for inner in ast.walk(node):
+            if not (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Subscript)):
+                continue
+            target = inner.func.value
+            kernel = None
+            if isinstance(target, ast.Name):
+                kernel = self.names.get(target.id)
+            elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                    and target.value.id in self.modules:
+                kernel = self.members.get(target.attr)
+            if kernel is not None:
+                self.found.append(self.launch(kernel, inner, inner.func.slice, ifs, scope))
+
+    def launch(self, kernel: str, call: ast.Call, grid: ast.expr, ifs: tuple[tuple[ast.expr, bool], ...],
+               scope: _Scope) -> Launch:
+        params = self.params.get(kernel, [])
+        bound: dict[str, ast.expr] = {}  # kernel parameter -> its argument (none after a `*args`)
+        for param, value in zip(params, call.args):
+            if isinstance(value, ast.Starred):
+                break
+            bound[param] = value
+        bound |= {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg is not None}
+        args = {param: _squashed(_text(value)) for param, value in bound.items()}
+        line = call.lineno
+        axes = []
+        for element, meta in _grid_elements(grid, scope, line):
+            axis = _classify(_resolved(element, scope, line), meta)
+            if isinstance(element, ast.Name):
+                axis = Axis(axis.kind, axis.text, axis.extent, axis.size, axis.meta_key, element.id)
+            if axis.kind == "partial" and (_divides(axis, scope, line)
+                                           or _divisor_of_extent(axis, scope, line, self.functions)):
+                axis = Axis("exact", axis.text, axis.extent, axis.size, axis.meta_key, axis.count)
+            if axis.kind == "partial":
+                sizes = {axis.size} | ({args[axis.meta_key]} if axis.meta_key in args else set())
+                guard = _guard(axis.extent, sizes, ifs, scope, line)
+                if guard:
+                    axis = Axis(axis.kind, axis.text, axis.extent, axis.size, axis.meta_key, axis.count,
+                                f"`{guard[0]}` at {self.display}:{guard[1]}")
+            axes.append(axis)
+        allocations = {param: _values(scope, value.id, line) for param, value in bound.items()
+                       if isinstance(value, ast.Name)}
+        predicates = {}
+        for param, value in bound.items():
+            if isinstance(value, ast.Name):
+                value = _assignments(scope, value.id, line) or value
+            if _is_test(value):
+                place = (value.lineno, value.col_offset, value.end_lineno or value.lineno,
+                         value.end_col_offset or value.col_offset)
+                predicates[param] = (_text(value), place)
+        return Launch(kernel, f"{self.display}:{line}", tuple(axes), args, allocations, predicates, self.local,
+                      _multiples(args, ifs, scope, line))
+
+
+class _Scope:
+    """A body launches are found in (a host function's, a class's, the module's), walked once, on first
+    use, for what every launch and argument in it asks: the assignments, `def`s and tests before a line."""
+
+    def __init__(self, statements: list[ast.stmt]) -> None:
+        self.statements = statements
+
+    @functools.cached_property
+    def _walked(self) -> tuple[dict[str, list[ast.Assign | ast.FunctionDef]], list[ast.Assert | ast.If]]:
+        bindings: dict[str, list[ast.Assign | ast.FunctionDef]] = {}
+        checks: list[ast.Assert | ast.If] = []
+        for statement in self.statements:
+            for node in ast.walk(statement):
+                if isinstance(node, ast.Assign):
+                    for name in dict.fromkeys(t.id for t in node.targets if isinstance(t, ast.Name)):
+                        bindings.setdefault(name, []).append(node)
+                elif isinstance(node, ast.FunctionDef):
+                    bindings.setdefault(node.name, []).append(node)
+                elif isinstance(node, (ast.Assert, ast.If)):
+                    checks.append(node)
+        for nodes in bindings.values():  # in line order: the last one before a line is its value there
+            nodes.sort(key=lambda node: node.lineno)
+        return bindings, checks
+
+    def bindings(self, name: str) -> list[ast.Assign | ast.FunctionDef]:
+        """The `name = ...` assignments and `def name` functions of the body, nested ones included, in line order."""
+        return self._walked[0].get(name, [])
+
+    @property
+    def checks(self) -> list[ast.Assert | ast.If]:
+        """The body's `assert`s and `if`s, nested ones included."""
+        return self._walked[1]
+
+
+def _multiples(args: Mapping[str, str], ifs: tuple[tuple[ast.expr, bool], ...], scope: _Scope,
+               line: int) -> frozenset[tuple[str, str]]:
+    """The (a, b) parameter pairs whose arguments a host test before the launch keeps multiples:
+    `assert BTL % BTS == 0`, `if n % b != 0: raise ...`, or `if n % b == 0:` around the launch."""
+    tested: list[ast.expr] = [mod for test, side in ifs for mod, zero in _multiple_tests(test) if zero == side]
+    for node in scope.checks:
+        if node.lineno >= line:
+            continue
+        if isinstance(node, ast.Assert):
+            tested += [mod for mod, zero in _multiple_tests(node.test) if zero]
+        elif node.body and isinstance(node.body[-1], (ast.Raise, ast.Return)):
+            conjuncts = list(_multiple_tests(node.test))
+            tested += [mod for mod, zero in conjuncts if not zero and len(conjuncts) == 1]
+    params: dict[str, list[str]] = {}
+    for param, text in args.items():
+        params.setdefault(text, []).append(param)
+    return frozenset((a, b) for mod in tested if isinstance(mod, ast.BinOp)
+                     for a in params.get(_squashed(_text(mod.left)), ()) for b in params.get(_squashed(_text(mod.right)), ()))
+
+
+def _is_test(node: ast.expr) -> bool:
+    """A comparison, a boolean combination or a negation: what an evenness flag can be set to."""
+    return isinstance(node, (ast.Compare, ast.BoolOp)) or isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
+
+
+def padded(launch: Launch, axis: Axis, param: str, sizes: frozenset[str]) -> str:
+    """"`out_ret` is allocated in whole tiles: `torch.empty(...)` at ops.py:12" when the argument for
+    `param` is assigned a value sized by the axis's program count times its block (`blocks * BLOCK`)."""
+    counts = {axis.count, _squashed(axis.text)} - {""}
+    blocks = set(sizes) | {axis.size} | {launch.args[s] for s in sizes if s in launch.args}
+    products = {f"{c}*{b}" for c in counts for b in blocks} | {f"{b}*{c}" for c in counts for b in blocks}
+    file = launch.where.rsplit(":", 1)[0]
+    for text, line in launch.allocations.get(param, ()):
+        if any(product in text for product in products):
+            return f"`{launch.args.get(param, param)}` is allocated in whole tiles at {file}:{line}"
+    return ""
+
+
+def _values(scope: _Scope, name: str, before: int) -> tuple[tuple[str, int], ...]:
+    """Every value assigned to `name` in the scope before line `before`, squashed, with its line."""
+    return tuple((_squashed(_text(node.value)), node.lineno) for node in scope.bindings(name)
+                 if isinstance(node, ast.Assign) and node.lineno < before)
+
+
+def _divides(axis: Axis, scope: _Scope, line: int) -> bool:
+    """`triton.cdiv(512, bd)` with `bd = 64 if ne else 512`: literal sizes that all divide a literal extent;
+    `triton.cdiv(n, s)` with `s = 1`: a size of one divides any extent."""
+    if axis.meta_key:
+        return False
+    try:
+        size: ast.expr = ast.parse(axis.size, mode="eval").body
+    except SyntaxError:  # squashed text of a conditional expression (`aifbelsec`)
+        return False
+    if isinstance(size, ast.Name):
+        size = _assignments(scope, size.id, line) or size
+    options = [size.body, size.orelse] if isinstance(size, ast.IfExp) else [size]
+    values = [o.value for o in options if isinstance(o, ast.Constant) and isinstance(o.value, int) and o.value > 0]
+    if len(values) != len(options):
+        return False
+    return all(value == 1 for value in values) or (axis.extent.isdigit()
+                                                   and all(int(axis.extent) % value == 0 for value in values))
+
+
+def _divisor_of_extent(axis: Axis, scope: _Scope, line: int, functions: Mapping[str, ast.FunctionDef]) -> bool:
+    """`triton.cdiv(rows * n, d)` where `d` divides `n` by construction: `d = math.gcd(n, 1024)`, or
+    `d = f(n, ...)` with `f` a host function of the module that returns only divisors of that argument."""
+    if axis.meta_key:
+        return False
+    try:
+        extent, size = ast.parse(axis.extent, mode="eval").body, ast.parse(axis.size, mode="eval").body
+    except SyntaxError:
+        return False
+    if isinstance(size, ast.Name):
+        size = _assignments(scope, size.id, line) or size
+    divided = _divided_by(size, functions)
+    return bool(divided) and any(_squashed(_text(factor)) in divided for factor in _factors(extent))
+
+
+def _factors(node: ast.expr) -> Iterator[ast.expr]:
+    """`a`, `b` and `c` of `a * b * c`; the expression itself otherwise."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        yield from _factors(node.left)
+        yield from _factors(node.right)
+    else:
+        yield node
+
+
+def _divided_by(value: ast.expr, functions: Mapping[str, ast.FunctionDef]) -> set[str]:
+    """The host expressions (squashed) that `value` is a divisor of, by construction."""
+    if isinstance(value, ast.IfExp):
+        return _divided_by(value.body, functions) & _divided_by(value.orelse, functions)
+    if not isinstance(value, ast.Call):
+        return set()
+    dotted = ast_dotted(value.func) or ""
+    if dotted in ("math.gcd", "gcd") and len(value.args) >= 2 and not value.keywords:
+        return {_squashed(_text(arg)) for arg in value.args if not isinstance(arg, ast.Starred)}
+    function = functions.get(dotted)
+    if function is None:
+        return set()
+    params = [arg.arg for arg in (*function.args.posonlyargs, *function.args.args)]
+    bound = {param: arg for param, arg in zip(params, value.args) if not isinstance(arg, ast.Starred)}
+    bound |= {k.arg: k.value for k in value.keywords if k.arg is not None}
+    return {_squashed(_text(bound[param])) for param in _divisor_params(function) if param in bound}
+
+
+def _divisor_params(function: ast.FunctionDef) -> set[str]:
+    """The parameters every value `function` returns is a divisor of: each `return` gives `1`,
+    `math.gcd(p, ...)`, `p` itself, or a `d` it reaches only where `p % d == 0` holds (an `if` around
+    it, or a `while p % d != 0:` loop just before it). A bare `return`, or falling off the end,
+    gives None: the grid's division fails, no program runs on a partial tile."""
+    params = {arg.arg for arg in (*function.args.posonlyargs, *function.args.args)}
+    found: set[str] | None = None
+    for returned, tests in _returns(function.body, ()):
+        if returned is None:
+            continue
+        divides = set(params) if isinstance(returned, ast.Constant) and returned.value == 1 else set()
+        if isinstance(returned, ast.Name) and returned.id in params:
+            divides.add(returned.id)
+        if isinstance(returned, ast.Call):
+            divides |= _divided_by(returned, {}) & params
+        if isinstance(returned, ast.Name):
+            for test in tests:
+                for mod, zero in _multiple_tests(test):
+                    assert isinstance(mod, ast.BinOp)
+                    if zero and isinstance(mod.right, ast.Name) and mod.right.id == returned.id \
+                            and isinstance(mod.left, ast.Name) and mod.left.id in params:
+                        divides.add(mod.left.id)
+        found = divides if found is None else found & divides
+        if not found:
+            return set()
+    return found or set()
+
+
+def _returns(statements: list[ast.stmt],
+             tests: tuple[ast.expr, ...]) -> Iterator[tuple[ast.expr | None, tuple[ast.expr, ...]]]:
+    """Each `return` of a host function's body (not of functions nested in it), with the tests known
+    to hold there: the `if` tests around it, and `p % d == 0` after a `while p % d != 0:` loop
+    without `break` in the same block."""
+    after: tuple[ast.expr, ...] = ()
+    for statement in statements:
+        if isinstance(statement, ast.Return):
+            yield statement.value, tests + after
+        elif isinstance(statement, ast.If):
+            yield from _returns(statement.body, tests + after + (statement.test,))
+            yield from _returns(statement.orelse, tests + after)
+        elif isinstance(statement, ast.While):
+            yield from _returns(statement.body, tests + after)
+            negated = [ast.Compare(mod, [ast.Eq()], [ast.Constant(0)])
+                       for mod, zero in _multiple_tests(statement.test) if not zero]
+            broken = any(isinstance(node, ast.Break) for node in ast.walk(statement))
+            if len(negated) == 1 and not broken and not statement.orelse:
+                after = (negated[0],)
+        elif isinstance(statement, (ast.For, ast.With, ast.Try)):
+            for name in ("body", "orelse", "finalbody"):
+                yield from _returns(getattr(statement, name, []), tests + after)
+            for handler in getattr(statement, "handlers", ()):
+                yield from _returns(handler.body, tests + after)
+        if isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            after = ()  # `d` may be assigned anew
+
+
+def _assignments(scope: _Scope, name: str, before: int) -> ast.expr | None:
+    """The value of the last `name = ...` (or `def name`'s returned value) in the scope before line `before`."""
+    found: ast.expr | None = None
+    for node in scope.bindings(name):
+        if node.lineno >= before:
+            continue
+        if isinstance(node, ast.Assign):
+            found = node.value
+        else:
+            returned = next((s.value for s in node.body if isinstance(s, ast.Return) and s.value is not None), None)
+            if returned is not None:
+                found = ast.Lambda(node.args, returned)
+    return found
+
+
+def _resolved(node: ast.expr, scope: _Scope, line: int) -> ast.expr:
+    """A name assigned once before the launch stands for its value (`num_blocks = triton.cdiv(n, B)`)."""
+    if isinstance(node, ast.Name):
+        value = _assignments(scope, node.id, line)
+        if value is not None:
+            return value
+    return node
+
+
+def _grid_elements(grid: ast.expr, scope: _Scope, line: int) -> Iterator[tuple[ast.expr, str]]:
+    """Each axis's expression, with the name of the grid lambda's meta parameter ("" if none)."""
+    meta = ""
+    grid = _resolved(grid, scope, line)
+    if isinstance(grid, ast.Lambda):
+        meta = grid.args.args[0].arg if grid.args.args else ""
+        grid = grid.body
+    elements = grid.elts if isinstance(grid, (ast.Tuple, ast.List)) else [grid]
+    for element in elements:
+        yield element, meta
+
+
+def _classify(node: ast.expr, meta: str) -> Axis:
+    text = _text(node)
+    if isinstance(node, ast.Call) and len(node.args) == 2 and not node.keywords:
+        dotted = ast_dotted(node.func) or ""
+        if dotted == "cdiv" or dotted.endswith(".cdiv"):
+            return _divided("partial", text, node.args[0], node.args[1], meta)
+    if isinstance(node, ast.Call) and len(node.args) == 1 and ast_dotted(node.func) == "math.ceil" \
+            and isinstance(node.args[0], ast.BinOp) and isinstance(node.args[0].op, ast.Div):
+        return _divided("partial", text, node.args[0].left, node.args[0].right, meta)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv):
+        extent = _rounded_up(node.left, node.right)
+        if extent is not None:
+            return _divided("partial", text, extent, node.right, meta)
+        return _divided("exact", text, node.left, node.right, meta)
+    return Axis("unknown", text)
+
+
+def _rounded_up(numerator: ast.expr, divisor: ast.expr) -> ast.expr | None:
+    """`n` of `(n + B - 1) // B` or `(n + 1023) // 1024`; None for another numerator."""
+    size = _squashed(_text(divisor))
+    if not (isinstance(numerator, ast.BinOp) and isinstance(numerator.op, (ast.Add, ast.Sub))):
+        return None
+    for extent, rest in ((numerator.left, numerator.right), (numerator.right, numerator.left)):
+        if isinstance(numerator.op, ast.Sub) and extent is numerator.right:
+            continue
+        if isinstance(numerator.op, ast.Sub):  # (n + B) - 1
+            if _squashed(_text(rest)) == "1" and isinstance(extent, ast.BinOp) and isinstance(extent.op, ast.Add):
+                for inner, other in ((extent.left, extent.right), (extent.right, extent.left)):
+                    if _squashed(_text(other)) == size:
+                        return inner
+            continue
+        rest_text = _squashed(_text(rest))
+        if rest_text in (f"{size}-1", f"({size}-1)", f"(({size})-1)"):
+            return extent
+        if isinstance(rest, ast.Constant) and isinstance(divisor, ast.Constant) and isinstance(rest.value, int) \
+                and isinstance(divisor.value, int) and rest.value == divisor.value - 1:
+            return extent
+    return None
+
+
+def _divided(kind: str, text: str, extent: ast.expr, size: ast.expr, meta: str) -> Axis:
+    meta_key = ""
+    if meta and isinstance(size, ast.Subscript) and isinstance(size.value, ast.Name) and size.value.id == meta \
+            and isinstance(size.slice, ast.Constant) and isinstance(size.slice.value, str):
+        meta_key = size.slice.value
+    return Axis(kind, text, _squashed(_text(extent)), _squashed(_text(size)), meta_key)
+
+
+def _multiple_tests(test: ast.expr) -> Iterator[tuple[ast.expr, bool]]:
+    """(`x % y` expression, whether the test holds when it is 0) for each conjunct of `test`."""
+    conjuncts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    for conjunct in conjuncts:
+        if isinstance(conjunct, ast.Compare) and len(conjunct.ops) == 1 and isinstance(conjunct.left, ast.BinOp) \
+                and isinstance(conjunct.left.op, ast.Mod) and _squashed(_text(conjunct.comparators[0])) == "0":
+            if isinstance(conjunct.ops[0], ast.Eq):
+                yield conjunct.left, True
+            elif isinstance(conjunct.ops[0], ast.NotEq):
+                yield conjunct.left, False
+        elif isinstance(conjunct, ast.UnaryOp) and isinstance(conjunct.op, ast.Not) \
+                and isinstance(conjunct.operand, ast.BinOp) and isinstance(conjunct.operand.op, ast.Mod):
+            yield conjunct.operand, True
+        elif isinstance(conjunct, ast.BinOp) and isinstance(conjunct.op, ast.Mod):
+            yield conjunct, False
+
+
+def _keeps(test: ast.expr, holds: bool, extent: str, sizes: set[str]) -> bool:
+    """Whether `test` being `holds` means `extent % size == 0` for one of `sizes`."""
+    conjuncts = list(_multiple_tests(test))
+    if not holds and len(conjuncts) != 1:
+        return False  # `not (a and b)` says nothing of either alone
+    for mod, zero in conjuncts:
+        assert isinstance(mod, ast.BinOp)
+        if zero == holds and _divides_extent(_squashed(_text(mod.left)), extent) \
+                and _squashed(_text(mod.right)) in sizes:
+            return True
+    return False
+
+
+_NUMEL = re.compile(r"(\w+)\.numel\(\)")
+
+
+def _divides_extent(tested: str, extent: str) -> bool:
+    """Whether a multiple of `tested` is a multiple of `extent`: the same text, or one dimension of a
+    tensor (`x.shape[-1]`, `x.size(1)`) against its element count (`x.numel()`, their product)."""
+    if tested == extent:
+        return True
+    numel = _NUMEL.fullmatch(extent)
+    return numel is not None and re.fullmatch(rf"{numel.group(1)}\.(shape\[[^\]]+\]|size\([^)]+\))", tested) is not None
+
+
+def _guard(extent: str, sizes: set[str], ifs: tuple[tuple[ast.expr, bool], ...], scope: _Scope,
+           line: int) -> tuple[str, int] | None:
+    """The host test that keeps `extent` a multiple of the grid's divisor at this launch: (its text, its line)."""
+    for test, side in ifs:
+        if _keeps(test, side, extent, sizes):
+            return f"if {_text(test)}:", test.lineno
+    for node in scope.checks:
+        if node.lineno >= line:
+            continue
+        if isinstance(node, ast.Assert) and _keeps(node.test, True, extent, sizes):
+            return f"assert {_text(node.test)}", node.lineno
+        if isinstance(node, ast.If) and node.body and isinstance(node.body[-1], (ast.Raise, ast.Return)) \
+                and _keeps(node.test, False, extent, sizes):
+            return f"if {_text(node.test)}: {'raise' if isinstance(node.body[-1], ast.Raise) else 'return'}", \
+                node.lineno
+    return None

@@ -1,0 +1,356 @@
+"""Hazards: an access whose walk can meet a partial tile, with evidence, and nothing that bounds it.
+
+Evidence that a tile can be partial: the tail side of an evenness flag, a sibling access that masks
+the same dimension, or a loop whose last tile can be partial. What bounds a walk: the mask (read by
+the evaluator, on the tail side of the flag), the even side of a flag, or a construction fact
+(`facts/`). Every verdict keeps its reason (`Judgement`), for the messages and for `--explain`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import weakref
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from tritonlint.semantic.facts import full_tile_loop, full_tiles
+from tritonlint.semantic.host.launches import padded
+from tritonlint.semantic.ir import (
+    LOOP_PREFIX,
+    PROGRAM,
+    Access,
+    HelperCall,
+    Judgement,
+    Loop,
+    TailHazard,
+    Walk,
+    share_a_dimension,
+)
+from tritonlint.semantic.paths import EMPTY, Literal, Path, compatible
+from tritonlint.source.names import code_of
+from tritonlint.source.syntax import ordered
+from tritonlint.source.tree import names_in, terms
+
+# `tl.program_id(0)`, `tl.program_id(axis=1)`: the axis a program's tile index is read along.
+_PROGRAM_AXIS = re.compile(r"program_id\(\s*(?:axis\s*=\s*)?(\d+)\s*\)")
+
+if TYPE_CHECKING:
+    from tritonlint.semantic.context import KernelModel
+
+
+class HazardFinder:
+    """The tail hazards of one kernel, its jit helpers' accesses judged at each call site."""
+
+    def __init__(self, kernel: KernelModel) -> None:
+        # A back-reference to the model that owns this finder: weak, so that a checked file's
+        # trees are freed by reference counting, with no cycle for the collector to find.
+        self.kernel: KernelModel = weakref.proxy(kernel)
+        self.ir, self.flow, self.ev = kernel.ir, kernel.flow, kernel.ev
+        self.walker, self.flags = kernel.walker, kernel.flags
+
+    def tail_hazards(self, kind: str) -> Iterator[TailHazard]:
+        """Each `kind` access ("load" or "store") that can touch a partial tail tile unbounded; one per access.
+
+        Accesses inside the jit helpers this kernel calls (`helpers`, set by the engine) are
+        judged at each call site with the caller's offsets and flags.
+        """
+        for access in self.ir.accesses:
+            if access.kind != kind:
+                continue
+            hazard = self.hazard_of(access)
+            if hazard is not None:
+                yield hazard
+        for site in self.ir.calls:
+            helper = self.kernel.helpers.get(site.name)
+            if helper is None or helper.hazards is self:
+                continue
+            for inner, view in self.inline(site, helper):
+                if inner.kind != kind or helper.hazards.hazard_of(inner) is not None:
+                    continue  # reported in the helper itself already
+                if any(helper.flags.on_side(flag.atom, flag.even, inner.path) for flag in helper.flags.flags):
+                    continue  # the even side of the helper's own flag (`if EVEN: tl.load(ptrs)`)
+                hazard = self.hazard_of(view)
+                if hazard is not None:
+                    yield dataclasses.replace(hazard, access=inner, helper=helper, walked=self.kernel.describe_walk(hazard.walk),
+                                              via=f"called from kernel {self.ir.function.name.value} at line {self.kernel.line_of(site.call)}")
+
+    def hazards_of(self, access: Access) -> list[TailHazard]:
+        """One hazard per dimension the access leaves unbounded (a fix must bound them all)."""
+        return [j.hazard for j in self.judgements(access) if j.hazard is not None]
+
+    def inline(self, site: HelperCall, helper: KernelModel) -> Iterator[tuple[Access, Access]]:
+        """The helper's accesses as this caller sees them at `site`: (helper access, caller view).
+
+        Parameters are replaced by the arguments, flags renamed (`EVEN=EVEN_K`) or decided
+        (`EVEN=True`). Only accesses built from parameters alone are inlined: a helper local
+        would be resolved against the caller's variables of the same name.
+        """
+        params = [p.name.value for p in helper.ir.function.params.params]
+        bound: dict[str, cst.BaseExpression] = {}
+        positional = [arg for arg in site.call.args if arg.keyword is None and not arg.star]
+        for name, arg in zip(params, positional):
+            bound[name] = arg.value
+        for arg in site.call.args:
+            if arg.keyword is not None and arg.keyword.value in params:
+                bound[arg.keyword.value] = arg.value
+        for access in helper.ir.accesses:
+            names = set(names_in(access.pointer)) | set(names_in(access.mask))
+            if not names <= set(bound) | {"tl", "triton"}:
+                continue
+            path = site.path
+            contradicted = False
+            for literal in access.path:
+                value = bound.get(literal.atom)
+                if value is None:
+                    continue
+                text = code_of(value)
+                if text in ("True", "False"):
+                    contradicted |= (text == "True") != literal.value
+                else:
+                    path = path | {Literal(text, literal.value)}
+            if contradicted or not compatible(path, site.path):
+                continue
+            replace = _Substitute(bound)
+            pointer = access.pointer.visit(replace)
+            mask = access.mask.visit(replace) if access.mask is not None else None
+            assert isinstance(pointer, cst.BaseExpression)
+            view = Access(access.kind, access.call, pointer, mask if isinstance(mask, cst.BaseExpression) else None,
+                          access.boundary_check, site.order, frozenset(path), site.loops)
+            yield access, view
+
+    def hazard_of(self, access: Access) -> TailHazard | None:
+        """The first tail hazard of one access (also a helper's access seen from a caller), if any."""
+        return next((j.hazard for j in self.judgements(access) if j.hazard is not None), None)
+
+    def judgements(self, access: Access) -> Iterator[Judgement]:
+        """The verdict on each walk of the access, with its reason. Lazy: asking for the first
+        hazard judges no more walks than it needs."""
+        walks = self.walker.walks(access)
+        if not walks:
+            return
+        moved_by = self.walker.pointer_loops(access)
+        own = self.ev.mask_dims(access, own=True)
+        for walk in walks:
+            judged = self._judge_walk(access, walk, own, moved_by)
+            when = self.walker.only_when(access, walk.dim) if judged.hazard is not None and walk.dim is not None else EMPTY
+            if when:  # again, with the mask as it reads where this dimension is in the pointer at all
+                judged = self._judge_walk(access, walk, self.ev.mask_dims(access, when, own=True), moved_by)
+                if judged.hazard is not None:
+                    judged = dataclasses.replace(judged, hazard=dataclasses.replace(judged.hazard, when=when))
+            if judged.hazard is not None:
+                # The construction facts are asked last: most walks are bounded by a mask already.
+                fact = full_tiles(self.kernel, access, walk)
+                if fact is not None:
+                    judged = Judgement(walk, None, f"{judged.hazard.evidence}, but {fact.reason}", fact)
+            yield judged
+
+    def _judge_walk(self, access: Access, walk: Walk, own: frozenset[str] | None,
+                    moved_by: frozenset[str]) -> Judgement:
+        """Whether this walk can meet a partial tile the access does not bound, and why."""
+        keys = walk.keys
+        covering = [flag for flag in self.flags.flags if flag.dims & keys]
+        even_side = next((flag for flag in covering if self.flags.on_side(flag.atom, flag.even, access.path)), None)
+        if even_side is not None:
+            weak = next((p for p in self.kernel.weak_predicates if p.flag == even_side.atom and p.keys & keys), None)
+            if weak is None:
+                return Judgement(walk, None, f"runs only when {Literal(even_side.atom, even_side.even).describe()}: "
+                                 "full tiles there")
+            if own is not None and self.ev.covers(own, keys, moved_by):
+                return Judgement(walk, None, "the mask bounds it")
+            side = Literal(even_side.atom, even_side.even)
+            evidence = f"{weak.flag} is set by `{weak.text}` at {weak.where}, which does not imply {weak.needs}"
+            return Judgement(walk, TailHazard(access, walk, f"reachable when {side.describe()}, on a partial tile "
+                                              f"of {weak.tile}", evidence, predicate=f"`{weak.needs}` at {weak.where}"), evidence)
+        evidence_flags = [flag for flag in covering if flag.source != "name" and self.flags.atom_applies(flag.atom, access)]
+        for flag in evidence_flags:
+            tail = Literal(flag.atom, not flag.even)
+            if not compatible(access.path, self.flags.flag_side(flag.atom, not flag.even)):
+                continue  # `FULL_K: tl.constexpr = EVEN_K`: its tail side contradicts `EVEN_K is False`
+            # The mask as it reads on the tail side (a mask name may be defined on one side only).
+            bounded = self.ev.mask_dims(access, frozenset({tail}), own=True)
+            if bounded is not None and not self.ev.covers(bounded, keys, moved_by):
+                how = {"usage": "by how the kernel uses it", "heuristics": "by its @triton.heuristics",
+                       "config": "by the configuration"}[flag.source]
+                return Judgement(walk, TailHazard(
+                    access, walk, f"reachable when {tail.describe()}",
+                    f"{flag.atom} is an evenness flag for this dimension ({how})", tail, tail.negated()),
+                    f"{flag.atom} is an evenness flag for this dimension ({how}) and the mask does not bound "
+                    f"it when {tail.describe()}")
+        if evidence_flags:
+            names = ", ".join(sorted({flag.atom for flag in evidence_flags}))
+            return Judgement(walk, None, f"the mask bounds it on the tail side of {names}")
+        if own is None:
+            return Judgement(walk, None, "the mask comes from a parameter or a helper and cannot be read: trusted")
+        if self.ev.covers(own, keys, moved_by):
+            return Judgement(walk, None, "the mask bounds it")
+        sibling = self._masked_sibling(access, keys, walk.loop)
+        if sibling is not None and walk.loop is None and walk.dim is not None and walk.dim.startswith("arange(") \
+                and not self._runtime_bound(sibling, walk.dim, moved_by):
+            # `cols = tl.arange(0, D)` spans a whole constexpr extent; a sibling's `cols < 2 * HALF`
+            # selects part of it. Only a bound known at run time (`cols < head_dim`) says the
+            # block is padded past the data.
+            sibling = None
+        if sibling is not None:
+            evidence = f"the tl.{sibling.kind} at line {self.kernel.line_of(sibling.call)} masks the same dimension"
+            return Judgement(walk, TailHazard(access, walk, "reachable on every tile, the partial last one included",
+                                              evidence), evidence)
+        if walk.loop is not None and walk.loop.tiles == "partial":
+            evidence = f"the last tile of `for ... in {walk.loop.text}` can be partial"
+            return Judgement(walk, TailHazard(access, walk, "reachable on the loop's last iteration", evidence),
+                             evidence)
+        if walk.loop is not None and walk.loop.tiles == "full":
+            fact = full_tile_loop.fact(self.kernel, access, walk)
+            if fact is not None:
+                return Judgement(walk, None, fact.reason, fact)
+        if walk.loop is None and walk.dim is not None and PROGRAM in moved_by and self.kernel.launches:
+            launched = self._launch_evidence(access, walk)
+            if launched is not None:
+                return launched
+        return Judgement(walk, None, "no evidence that a tile can be partial (no evenness flag, masked sibling "
+                         "or partial loop speaks of it)")
+
+    def _launch_evidence(self, access: Access, walk: Walk) -> Judgement | None:
+        """A program-id tile (`pid * BLOCK + tl.arange(0, BLOCK)`) on an axis that a launch's grid
+        rounds up by the same BLOCK (`triton.cdiv(n, BLOCK)`): the last program's tile can be
+        partial. Guarded when every such launch has a host test keeping `n` a multiple of BLOCK,
+        or sizes the accessed tensor in whole tiles (`torch.empty(blocks * BLOCK)`)."""
+        assert walk.dim is not None
+        size = self.ev.dim_size.get(walk.dim)
+        axis = self._program_axis(access, walk.dim)
+        if size is None or axis is None:
+            return None
+        rounded = [(launch, launch.grid[axis]) for launch in self.kernel.launches
+                   if axis < len(launch.grid) and launch.grid[axis].kind == "partial"
+                   and size in launch.sizes(launch.grid[axis])]
+        if not rounded:
+            return None
+        stop = next((literal for literal in access.path if f"*{size}" in literal.atom
+                     and any(op in literal.atom for op in ("<", ">"))), None)
+        if stop is not None:
+            # `if pid_m * BLOCK_M >= num_post: return`: the kernel bounds its programs itself, by
+            # something other than the grid (the MoE kernels' padded token count).
+            return Judgement(walk, None, f"launched on rounded-up grids, but the program stops unless "
+                             f"{stop.describe()}")
+        params = {name for name in self.flow.chain(access.pointer, access)
+                  if any(d.kind == "param" for d in self.ir.defs.get(name, ()))}
+        guarded = []
+        for launch, grid in rounded:
+            guard = grid.guard or next(filter(None, (padded(launch, grid, param, frozenset({size}))
+                                                      for param in sorted(params))), "")
+            guarded.append((launch, grid, guard))
+        launch, grid, _ = next((item for item in guarded if not item[2]), guarded[0])
+        param = next((param for param, text in launch.args.items() if text == grid.extent), "")
+        extent = param or grid.extent
+        evidence = f"launched at {launch.where} on `{grid.text}` programs"
+        condition = f"reachable on the last program along axis {axis}, whose tile is partial unless " \
+                    f"{extent} is a multiple of {size}"
+        if any(not guard for _, _, guard in guarded):
+            return Judgement(walk, TailHazard(access, walk, condition, evidence, bound=param), evidence)
+        guard = f"every launch keeps it in bounds: {', '.join(sorted({guard for _, _, guard in guarded}))}"
+        return Judgement(walk, TailHazard(access, walk, condition, evidence, bound=param, guard=guard),
+                         f"{evidence}; {guard}")
+
+    def _program_axis(self, access: Access, dim: str) -> int | None:
+        """The program axis of the tile `dim`, when the access places it by the program id alone
+        (`offs = pid * BLOCK + tl.arange(0, BLOCK)`): an expression the pointer is built from that
+        varies along `dim` and the program id and nothing else; its `tl.program_id(axis)`."""
+        named: list[tuple[cst.BaseExpression, int, Path, tuple[Loop, ...]]] = \
+            [(cst.Name(dim), access.order, access.path, access.loops)] if dim in self.ir.defs else []
+        candidates = named + [(access.pointer, access.order, access.path, access.loops)] + [
+            (d.value, d.order, d.path, d.loops) for defs in self.flow.chain(access.pointer, access).values()
+            for d in defs if d.value is not None and d.kind == "assign"]
+        for value, order, path, loops in candidates:
+            keys = self.ev.dims(value, order, path, loops)
+            if PROGRAM not in keys or {key for key in keys if key != PROGRAM} != {dim}:
+                continue
+            return self._axis_read([value], order, path, loops)
+        # `out + tok * stride + pid * BLOCK + offs` inside a loop over `tok`: no one expression is
+        # the tile alone, but the terms of a sum that vary along the tile or the program id vary
+        # along nothing else, and the rest of the sum (the loop's rows) along neither.
+        for value, order, path, loops in candidates:
+            summands = terms(value)
+            term_keys = [self.ev.dims(term, order, path, loops) for term in summands]
+            tile = [(term, k) for term, k in zip(summands, term_keys) if k & {PROGRAM, dim}]
+            if len(summands) < 2 or any(not k <= {PROGRAM, dim} for _, k in tile) \
+                    or frozenset().union(*(k for _, k in tile)) != {PROGRAM, dim}:
+                continue
+            return self._axis_read([term for term, _ in tile], order, path, loops)
+        return None
+
+    def _axis_read(self, nodes: list[cst.BaseExpression], order: int, path: Path, loops: tuple[Loop, ...]
+                   ) -> int | None:
+        """The one `tl.program_id(axis)` the expressions are built from, through their definitions."""
+        texts = []
+        for node in nodes:
+            chain = self.flow.build_chain(node, order, path, loops)
+            texts += [code_of(node)] + [code_of(d.value) for defs in chain.values() for d in defs
+                                        if d.value is not None]
+        axes = {int(axis) for text in texts for axis in _PROGRAM_AXIS.findall(text)}
+        return axes.pop() if len(axes) == 1 else None
+
+    def _runtime_bound(self, access: Access, dim: str, moved_by: frozenset[str]) -> bool:
+        """Whether the access's mask compares `dim`, shifted by the same loops and program id as
+        the pointer in question (`moved_by`), with a value only known at run time. `offs < n`
+        bounds `X + offs`; `i_t + offs < T` bounds a tile of a loop, not `X + offs`, and so does
+        `offs < T - i_t` (the shift on the other side)."""
+        for sides in map(ordered, self.flow.mask_comparisons(access)):
+            if sides is None:
+                continue  # `offs == i` selects lanes: no bound
+            small, large = sides
+            small_dims = self.ev.dims(small, access.order, access.path, access.loops)
+            if dim not in small_dims or not self.ev.runtime(large, 0):
+                continue
+            large_dims = self.ev.dims(large, access.order, access.path, access.loops)
+            if frozenset(k for k in small_dims | large_dims if k.startswith(LOOP_PREFIX)) <= moved_by:
+                return True
+        return False
+
+    def _masked_sibling(self, access: Access, keys: frozenset[str], loop: Loop | None) -> Access | None:
+        """A masked access of the same dimension (in the same loop, for a dimension the loop walks)."""
+        for other in self.ir.accesses:
+            if other is access or not compatible(other.path, access.path):
+                continue
+            if loop is not None and loop not in other.loops:
+                continue
+            bounded = self.ev.evidence_dims(other)
+            if not bounded or not self.ev.covers(bounded, keys, loop_alone=False):
+                continue
+            if self._placed_elsewhere(other, access, keys):
+                continue
+            if any(not key.startswith(LOOP_PREFIX) and key in bounded for key in keys):
+                return other  # its mask names this very dimension (`seq_offset < max_len`)
+            if any(share_a_dimension(walk.keys, keys) for walk in self.walker.walks(other)):
+                return other
+        return None
+
+    def _placed_elsewhere(self, sibling: Access, access: Access, keys: frozenset[str]) -> bool:
+        """The sibling bounds `seq_start + offs < seq_end` or `ids * B + t < length`: a window
+        placed at a position read from memory (a ragged segment, a gathered block). Its bound
+        says where that segment ends, not where this access's tensor does, unless the access
+        is placed at the same position (its pointer is built from that loaded value too)."""
+        chain = self.flow.chain(access.pointer, access).keys()
+        placements = []
+        for sides in map(ordered, self.flow.mask_comparisons(sibling)):
+            if sides is None:
+                continue
+            small = sides[0]
+            if not self.ev.dims(small, sibling.order, sibling.path, sibling.loops) & keys:
+                continue
+            placements.append(self.flow.loaded_names(small, sibling))
+        return bool(placements) and all(loaded - chain for loaded in placements)
+
+
+class _Substitute(cst.CSTTransformer):
+    """Replace parameter names by the caller's argument expressions."""
+
+    def __init__(self, bound: dict[str, cst.BaseExpression]) -> None:
+        super().__init__()
+        self.bound = bound
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        value = self.bound.get(original.value)
+        return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) \
+            if value is not None and not isinstance(value, cst.Name) else (value or updated)

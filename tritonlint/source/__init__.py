@@ -1,0 +1,1 @@
+"""Text to trees and places: outlines, positions, names, tree walks; no Triton semantics."""

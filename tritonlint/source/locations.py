@@ -1,0 +1,139 @@
+"""Where libcst nodes of a kernel sit in the file, read from the stdlib `ast` outline.
+
+libcst computes positions with `PositionProvider`, a full code-generation pass over the kernel that
+costs about as much as parsing it. The `ast` tree of the file, which the outline has already built,
+carries positions on every node for free. The two trees hold the same calls, comparisons and loops
+in the same source order, so the n-th `Call` of a kernel's libcst tree is the n-th `ast.Call` of
+its `ast` function: matching by rank gives a node's position without a second pass.
+
+A node whose kind is not indexed here, or a kernel where the two trees disagree (a count differs,
+a matched call names another function), is answered with None; the caller then falls back to
+`PositionProvider`, so a mismatch costs time, never a wrong position.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+
+from tritonlint.source.names import dotted
+from tritonlint.source.outline import ast_dotted
+from tritonlint.source.tree import nodes_under
+
+# libcst node type -> the ast node type that spells the same source.
+_KINDS: dict[type[cst.CSTNode], type[ast.AST]] = {
+    cst.Call: ast.Call,
+    cst.Comparison: ast.Compare,
+    cst.For: ast.For,
+    cst.While: ast.While,
+}
+_AST_KINDS = tuple(_KINDS.values())
+
+
+@dataclass(frozen=True)
+class Span:
+    """A node's place in the file: 1-based lines, 0-based character columns."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+class Locator:
+    """Positions of one kernel's calls, comparisons and loops, by rank in source order."""
+
+    def __init__(self, function: ast.FunctionDef | ast.AsyncFunctionDef, text: str, starts: Sequence[int]) -> None:
+        self._function = function
+        self._text = text
+        self._starts = starts
+        self._ranks: dict[int, tuple[type[ast.AST], int]] | None = None  # built on first use
+        self._ast: dict[type[ast.AST], list[ast.AST]] = {}
+        self._agrees = True
+
+    def span(self, root: cst.CSTNode, node: cst.CSTNode) -> Span | None:
+        """Where `node` (somewhere under `root`, the kernel's libcst function) sits; None if unknown."""
+        target = self._match(root, node)
+        return None if target is None else self._span_of(target)
+
+    def statement_start(self, root: cst.CSTNode, call: cst.Call, kind: str) -> tuple[int, int] | None:
+        """(line, column) where the simple statement holding `call` starts, when it is the only
+        statement of its line and its ast class is named `kind` (`Assign`, `Expr`); None if unknown.
+
+        A statement alone on its line starts where its first token does, which is where ast puts it.
+        """
+        target = self._match(root, call)
+        if target is None:
+            return None
+        # Simple statements do not nest, so at most one holds the call.
+        holder = next((node for node in ast.walk(self._function)
+                       if isinstance(node, ast.stmt) and not hasattr(node, "body") and not hasattr(node, "cases")
+                       and _source_order(node)[:2] <= _source_order(target)[:2]
+                       and _end(node) >= _end(target)), None)
+        if holder is None or type(holder).__name__ != kind:
+            return None
+        return holder.lineno, self._column(holder.lineno, holder.col_offset)
+
+    def _match(self, root: cst.CSTNode, node: cst.CSTNode) -> ast.AST | None:
+        """The ast node spelling the same source as `node`; None if unknown."""
+        if self._ranks is None:
+            self._ranks = self._rank(root)
+        found = self._ranks.get(id(node)) if self._agrees else None
+        if found is None:
+            return None
+        kind, rank = found
+        target = self._ast[kind][rank]
+        if isinstance(node, cst.Call) and isinstance(target, ast.Call) and \
+                dotted(node.func) != ast_dotted(target.func):
+            return None
+        return target
+
+    def _rank(self, root: cst.CSTNode) -> dict[int, tuple[type[ast.AST], int]]:
+        found: dict[type[ast.AST], list[ast.AST]] = {kind: [] for kind in _AST_KINDS}
+        for node in ast.walk(self._function):
+            if isinstance(node, _AST_KINDS):
+                found[type(node)].append(node)
+        # Source order: by start; an enclosing node (a call whose callee is a call) before the
+        # nested one that starts at the same place, as in a pre-order walk of the libcst tree.
+        self._ast = {kind: sorted(nodes, key=_source_order) for kind, nodes in found.items()}
+        counts = {kind: 0 for kind in _AST_KINDS}
+        ranks: dict[int, tuple[type[ast.AST], int]] = {}
+        for cst_node in nodes_under(root):
+            kind = _KINDS.get(type(cst_node))
+            if kind is not None:
+                ranks[id(cst_node)] = (kind, counts[kind])
+                counts[kind] += 1
+        self._agrees = all(counts[kind] == len(self._ast[kind]) for kind in _AST_KINDS)
+        return ranks
+
+    def _span_of(self, node: ast.AST) -> Span | None:
+        line, end_line = node.lineno, node.end_lineno  # type: ignore[attr-defined]
+        if end_line is None or end_line > len(self._starts):
+            return None
+        column = self._column(line, node.col_offset)  # type: ignore[attr-defined]
+        end_column = self._column(end_line, node.end_col_offset)  # type: ignore[attr-defined]
+        return Span(line, column, end_line, end_column)
+
+    def _column(self, line: int, byte_offset: int) -> int:
+        return char_column(self._text, self._starts, line, byte_offset)
+
+
+def char_column(text: str, starts: Sequence[int], line: int, byte_offset: int) -> int:
+    """ast columns count UTF-8 bytes; the file's text counts characters."""
+    end = starts[line] if line < len(starts) else len(text)
+    written = text[starts[line - 1]:end]
+    if written.isascii():
+        return byte_offset
+    return len(written.encode("utf-8")[:byte_offset].decode("utf-8", errors="ignore"))
+
+
+def _end(node: ast.AST) -> tuple[int, int]:
+    return node.end_lineno or 0, node.end_col_offset or 0  # type: ignore[attr-defined]
+
+
+def _source_order(node: ast.AST) -> tuple[int, int, int, int]:
+    return (node.lineno, node.col_offset,  # type: ignore[attr-defined]
+            -(node.end_lineno or 0), -(node.end_col_offset or 0))  # type: ignore[attr-defined]

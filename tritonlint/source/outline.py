@@ -1,0 +1,131 @@
+"""A cheap first look at a file: its Triton imports and where each `@triton.jit` function lies.
+
+The outline uses the stdlib `ast` parser, which is ten times faster than libcst;
+only the kernel functions it finds are then parsed with libcst. Most of a file
+that holds kernels is host code, so this keeps libcst's cost to the kernels.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from itertools import accumulate
+
+from tritonlint.source.names import ImportMap, is_jit_decorator
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True)
+class KernelSource:
+    """One jit function: its text (decorators included) and where it sits in the file."""
+
+    name: str
+    text: str
+    start_offset: int  # character offset of the first decorator line
+    first_line: int  # 1-based line number of that line
+    indented: bool  # nested in a class or function
+    # Its stdlib `ast` node: positions of its calls without a libcst position pass.
+    function: ast.FunctionDef | ast.AsyncFunctionDef | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass
+class Outline:
+    imports: ImportMap
+    kernels: list[KernelSource] = field(default_factory=list)
+    tree: ast.Module | None = None  # the file's `ast`, for the launch sites in its host code
+    aliases: dict[str, str] = field(default_factory=dict)  # `fast = triton.jit(fn)`: fast -> fn
+
+    @property
+    def jit_names(self) -> frozenset[str]:
+        return frozenset(kernel.name for kernel in self.kernels)
+
+
+def might_hold_kernels(text: str) -> bool:
+    """The pre-filter: a file that never says `jit` and `triton` cannot define a Triton kernel."""
+    return "jit" in text and "triton" in text
+
+
+def line_starts(text: str) -> list[int]:
+    """Character offset at which each line starts (index 0 is line 1)."""
+    if "\r" not in text:  # the common case, three times faster from the lines' lengths
+        return [0, *accumulate(len(line) + 1 for line in text.split("\n")[:-1])]
+    return [0] + [match.end() for match in _NEWLINE.finditer(text)]
+
+
+def outline(text: str) -> Outline:
+    """Find imports and jit functions. Raises SyntaxError for code that does not parse."""
+    tree = ast.parse(text)
+    imports = ImportMap()
+    functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    plain: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}  # undecorated: `fn = triton.jit(fn)` makes a kernel
+    jitted: dict[str, str] = {}
+    for node in _statements(tree.body):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                imports.add_import(alias.name, alias.asname)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                imports.add_from(node.module, alias.name, alias.asname)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if node.decorator_list:
+                functions.append(node)
+            else:
+                plain.setdefault(node.name, node)
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and isinstance(node.value, ast.Call) and len(node.value.args) == 1 \
+                and isinstance(node.value.args[0], ast.Name) and _is_jit(node.value, imports):
+            jitted[node.value.args[0].id] = node.targets[0].id
+    result = Outline(imports, tree=tree)
+    starts = line_starts(text)
+    for name, made in jitted.items():
+        if name in plain:
+            functions.append(plain[name])
+            result.aliases[made] = name
+    for function in functions:
+        if function.decorator_list and not any(_is_jit(decorator, imports) for decorator in function.decorator_list):
+            continue
+        first = min((decorator.lineno for decorator in function.decorator_list), default=function.lineno)
+        last = function.end_lineno or function.lineno
+        begin = starts[first - 1]
+        end = starts[last] if last < len(starts) else len(text)
+        segment = text[begin:end]
+        result.kernels.append(
+            KernelSource(function.name, segment, begin, first, indented=segment[:1] in (" ", "\t"),
+                         function=function)
+        )
+    result.kernels.sort(key=lambda kernel: kernel.start_offset)
+    return result
+
+
+def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement, nested ones included, without visiting expressions: imports and function
+    definitions are statements, and expressions are most of a file's nodes."""
+    pending = list(reversed(body))
+    while pending:
+        statement = pending.pop()
+        yield statement
+        for name in ("body", "orelse", "finalbody"):
+            inner = getattr(statement, name, None)
+            if isinstance(inner, list):
+                pending.extend(reversed(inner))
+        for handler in getattr(statement, "handlers", ()):
+            pending.extend(reversed(handler.body))
+        for case in getattr(statement, "cases", ()):
+            pending.extend(reversed(case.body))
+
+
+def _is_jit(decorator: ast.expr, imports: ImportMap) -> bool:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return is_jit_decorator(imports.qualify_dotted(ast_dotted(target)))
+
+
+def ast_dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = ast_dotted(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None

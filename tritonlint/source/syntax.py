@@ -1,0 +1,94 @@
+"""Reading Triton's call syntax: keyword arguments, `range` bounds, `advance` steps, comparisons."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import libcst as cst
+
+from tritonlint.source.names import code_of
+
+
+def strip_casts(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`offs_k.to(index_type)` -> `offs_k`, `tl.load(p).to(tl.int64)` -> the load."""
+    while type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "to":
+        node = node.func.value
+    return node
+
+
+def ordered(comparison: cst.Comparison) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """A single comparison `a < b` (or `b > a`, `<=`, `>=`) as (a, b), the smaller side first;
+    None for `==`, `!=`, `in` and the like, which select lanes rather than bound them."""
+    target = comparison.comparisons[0]
+    kind = type(target.operator)
+    if kind is cst.LessThan or kind is cst.LessThanEqual:
+        return comparison.left, target.comparator
+    if kind is cst.GreaterThan or kind is cst.GreaterThanEqual:
+        return target.comparator, comparison.left
+    return None
+
+
+def advance_step(pointer: cst.BaseExpression | None, owner: str, index: int,
+                  qualify_tl: Callable[[cst.BaseExpression], str | None]) -> cst.BaseExpression | None:
+    """The offset `bp.advance([a, b])` or `tl.advance(bp, (a, b))` moves block pointer `owner`
+    by along `index`, when `pointer` is written that way."""
+    if not isinstance(pointer, cst.Call):
+        return None
+    func, args = pointer.func, pointer.args
+    if isinstance(func, cst.Attribute) and func.attr.value == "advance" and code_of(func.value) == owner and args:
+        steps = args[0].value
+    elif qualify_tl(func) == "advance" and len(args) > 1 and code_of(args[0].value) == owner:
+        steps = args[1].value
+    else:
+        return None
+    if isinstance(steps, (cst.Tuple, cst.List)) and index < len(steps.elements):
+        return steps.elements[index].value
+    return None
+
+
+def range_args(call: cst.Call) -> list[cst.BaseExpression]:
+    """start/stop/step of `range(...)` / `tl.range(..., step=BLOCK)`, keywords included."""
+    args = [arg.value for arg in call.args if arg.keyword is None]
+    keywords = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+    if len(args) == 2 and "step" in keywords:
+        args.append(keywords["step"])
+    return args
+
+
+def loop_range(node: cst.For | cst.While) -> list[cst.BaseExpression]:
+    """start/stop/step of a `for ... in range(...)` loop (any call: `tl.range`, `tl.static_range`),
+    as `range_args` reads them; empty for a `while` or a loop over anything else."""
+    return range_args(node.iter) if type(node) is cst.For and type(node.iter) is cst.Call else []
+
+
+def pure_offset(node: cst.BaseExpression) -> bool:
+    """`offs`, `offs[None, :]`, `tl.arange(0, D)`: offsets with no tile base added."""
+    while isinstance(node, cst.Subscript):
+        node = node.value
+    return isinstance(node, (cst.Name, cst.Call))
+
+
+def is_boolean_shape(node: cst.BaseExpression) -> bool:
+    """`FLAG`, `not FLAG`, `A and B`: values that restate conditions rather than compute data."""
+    if isinstance(node, cst.Name):
+        return node.value not in ("None", "True", "False")
+    if isinstance(node, cst.UnaryOperation):
+        return isinstance(node.operator, cst.Not)
+    return isinstance(node, cst.BooleanOperation)
+
+
+def keyword(call: cst.Call, name: str, position: int) -> cst.BaseExpression | None:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    positional = [arg.value for arg in call.args if arg.keyword is None]
+    return positional[position] if position < len(positional) else None
+
+
+def string_keys(node: cst.BaseExpression) -> set[str]:
+    """`args["BLOCK_K"]` -> {"BLOCK_K"}."""
+    keys = set()
+    for match in re.finditer(r"\[\s*['\"](\w+)['\"]\s*\]", code_of(node)):
+        keys.add(match.group(1))
+    return keys

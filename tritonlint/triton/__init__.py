@@ -1,1 +1,0 @@
-"""The shared model of a Triton kernel: what every rule queries."""
