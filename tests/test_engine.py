@@ -8,16 +8,17 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
+from tritonlint.rules.tail_tile.finding import TailTileFinding
 
 from tritonlint import engine
 from tritonlint.cli import main
 from tritonlint.config import Config
 from tritonlint.diagnostics import Applicability, Edit
 from tritonlint.engine import RuleCrash, check_source, fix_source
+from tritonlint.fixing import edits
 from tritonlint.fixing.masks import CallFix
 from tritonlint.rule import all_rules
-from tritonlint.semantic.context import TailHazard
-from tritonlint.source.outline import line_starts
+from tritonlint.source.outline import NESTED_PREFIX, line_starts
 
 CONFIG = Config()
 
@@ -194,7 +195,7 @@ def test_kernels_parsed_without_node_validation_match_a_validated_parse(path: Pa
     _, kernels = engine.parse_kernels(path.read_text())
     assert cst.CSTNode.__post_init__ is hook  # validation is back on for every other node
     for kernel, module in kernels:
-        source = engine._NESTED_PREFIX + kernel.text if kernel.indented else kernel.text
+        source = NESTED_PREFIX + kernel.text if kernel.indented else kernel.text
         assert module.code == source
         assert module.deep_equals(cst.parse_module(source))
 
@@ -367,7 +368,7 @@ def test_a_parenthesized_call_is_fixed_through_the_whole_kernel(nested: bool) ->
 
 def test_the_indentations_above_a_line_are_its_leading_whitespace_only() -> None:
     text = "def f():\n    if x:\n\ty = (1,\n  2)\n"
-    assert list(engine._indents_above(text, line_starts(text), 4)) == ["  ", "\t", "    ", ""]
+    assert list(edits._indents_above(text, line_starts(text), 4)) == ["  ", "\t", "    ", ""]
 
 
 def test_a_model_built_with_the_file_text_takes_positions_from_its_ast() -> None:
@@ -380,13 +381,12 @@ def test_a_model_built_with_the_file_text_takes_positions_from_its_ast() -> None
 
 
 def _faulty_fix(monkeypatch: pytest.MonkeyPatch, change: Callable[[cst.Call], cst.Call]) -> None:
-    """TL102's fix replaced by a broken one (the fixer's bugs the engine must catch)."""
-    rule = next(r for r in all_rules() if r.code == "TL102")
+    """The tail-tile fix (TL101/TL102) replaced by a broken one (the fixer's bugs the engine must catch)."""
 
-    def fix(self: object, model: object, hazard: TailHazard) -> CallFix:
-        return CallFix("broken fix", Applicability.SAFE, change(hazard.access.call))
+    def fix(self: TailTileFinding) -> CallFix:
+        return CallFix("broken fix", Applicability.SAFE, change(self.hazard.access.call))
 
-    monkeypatch.setattr(rule, "fix", fix)
+    monkeypatch.setattr(TailTileFinding, "fix", fix)
 
 
 def test_a_fix_that_would_not_parse_is_not_applied(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -429,9 +429,9 @@ def test_a_fix_that_rewrites_its_own_edit_is_not_applied(monkeypatch: pytest.Mon
 
 
 def test_the_smallest_edit_of_an_appended_or_removed_tail() -> None:
-    assert engine._smallest_edit("ab", "abc", 10) == Edit(12, 12, "c")
-    assert engine._smallest_edit("abc", "ab", 10) == Edit(12, 13, "")
-    assert engine._smallest_edit("a(b)", "a(b, c)", 0) == Edit(3, 3, ", c")
+    assert edits.smallest_edit("ab", "abc", 10) == Edit(12, 12, "c")
+    assert edits.smallest_edit("abc", "ab", 10) == Edit(12, 13, "")
+    assert edits.smallest_edit("a(b)", "a(b, c)", 0) == Edit(3, 3, ", c")
 
 
 def test_apply_edits_skips_only_the_edit_that_overlaps() -> None:

@@ -168,13 +168,13 @@ def k(X, M, K, stride, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr):
 
 
 def test_atom_parenthesizes_only_what_needs_it() -> None:
-    from tritonlint.fixing.masks import _atom, _wrapped
+    from tritonlint.fixing.masks import _wrapped, atom_of
 
-    assert _atom("offs_k") == "offs_k"
-    assert _atom("tl.arange(0,\n BLOCK)") == "tl.arange(0,\n BLOCK)"  # a call over lines is one atom
-    assert _atom("K - k") == "(K - k)"
-    assert _atom("(K - k)") == "(K - k)"
-    assert _atom("(a) + (b)") == "((a) + (b))"
+    assert atom_of("offs_k") == "offs_k"
+    assert atom_of("tl.arange(0,\n BLOCK)") == "tl.arange(0,\n BLOCK)"  # a call over lines is one atom
+    assert atom_of("K - k") == "(K - k)"
+    assert atom_of("(K - k)") == "(K - k)"
+    assert atom_of("(a) + (b)") == "((a) + (b))"
     assert (_wrapped("(a + b)"), _wrapped("(a) + (b)"), _wrapped("a + (b)")) == (True, False, False)
 
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from tritonlint.rules.insufficient_mask import InsufficientMask
+from tritonlint.rules.insufficient_mask.rule import InsufficientMask
 
 from tritonlint.cli import main
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from tritonlint import engine
 from tritonlint.config import Config
 from tritonlint.engine import build_model, check_source, parse_kernels
+from tritonlint.fixing import edits
 from tritonlint.source.locations import Span
 from tritonlint.source.outline import line_starts
 
@@ -101,13 +101,13 @@ def test_edit_printed_in_place_equals_edit_from_the_whole_kernel(path: Path, mon
     printing the whole kernel with the call replaced."""
     text = path.read_text()
     printed: list[str | None] = []
-    original = engine._print_in_place
+    original = edits.print_in_place
 
     def spy(*args):  # type: ignore[no-untyped-def]
         printed.append(original(*args))
         return printed[-1]
 
-    monkeypatch.setattr(engine, "_print_in_place", spy)
+    monkeypatch.setattr(edits, "print_in_place", spy)
     fast = check_source(str(path), text, Config(), strict=True)
     # TL103 rewrites a host predicate, not a call: nothing of it is printed.
     fixed = [d for d in fast.diagnostics if d.fix is not None and d.fix.edits and d.code != "TL103"]
@@ -116,7 +116,7 @@ def test_edit_printed_in_place_equals_edit_from_the_whole_kernel(path: Path, mon
         return
     # The fast path served every fix (a long fix prints its call twice: inline, then with its mask named).
     assert len(fixed) <= len(printed) <= 2 * len(fixed) and None not in printed
-    monkeypatch.setattr(engine, "_print_in_place", lambda *args: None)  # force the kernel-wide path
+    monkeypatch.setattr(edits, "print_in_place", lambda *args: None)  # force the kernel-wide path
     slow = check_source(str(path), text, Config(), strict=True)
     assert [d.fix for d in fast.diagnostics] == [d.fix for d in slow.diagnostics]
 

@@ -10,7 +10,7 @@ import textwrap
 
 from tritonlint.config import Config
 from tritonlint.engine import build_model, parse_kernels
-from tritonlint.semantic.context import KernelModel
+from tritonlint.semantic.context import KernelContext
 from tritonlint.semantic.paths import Literal
 from tritonlint.source.names import code_of
 from tritonlint.source.outline import line_starts
@@ -18,14 +18,14 @@ from tritonlint.source.outline import line_starts
 HEADER = "import triton\nimport triton.language as tl\n\n\n"
 
 
-def _model(body: str) -> KernelModel:
+def _model(body: str) -> KernelContext:
     text = HEADER + textwrap.dedent(body)
     imports, kernels = parse_kernels(text)
     (kernel, module), = kernels
     return build_model(kernel, module, imports, Config(), text, line_starts(text))
 
 
-def _access(model: KernelModel, line: int):  # type: ignore[no-untyped-def]
+def _access(model: KernelContext, line: int):  # type: ignore[no-untyped-def]
     """The access on a line of the kernel body (1 = the `@triton.jit` line)."""
     found = [a for a in model.accesses if model.line_of(a.call) == line + 4]
     assert len(found) == 1, found
@@ -315,14 +315,14 @@ def test_a_one_element_tile_is_a_fact_by_its_name() -> None:
 
 
 def test_a_model_built_without_its_source_text_reads_the_tree() -> None:
-    """`KernelModel(...)` without `source=` (the engine passes the text to save a re-print) reads
+    """`KernelContext(...)` without `source=` (the engine passes the text to save a re-print) reads
     the same facts from the module's own code."""
     from tritonlint.engine import _function_in
 
     text = HEADER + GEMM
     imports, kernels = parse_kernels(text)
     (_, module), = kernels
-    model = KernelModel(module, _function_in(module), imports)
+    model = KernelContext(module, _function_in(module), imports)
     assert [(f.atom, f.even, f.source) for f in model.flags.flags] == [("EVEN_K", True, "usage"), ("EVEN_K", True, "name")]
     assert [model.line_of(a.call) for a in model.accesses] == [6, 7, 9, 10]
 

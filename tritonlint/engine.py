@@ -4,40 +4,38 @@ from __future__ import annotations
 
 import ast
 import gc
-import os
 import traceback
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 
 import libcst as cst
-from libcst._nodes.internal import CodegenState
 
 from tritonlint.config import Config
-from tritonlint.diagnostics import Applicability, Diagnostic, Edit, Fix
+from tritonlint.diagnostics import Applicability, Diagnostic
+from tritonlint.finding import FileView
+from tritonlint.fixing.edits import DEFAULT_LINE_LENGTH, apply_edits
 from tritonlint.report import FileReport
 from tritonlint.rule import Rule, all_rules
-from tritonlint.semantic.context import KernelModel, TailHazard
-from tritonlint.semantic.host.flag_setters import WeakPredicate
-from tritonlint.semantic.host.launches import Launch, find_launches, kernel_params, may_launch
-from tritonlint.source.locations import Locator, Span, char_column
+from tritonlint.semantic.context import KernelContext
+from tritonlint.semantic.host.file_launches import Neighbours, find_file_launches
+from tritonlint.semantic.host.launches import Launch
+from tritonlint.source.locations import Locator
 from tritonlint.source.names import ImportMap
 from tritonlint.source.outline import (
+    NESTED_PREFIX,
     KernelSource,
     Outline,
     line_starts,
     might_hold_kernels,
     outline,
 )
-from tritonlint.source.tree import child_nodes
 from tritonlint.suppressions import comments_by_line, file_suppressions, suppressions_in_line
 
-# The modules beside a file, (display path, text), read on demand: where its kernels may be launched.
-Neighbours = Callable[[], Sequence[tuple[str, str]]]
-
-# Wraps an indented (nested) function so libcst can parse it on its own.
-_NESTED_PREFIX = "if 1:\n"
+__all__ = ["DEFAULT_LINE_LENGTH", "MAX_FIX_ROUNDS", "Neighbours", "RuleCrash", "apply_edits", "build_contexts",
+           "build_model", "check_source", "enabled_rules", "evenness_flags", "find_file_launches", "fix_source",
+           "parse_file", "parse_kernels"]
 
 
 class RuleCrash(Exception):
@@ -65,7 +63,7 @@ def parse_file(text: str) -> tuple[Outline, list[tuple[KernelSource, cst.Module]
     parsed = []
     with _unvalidated_nodes():
         for kernel in found.kernels:
-            source = _NESTED_PREFIX + kernel.text if kernel.indented else kernel.text
+            source = NESTED_PREFIX + kernel.text if kernel.indented else kernel.text
             parsed.append((kernel, cst.parse_module(source)))
     return found, parsed
 
@@ -94,13 +92,46 @@ def _skip_validation(self: cst.CSTNode) -> None:
 
 
 def build_model(kernel: KernelSource, module: cst.Module, imports: ImportMap, config: Config,
-                text: str | None = None, starts: Sequence[int] | None = None) -> KernelModel:
-    """The kernel's model; given the file's text (and line starts), positions come from its ast."""
+                text: str | None = None, starts: Sequence[int] | None = None, *,
+                helpers: dict[str, KernelContext] | None = None, launches: Sequence[Launch] = (),
+                origin: tuple[str, str] | None = None, depends: set[str] | None = None) -> KernelContext:
+    """The kernel's context; given the file's text (and line starts), positions come from its ast.
+    What the engine knows of the file (its other jit functions, the launches in view) is given here:
+    a context is complete once built."""
     line_base = kernel.first_line - 1 - (1 if kernel.indented else 0)
     locator = None
     if kernel.function is not None and text is not None:
         locator = Locator(kernel.function, text, starts if starts is not None else line_starts(text))
-    return KernelModel(module, _function_in(module), imports, line_base, config.even_flags, kernel.text, locator)
+    return KernelContext(module, _function_in(module), imports, line_base, config.even_flags, kernel.text, locator,
+                         outline=kernel, helpers=helpers, launches=launches, origin=origin, depends=depends)
+
+
+def build_contexts(path: str, text: str, found: Outline, kernels: Sequence[tuple[KernelSource, cst.Module]],
+                   config: Config, neighbours: Neighbours | None, *, starts: Sequence[int] | None = None,
+                   strict: bool = False, crashes: list[str] | None = None,
+                   ) -> tuple[list[tuple[KernelSource, KernelContext]], dict[str, KernelContext], set[str]]:
+    """A complete context per jit function of a file, the mapping by name they share (clear it when
+    done: the contexts refer to each other through it), and the set of other files they read.
+
+    A context that cannot be built is a crash line in `crashes` (re-raised when `strict`)."""
+    starts = starts if starts is not None else line_starts(text)
+    launches = find_file_launches(path, text, found, neighbours) if kernels else {}
+    helpers: dict[str, KernelContext] = {}
+    depends: set[str] = set()
+    contexts: list[tuple[KernelSource, KernelContext]] = []
+    for kernel, module in kernels:
+        try:
+            context = build_model(kernel, module, found.imports, config, text, starts, helpers=helpers,
+                                  launches=launches.get(kernel.name, []), origin=(path, text), depends=depends)
+        except Exception as error:
+            if strict:
+                raise RuleCrash(f"building the model crashed on {path}:{kernel.first_line}") from error
+            if crashes is not None:
+                crashes.append(_crash_line(path, kernel, "the kernel model", error))
+            continue
+        contexts.append((kernel, context))
+        helpers[kernel.name] = context
+    return contexts, helpers, depends
 
 
 def _function_in(module: cst.Module) -> cst.FunctionDef:
@@ -148,7 +179,6 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False,
     used: list[tuple[int, str]] = []
     try:
         found, kernels = parse_file(text)
-        imports = found.imports
     except SyntaxError as error:
         return FileReport(path, errors=(f"{path}:{error.lineno or 0}: syntax error: {error.msg}",), unchecked=True)
     except cst.ParserSyntaxError as error:
@@ -156,42 +186,28 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False,
                           unchecked=True)
     except RecursionError:
         return FileReport(path, errors=(f"{path}: nested too deeply to parse",), unchecked=True)
-    models: list[tuple[KernelSource, KernelModel]] = []
-    for kernel, module in kernels:
-        try:
-            models.append((kernel, build_model(kernel, module, imports, config, text, starts)))
-        except Exception as error:
-            if strict:
-                raise RuleCrash(f"building the model crashed on {path}:{kernel.first_line}") from error
-            crashes.append(_crash_line(path, kernel, "the kernel model", error))
-    helpers = {kernel.name: model for kernel, model in models}
-    sources = {id(model): kernel for kernel, model in models}
-    launches = find_file_launches(path, text, found, neighbours) if models else {}
-    reported: set[tuple[str, int]] = set()  # a helper's access is reported once, from its first caller
-    placed: set[tuple[str, int, int]] = set()  # a predicate shared by two kernels' launch is reported once
-    depends: set[str] = set()
+    models, helpers, depends = build_contexts(path, text, found, kernels, config, neighbours, starts=starts,
+                                              strict=strict, crashes=crashes)
+    file = FileView(path, text, starts, config.line_length or DEFAULT_LINE_LENGTH)
+    # A helper's access is reported once, from its first caller; a predicate shared by two
+    # kernels' launch is reported once, where it is written.
+    reported: set[tuple[str, object]] = set()
     for kernel, model in models:
-        model.helpers = helpers
-        model.launches = launches.get(kernel.name, [])
-        model.origin = (path, text)
-        model.depends = depends
         for rule in rules:
             try:
-                hazards = list(rule.check(model))
-                for hazard in hazards:
-                    owner = hazard.helper or model
-                    key = (rule.code, id(hazard.access))
-                    if key in reported:
-                        continue
-                    reported.add(key)
-                    diagnostic = _diagnostic(rule, hazard, owner, sources[id(owner)], path, text, starts,
-                                             config.line_length or DEFAULT_LINE_LENGTH)
-                    suppressed += _place(diagnostic, text, starts, diagnostics, used)
-                for weak in rule.predicates(model):
-                    diagnostic = _predicate_diagnostic(rule, weak, model, path, text, starts)
-                    if (rule.code, diagnostic.line, diagnostic.column) in placed:
-                        continue
-                    placed.add((rule.code, diagnostic.line, diagnostic.column))
+                findings = list(rule.check(model))
+                for finding in findings:
+                    key = finding.key()
+                    if key is not None:
+                        if (rule.code, key) in reported:
+                            continue
+                        reported.add((rule.code, key))
+                    diagnostic = finding.diagnostic(rule, file)
+                    if key is None:
+                        place = (diagnostic.line, diagnostic.column)
+                        if (rule.code, place) in reported:
+                            continue
+                        reported.add((rule.code, place))
                     suppressed += _place(diagnostic, text, starts, diagnostics, used)
             except Exception as error:
                 if strict:
@@ -227,165 +243,11 @@ def evenness_flags(text: str, config: Config) -> dict[str, dict[str, bool]]:
     return found
 
 
-def find_file_launches(path: str, text: str, found: Outline, neighbours: Neighbours | None) -> dict[str, list[Launch]]:
-    """The launches of the file's kernels, by kernel name: in the file itself, and in the neighbouring
-    modules that import them (`from .kernels import k`, `from . import kernels`). Only text that
-    names a kernel and the file's module is parsed; nothing is imported or run."""
-    params = {k.name: kernel_params(k.function) for k in found.kernels if k.function is not None}
-    if not params:
-        return {}
-    names = {name: name for name in params} | {alias: k for alias, k in found.aliases.items() if k in params}
-    launches: list[Launch] = []
-    if found.tree is not None and may_launch(text, list(names)):
-        launches += find_launches(found.tree, names, params, os.path.basename(path), local=True, text=text)
-    stem = os.path.splitext(os.path.basename(path))[0]
-    for display, other in neighbours() if neighbours is not None else ():
-        if stem not in other or not may_launch(other, list(names)):
-            continue
-        try:
-            tree = ast.parse(other)
-        except (SyntaxError, ValueError, RecursionError):
-            continue  # reported when that file itself is checked
-        local, modules = _imported_kernels(tree, stem, names)
-        if local or modules:
-            launches += find_launches(tree, local, params, os.path.basename(display), frozenset(modules), names,
-                                      text=other)
-    by_kernel: dict[str, list[Launch]] = {}
-    for launch in launches:
-        by_kernel.setdefault(launch.kernel, []).append(launch)
-    return by_kernel
-
-
-def _imported_kernels(tree: ast.Module, stem: str, names: dict[str, str]) -> tuple[dict[str, str], set[str]]:
-    """Local names of the kernels a module imports from the module `stem` (`from .kernels import k as
-    local`), and local names of that module itself (`from . import kernels`)."""
-    local: dict[str, str] = {}
-    modules: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
-            if node.module is not None and node.module.split(".")[-1] == stem:
-                local.update({alias.asname or alias.name: names[alias.name] for alias in node.names
-                              if alias.name in names})
-            else:
-                modules.update(alias.asname or alias.name for alias in node.names if alias.name == stem)
-        elif isinstance(node, ast.Import):
-            modules.update(alias.asname for alias in node.names
-                           if alias.asname and alias.name.split(".")[-1] == stem)
-    return local, modules
-
-
 def _crash_line(path: str, kernel: KernelSource, what: str, error: Exception) -> str:
     where = traceback.extract_tb(error.__traceback__)[-1]
     detail = str(error).splitlines()[0][:160] if str(error) else ""
     return (f"{path}:{kernel.first_line}: internal error in {what} on kernel {kernel.name}: "
             f"{type(error).__name__}: {detail} [{where.filename.rsplit('/', 1)[-1]}:{where.lineno}]")
-
-
-def _segment_edit(model: KernelModel, kernel: KernelSource, old: cst.Call, new: cst.Call, text: str,
-                  span: Span, starts: Sequence[int]) -> Edit:
-    """The smallest file edit turning `old` into `new`: the span where their text differs."""
-    start = starts[span.line - 1] + span.column
-    end = starts[span.end_line - 1] + span.end_column
-    printed = _print_in_place(model.module, old, new, text[start:end], text, span, starts)
-    if printed is not None:
-        return _smallest_edit(text[start:end], printed, start)
-    # The call could not be re-printed exactly where it is: print the kernel with it replaced
-    # (libcst round-trips exactly, so the parsed kernel's text is its source).
-    prefix = _NESTED_PREFIX if kernel.indented else ""
-    after = model.module.deep_replace(old, new).code  # type: ignore[union-attr]
-    return _smallest_edit(prefix + kernel.text, after, kernel.start_offset - len(prefix))
-
-
-def _smallest_edit(before: str, after: str, base: int) -> Edit:
-    """The edit turning `before` (which starts at offset `base` of the file) into `after`,
-    trimmed to where the two differ, so everything else stays byte-identical."""
-    head = 0
-    limit = min(len(before), len(after))
-    while head < limit and before[head] == after[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and before[-1 - tail] == after[-1 - tail]:
-        tail += 1
-    return Edit(base + head, base + len(before) - tail, after[head:len(after) - tail])
-
-
-def _print_in_place(module: cst.Module, old: cst.Call, new: cst.Call, original: str, text: str, span: Span,
-                    starts: Sequence[int]) -> str | None:
-    """`new` printed as it will read in the file, or None when that cannot be done exactly.
-
-    Continuation lines of a call spread over several lines store their indentation relative to
-    the enclosing block, so the call is printed with that block's indentation. Which one it is
-    the file says: the indentation for which `old` prints back exactly as the file spells it.
-    A parenthesized call is left to the kernel-wide path (the parentheses are outside the span).
-    """
-    if old.lpar or new.lpar:
-        return None
-    tried: set[str] = set()
-    for indent in _indents_above(text, starts, span.line):
-        if indent in tried:
-            continue
-        tried.add(indent)
-        if _print(module, old, indent) == original:
-            return _print(module, new, indent)
-        if span.line == span.end_line:
-            return None  # one line: the indentation cannot matter, so something else differs
-    return None
-
-
-def _indents_above(text: str, starts: Sequence[int], line: int, limit: int = 60) -> Iterator[str]:
-    """Leading whitespace of `line` and of the lines above it: the enclosing statement's is among them."""
-    for number in range(line, max(line - limit, 0), -1):
-        begin = starts[number - 1]
-        end = starts[number] if number < len(starts) else len(text)
-        content = text[begin:end]
-        yield content[:len(content) - len(content.lstrip(" \t"))]
-
-
-def _print(module: cst.Module, node: cst.CSTNode, indent: str) -> str:
-    """`node`'s code inside a block indented by `indent` (`Module.code_for_node` assumes none;
-    libcst exports no public way to give its code generator an indentation)."""
-    state = CodegenState(default_indent=module.default_indent, default_newline=module.default_newline)
-    state.indent_tokens.append(indent)
-    node._codegen(state)
-    return "".join(state.tokens)
-
-
-def _diagnostic(rule: Rule, hazard: TailHazard, model: KernelModel, kernel: KernelSource, path: str, text: str,
-                starts: Sequence[int], line_length: int = 0) -> Diagnostic:
-    span = model.span_of(hazard.access.call)
-    line, end_line = span.line, span.end_line
-    start_offset = starts[line - 1] + span.column
-    end_offset = starts[end_line - 1] + span.end_column
-    call = "tl.load" if hazard.access.kind == "load" else "tl.store"
-    verb = "read" if hazard.access.kind == "load" else "write"
-    what = f"`{model.label(hazard.walk.dim)}`" if hazard.walk.dim else "the loop's tile"
-    message = rule.message(model, hazard) or \
-        f"{call} can {verb} past the end of the tensor on a partial tail tile: no mask bounds {what}"
-    notes = [hazard.condition, f"walks {hazard.walked or model.describe_walk(hazard.walk)}", hazard.evidence]
-    if hazard.guard:
-        notes.append(hazard.guard)
-    fix = None
-    proposed = rule.fix(model, hazard) if not hazard.via and not hazard.predicate else None
-    if hazard.predicate:
-        fix = Fix(f"Test {hazard.predicate} instead (TL103)", Applicability.DISPLAY_ONLY, ())
-    if hazard.via:
-        notes.insert(0, f"in a jit helper, {hazard.via}")
-        notes.append("no fix: the offsets and bound live in the caller; pass a mask into the helper")
-        fix = Fix("pass a mask into the helper", Applicability.DISPLAY_ONLY, ())
-    if proposed is not None:
-        if proposed.new_call is None:
-            notes.append(f"no fix: {proposed.title}")
-            fix = Fix(proposed.title, Applicability.DISPLAY_ONLY, ())
-        else:
-            edit = _segment_edit(model, kernel, hazard.access.call, proposed.new_call, text, span, starts)
-            if line_length and _longest_line(text, edit) > line_length:
-                edit = _hoisted_mask(model, kernel, hazard, proposed.new_call, text, span, starts) or edit
-            fix = Fix(proposed.title, proposed.applicability, (edit,))
-    return Diagnostic(
-        code=rule.code, name=rule.name, message=message, path=path,
-        line=line, column=span.column + 1, end_line=end_line, end_column=span.end_column + 1,
-        notes=tuple(notes), fix=fix, start_offset=start_offset, end_offset=end_offset,
-    )
 
 
 def _place(diagnostic: Diagnostic, text: str, starts: Sequence[int], diagnostics: list[Diagnostic],
@@ -400,112 +262,7 @@ def _place(diagnostic: Diagnostic, text: str, starts: Sequence[int], diagnostics
     return 1
 
 
-def _predicate_diagnostic(rule: Rule, weak: WeakPredicate, model: KernelModel, path: str, text: str,
-                          starts: Sequence[int]) -> Diagnostic:
-    """A weak evenness predicate, at the predicate where it is in this file (a launch argument, a
-    heuristics lambda), else at the kernel's flag parameter with a note naming where it is set."""
-    walks = f"the kernel walks {weak.walked} in tiles of {weak.tile} and drops its masks when {weak.flag} is True"
-    notes = [walks, f"full tiles need `{weak.needs}`"]
-    span: Span | None = None
-    if weak.node is not None:
-        span = model.span_of(weak.node)
-    elif weak.launch is not None and weak.launch.local and weak.span is not None:
-        line, column, end_line, end_column = weak.span
-        span = Span(line, char_column(text, starts, line, column), end_line,
-                    char_column(text, starts, end_line, end_column))
-    in_place = span is not None  # at the predicate itself, which the fix can rewrite
-    if span is None:
-        param = next(p for p in model.function.params.params if p.name.value == weak.flag)
-        span = model.span_of(param.name)
-        notes.insert(0, f"set at {weak.where} by `{weak.text}`")
-    elif weak.launch is not None:
-        notes.insert(0, f"sets {weak.flag} for the launch at {weak.launch.where}")
-    start, end = starts[span.line - 1] + span.column, starts[span.end_line - 1] + span.end_column
-    if weak.replacement and in_place:
-        fix = Fix(f"Test `{weak.replacement}`", Applicability.UNSAFE, (Edit(start, end, weak.replacement),))
-    else:
-        fix = Fix(f"Test `{weak.needs}` where {weak.flag} is set", Applicability.DISPLAY_ONLY, ())
-        notes.append(f"no fix: {'the tile is not named where the flag is set' if not weak.replacement else 'the predicate is in another file'}")
-    message = f"`{weak.text}` sets {weak.flag} without implying full tiles of {weak.tile}"
-    return Diagnostic(code=rule.code, name=rule.name, message=message, path=path, line=span.line,
-                      column=span.column + 1, end_line=span.end_line, end_column=span.end_column + 1,
-                      notes=tuple(notes), fix=fix, start_offset=start, end_offset=end)
-
-
 MAX_FIX_ROUNDS = 10
-# A fix whose line would be longer than this (or the project's line-length) names its mask in a
-# variable on the line above. Not ruff's 88: Triton kernels are commonly written to 120 columns,
-# and a project that wants less says so in its pyproject.
-DEFAULT_LINE_LENGTH = 120
-
-
-def _longest_line(text: str, edit: Edit) -> int:
-    """The longest line the edit leaves in the lines it touches."""
-    start = text.rfind("\n", 0, edit.start) + 1
-    end = text.find("\n", edit.end)
-    after = text[start:edit.start] + edit.content + text[edit.end:end if end >= 0 else len(text)]
-    return max(len(line) for line in after.split("\n"))
-
-
-def _hoisted_mask(model: KernelModel, kernel: KernelSource, hazard: TailHazard, new: cst.Call, text: str,
-                  span: Span, starts: Sequence[int]) -> Edit | None:
-    """The fix with its mask named on the line above the statement (`offs_k_mask = ...`), read like
-    the code around it. One edit, from the statement's line to the end of the call. None where the
-    statement is not alone on its lines (a compound statement's header, `a; b`) or holds another
-    load or store (its fix would insert above the same line)."""
-    statement = _statement_of(model.function, hazard.access.call)
-    mask = next((arg for arg in new.args if arg.keyword is not None and arg.keyword.value == "mask"), None)
-    if statement is None or mask is None or isinstance(mask.value, cst.Name):
-        return None
-    if hazard.access.mask is not None and mask.value.deep_equals(hazard.access.mask):
-        return None  # the fix leaves the mask as written (TL105 sets `other=`): nothing to name
-    calls = {id(node) for node in nodes_of_type(statement, cst.Call)}
-    if sum(id(access.call) in calls for access in model.accesses) > 1:
-        return None  # two fixes would each insert above the same line: overlapping edits
-    line, column = model.statement_start(statement, hazard.access.call)
-    line_start = starts[line - 1]
-    indent = text[line_start:line_start + column]
-    if indent.strip() or line > span.line:
-        return None
-    label = model.label(hazard.walk.dim) if hazard.walk.dim else ""
-    base = f"{label}_mask" if label.isidentifier() else f"{hazard.access.kind}_mask"
-    taken = set(model.defs) | {n.value for n in nodes_of_type(model.function, cst.Name) if isinstance(n, cst.Name)}
-    name, suffix = base, 1
-    while name in taken:
-        suffix += 1
-        name = f"{base}_{suffix}"
-    mask_text = cst.Module(body=[]).code_for_node(mask.value)
-    named = new.with_deep_changes(mask, value=cst.Name(name))
-    call = _segment_edit(model, kernel, hazard.access.call, named, text, span, starts)
-    content = f"{indent}{name} = {mask_text}{model.module.default_newline}" + text[line_start:call.start] + call.content
-    return Edit(line_start, call.end, content)
-
-
-def _statement_of(function: cst.FunctionDef, node: cst.CSTNode) -> cst.SimpleStatementLine | None:
-    """The simple statement line that holds `node`, alone on it (no `a; b`)."""
-    pending: list[cst.CSTNode] = [function.body]
-    while pending:
-        current = pending.pop()
-        if isinstance(current, cst.SimpleStatementLine):
-            if any(n is node for n in nodes_of_type(current, type(node))):
-                return current if len(current.body) == 1 else None
-            continue
-        if isinstance(current, (cst.IndentedBlock, cst.BaseCompoundStatement, cst.Else)):
-            pending.extend(c for c in child_nodes(current) if isinstance(c, (cst.BaseSuite, cst.BaseStatement,
-                                                                              cst.Else, cst.BaseCompoundStatement)))
-    return None
-
-
-def nodes_of_type(root: cst.CSTNode, kind: type) -> Iterator[cst.CSTNode]:
-    """The nodes of `kind` under `root` (statements and expressions: not layout tokens), in no set order."""
-    pending = [root]
-    while pending:
-        current = pending.pop()
-        if isinstance(current, kind):
-            yield current
-        # Not libcst's `children`, which visits (and rebuilds) every node: a whole kernel's names
-        # took a tenth of a second that way.
-        pending.extend(child_nodes(current))
 
 
 def fix_source(path: str, text: str, config: Config, *, unsafe: bool = False, strict: bool = False,
@@ -548,18 +305,6 @@ def fix_source(path: str, text: str, config: Config, *, unsafe: bool = False, st
     removed = Counter(d.code for d in first.diagnostics) - Counter(d.code for d in report.diagnostics)
     return replace(report, text=text, fixed_text=current if current != text else None,
                    fixed=tuple(sorted(removed.elements())) if current != text else ())
-
-
-def apply_edits(text: str, edits: Sequence[Edit]) -> str:
-    """Apply non-overlapping edits (the first of any overlapping pair wins; the next round gets the rest)."""
-    chosen: list[Edit] = []
-    for edit in sorted(edits, key=lambda e: (e.start, e.end)):
-        if chosen and edit.start < chosen[-1].end:
-            continue
-        chosen.append(edit)
-    for edit in reversed(chosen):
-        text = text[:edit.start] + edit.content + text[edit.end:]
-    return text
 
 
 def _suppressed_by(diagnostic: Diagnostic, text: str, starts: Sequence[int]) -> list[int]:

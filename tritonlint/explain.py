@@ -8,13 +8,11 @@ from pathlib import Path
 import libcst as cst
 
 from tritonlint.config import Config
-from tritonlint.engine import build_model, check_source, find_file_launches, parse_file
-from tritonlint.rules.insufficient_mask.analysis import MaskSufficiency
-from tritonlint.rules.unsafe_masked_lanes.lanes import MaskedLanes
+from tritonlint.engine import build_contexts, check_source, parse_file
+from tritonlint.rule import all_rules
 from tritonlint.runner import SourceFile, neighbours_of
-from tritonlint.semantic.context import KernelModel
+from tritonlint.semantic.context import KernelContext
 from tritonlint.semantic.ir import Access, Judgement
-from tritonlint.source.outline import line_starts
 
 
 class ExplainError(Exception):
@@ -37,19 +35,13 @@ def explain_source(path: str, text: str, line: int, config: Config) -> tuple[lis
         found, kernels = parse_file(text)
     except Exception as error:  # a syntax error of any parser: one line, no traceback
         raise ExplainError(f"{path}: cannot parse: {error}") from error
-    starts = line_starts(text)
-    models = [(kernel, build_model(kernel, module, found.imports, config, text, starts)) for kernel, module in kernels]
-    helpers = {kernel.name: model for kernel, model in models}
     neighbours = neighbours_of(SourceFile(path, Path(path)))
-    launches = find_file_launches(path, text, found, neighbours) if models else {}
-    for kernel, model in models:
-        model.launches = launches.get(kernel.name, [])
+    models, helpers, _ = build_contexts(path, text, found, kernels, config, neighbours, strict=True)
     report = check_source(path, text, config, neighbours=neighbours)
     findings = [d for d in report.diagnostics if d.line <= line <= d.end_line]
     out: list[str] = []
     try:
         for kernel, model in models:
-            model.helpers = helpers
             for access in model.accesses:
                 span = model.span_of(access.call)
                 if span.line <= line <= span.end_line:
@@ -68,7 +60,7 @@ def explain_source(path: str, text: str, line: int, config: Config) -> tuple[lis
     return out, bool(findings)
 
 
-def _judged(model: KernelModel, access: Access, judgements: Iterator[Judgement], indent: str = "  ") -> list[str]:
+def _judged(model: KernelContext, access: Access, judgements: Iterator[Judgement], indent: str = "  ") -> list[str]:
     lines = [f"{indent}mask: {_source(model, access.mask) if access.mask is not None else 'none'}"
              + (f"; boundary_check: {_source(model, access.boundary_check)}" if access.boundary_check is not None
                 else "")]
@@ -84,55 +76,17 @@ def _judged(model: KernelModel, access: Access, judgements: Iterator[Judgement],
             if judged.fact is not None:
                 where = _line(model, judged.fact.node)
                 lines.append(f"{indent}  fact: {judged.fact.idiom}" + (f" (line {where})" if where else ""))
-    return lines + _sufficiency(model, access, indent) + _masked_lanes(model, access, indent)
-
-
-def _sufficiency(model: KernelModel, access: Access, indent: str) -> list[str]:
-    """TL104's reading of a mask the walks above count as bounding: does it bound them where the
-    pointer puts them (moved by a loop or the program, on the same axis, in the same units)?"""
-    checker = MaskSufficiency(model)
-    verdicts = list(checker.verdicts(access))
-    if not verdicts:
-        return []
-    lines = [f"{indent}mask sufficiency (TL104):"]
-    for verdict in verdicts:
-        label = f"`{model.label(verdict.walk.dim or '')}`"
-        if verdict.hazard is not None:
-            lines.append(f"{indent}  {label}: insufficient ({verdict.shape}): {verdict.reason}")
-        else:
-            lines.append(f"{indent}  {label}: {checker.reason(verdict)}")
+    for rule in all_rules():  # each rule's own reading of the access (TL104's mask, TL105's lanes)
+        lines += rule().explain(model, access, indent)
     return lines
 
 
-def _masked_lanes(model: KernelModel, access: Access, indent: str) -> list[str]:
-    """TL105's reading of a masked load: what its switched-off lanes hold at each reduction that
-    folds the axis they lie on."""
-    reader = MaskedLanes(model)
-    tracks = reader.tracks(access)
-    skipped = [why for track, why in reader.cut_axes(access) if track is None]
-    if not tracks and not skipped:
-        return []
-    lines = [f"{indent}masked-off lanes (TL105):"] + [f"{indent}  {why}" for why in skipped]
-    verdicts = list(reader.verdicts(access))
-    for track in tracks:
-        label = f"`{model.label(track.dim)}`"
-        reached = [v for v in verdicts if v.track == track]
-        if not reached:
-            lines.append(f"{indent}  {label}: reach no reduction along their axis")
-        for verdict in reached:
-            where = f"{verdict.operand + ' of ' if verdict.operand else ''}`tl.{verdict.reduction.kind}` " \
-                    f"(line {model.line_of(verdict.reduction.call)})"
-            state = f"wrong: {reader.describe(verdict)}" if verdict.problem else "its identity (or harmless there)"
-            lines.append(f"{indent}  {label}: at {where}: {state}")
-    return lines
-
-
-def _source(model: KernelModel, node: cst.CSTNode) -> str:
+def _source(model: KernelContext, node: cst.CSTNode) -> str:
     """The node as written (on one line), or as printed for a caller's view of a helper access."""
     return " ".join(model.module.code_for_node(node).split())
 
 
-def _line(model: KernelModel, node: cst.CSTNode | None) -> int | None:
+def _line(model: KernelContext, node: cst.CSTNode | None) -> int | None:
     """The line of a fact's node, when it has one in this kernel."""
     if node is None:
         return None
@@ -142,7 +96,7 @@ def _line(model: KernelModel, node: cst.CSTNode | None) -> int | None:
         return None
 
 
-def _seen_from_callers(models: Sequence[tuple[object, KernelModel]], helper: KernelModel,
+def _seen_from_callers(models: Sequence[tuple[object, KernelContext]], helper: KernelContext,
                        access: Access) -> list[str]:
     """A jit helper's access judged at each call site, with the caller's offsets and flags."""
     lines: list[str] = []

@@ -8,23 +8,28 @@ import inspect
 import pkgutil
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import cache
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
-    from tritonlint.fixing.masks import CallFix
-    from tritonlint.semantic.context import KernelModel, TailHazard
-    from tritonlint.semantic.host.flag_setters import WeakPredicate
+    from tritonlint.finding import Finding
+    from tritonlint.semantic.context import KernelContext
+    from tritonlint.semantic.ir import Access
 
 # Sections every rule docstring carries, in this order (Ruff's layout).
 DOC_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix safety", "Known problems")
 
 
 class Rule:
-    """A small query over the shared kernel model. Subclasses live one per file in `rules/`."""
+    """A small query over the shared kernel context. Subclasses live in the families of `rules/`.
+
+    A rule asks the `KernelContext` (complete before any rule runs) and yields frozen findings; each
+    finding words its message, proposes its fix and places itself in the file. The engine knows no
+    rule by name: it runs whatever discovery finds.
+    """
 
     code: ClassVar[str]
     name: ClassVar[str]
@@ -32,21 +37,13 @@ class Rule:
     fixable: ClassVar[bool] = False
     default: ClassVar[bool] = True  # in the default selection; False: only when selected (Config.enabled)
 
-    def check(self, kernel: KernelModel) -> Iterator[TailHazard]:
-        """Yield the hazards of `kernel` this rule flags."""
+    def check(self, kernel: KernelContext) -> Iterable[Finding]:
+        """The findings of this rule in one jit function."""
         raise NotImplementedError
 
-    def predicates(self, kernel: KernelModel) -> Iterator[WeakPredicate]:
-        """Yield the host-side predicates of `kernel` this rule flags (reported where they are written)."""
-        return iter(())
-
-    def fix(self, kernel: KernelModel, hazard: TailHazard) -> CallFix | None:
-        """The fix for one hazard; None when the rule offers none."""
-        return None
-
-    def message(self, kernel: KernelModel, hazard: TailHazard) -> str | None:
-        """The finding's message; None for the tail-tile message TL101 and TL102 share."""
-        return None
+    def explain(self, kernel: KernelContext, access: Access, indent: str) -> list[str]:
+        """Lines `check --explain` adds for one access: this rule's own reading of it, reported or not."""
+        return []
 
     @classmethod
     def doc_sections(cls) -> dict[str, str]:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tritonlint.fixing.masks import CallFix
 from tritonlint.rule import Rule
-from tritonlint.semantic.context import KernelModel, TailHazard
+from tritonlint.semantic.context import KernelContext
+from tritonlint.semantic.ir import Access
 
-from .analysis import MaskSufficiency, describe, sufficiency_fix
+from .analysis import MaskSufficiency
+from .finding import InsufficientMaskFinding
 
 
 class InsufficientMask(Rule):
@@ -125,13 +126,25 @@ class InsufficientMask(Rule):
     summary = "the mask of a tl.load or tl.store does not bound an axis its pointer walks"
     fixable = True
 
-    def check(self, kernel: KernelModel) -> Iterator[TailHazard]:
+    def check(self, kernel: KernelContext) -> Iterator[InsufficientMaskFinding]:
+        reading = MaskSufficiency(kernel)
+        for kind in ("load", "store"):
+            for verdict, verdicts in reading.findings(kind):
+                assert verdict.hazard is not None
+                yield InsufficientMaskFinding(verdict.hazard, kernel, verdict, verdicts, reading)
+
+    def explain(self, kernel: KernelContext, access: Access, indent: str) -> list[str]:
+        """TL104's reading of a mask the walks above count as bounding: does it bound them where the
+        pointer puts them (moved by a loop or the program, on the same axis, in the same units)?"""
         checker = MaskSufficiency(kernel)
-        yield from checker.hazards("load")
-        yield from checker.hazards("store")
-
-    def fix(self, kernel: KernelModel, hazard: TailHazard) -> CallFix:
-        return sufficiency_fix(kernel, hazard)
-
-    def message(self, kernel: KernelModel, hazard: TailHazard) -> str:
-        return describe(kernel, hazard)
+        verdicts = list(checker.verdicts(access))
+        if not verdicts:
+            return []
+        lines = [f"{indent}mask sufficiency (TL104):"]
+        for verdict in verdicts:
+            label = f"`{kernel.label(verdict.walk.dim or '')}`"
+            if verdict.hazard is not None:
+                lines.append(f"{indent}  {label}: insufficient ({verdict.shape}): {verdict.reason}")
+            else:
+                lines.append(f"{indent}  {label}: {checker.reason(verdict)}")
+        return lines

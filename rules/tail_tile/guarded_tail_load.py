@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tritonlint.rule import Rule
-from tritonlint.semantic.context import KernelModel, TailHazard
+from tritonlint.semantic.context import KernelContext
+
+from .finding import TailTileFinding
 
 
 class GuardedTailLoad(Rule):
@@ -71,5 +73,6 @@ class GuardedTailLoad(Rule):
     summary = "tl.load on a partial tail tile that every launch's host code keeps from happening"
     default = False
 
-    def check(self, kernel: KernelModel) -> Iterator[TailHazard]:
-        return (hazard for hazard in kernel.tail_hazards("load") if hazard.guard)
+    def check(self, kernel: KernelContext) -> Iterator[TailTileFinding]:
+        return (TailTileFinding.of(hazard, kernel, fixable=False) for hazard in kernel.tail_hazards("load")
+                if hazard.guard)

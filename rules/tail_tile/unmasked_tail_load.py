@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tritonlint.fixing.masks import CallFix, tail_fix
 from tritonlint.rule import Rule
-from tritonlint.semantic.context import KernelModel, TailHazard
+from tritonlint.semantic.context import KernelContext
+
+from .finding import TailTileFinding
 
 
 class UnmaskedTailLoad(Rule):
@@ -101,8 +102,6 @@ class UnmaskedTailLoad(Rule):
     summary = "tl.load can read past the end of a tensor on a partial tail tile"
     fixable = True
 
-    def check(self, kernel: KernelModel) -> Iterator[TailHazard]:
-        return (hazard for hazard in kernel.tail_hazards("load") if not hazard.guard)
-
-    def fix(self, kernel: KernelModel, hazard: TailHazard) -> CallFix:
-        return tail_fix(kernel, hazard)
+    def check(self, kernel: KernelContext) -> Iterator[TailTileFinding]:
+        return (TailTileFinding.of(hazard, kernel) for hazard in kernel.tail_hazards("load")
+                if not hazard.guard)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tritonlint.fixing.masks import CallFix
 from tritonlint.rule import Rule
-from tritonlint.semantic.context import KernelModel, TailHazard
+from tritonlint.semantic.context import KernelContext
+from tritonlint.semantic.ir import Access
 
-from .lanes import MaskedLanes, lanes_fix
+from .finding import UnsafeMaskedLanesFinding
+from .lanes import MaskedLanes
 
 
 class UnsafeMaskedLanes(Rule):
@@ -98,15 +99,32 @@ class UnsafeMaskedLanes(Rule):
     summary = "the lanes a load's mask switches off reach a reduction with a value that changes it"
     fixable = True
 
-    def check(self, kernel: KernelModel) -> Iterator[TailHazard]:
+    def check(self, kernel: KernelContext) -> Iterator[UnsafeMaskedLanesFinding]:
         reader = MaskedLanes(kernel)
         for access in kernel.accesses:
-            hazard = reader.hazard(access)
-            if hazard is not None:
-                yield hazard
+            found = reader.finding(access)
+            if found is not None:
+                hazard, summary, verdicts = found
+                yield UnsafeMaskedLanesFinding(hazard, kernel, summary, verdicts)
 
-    def fix(self, kernel: KernelModel, hazard: TailHazard) -> CallFix:
-        return lanes_fix(kernel, hazard)
-
-    def message(self, kernel: KernelModel, hazard: TailHazard) -> str:
-        return hazard.message
+    def explain(self, kernel: KernelContext, access: Access, indent: str) -> list[str]:
+        """TL105's reading of a masked load: what its switched-off lanes hold at each reduction that
+        folds the axis they lie on."""
+        reader = MaskedLanes(kernel)
+        tracks = reader.tracks(access)
+        skipped = [why for track, why in reader.cut_axes(access) if track is None]
+        if not tracks and not skipped:
+            return []
+        lines = [f"{indent}masked-off lanes (TL105):"] + [f"{indent}  {why}" for why in skipped]
+        verdicts = list(reader.verdicts(access))
+        for track in tracks:
+            label = f"`{kernel.label(track.dim)}`"
+            reached = [v for v in verdicts if v.track == track]
+            if not reached:
+                lines.append(f"{indent}  {label}: reach no reduction along their axis")
+            for verdict in reached:
+                where = f"{verdict.operand + ' of ' if verdict.operand else ''}`tl.{verdict.reduction.kind}` " \
+                        f"(line {kernel.line_of(verdict.reduction.call)})"
+                state = f"wrong: {reader.describe(verdict)}" if verdict.problem else "its identity (or harmless there)"
+                lines.append(f"{indent}  {label}: at {where}: {state}")
+        return lines

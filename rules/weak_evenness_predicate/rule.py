@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tritonlint.rule import Rule
-from tritonlint.semantic.context import KernelModel, TailHazard
-from tritonlint.semantic.host.flag_setters import WeakPredicate
+from tritonlint.semantic.context import KernelContext
+
+from .finding import PredicateFinding
 
 
 class WeakEvennessPredicate(Rule):
@@ -85,8 +86,5 @@ class WeakEvennessPredicate(Rule):
     summary = "an evenness flag's predicate does not imply full tiles of the dimension the kernel walks"
     fixable = True
 
-    def check(self, kernel: KernelModel) -> Iterator[TailHazard]:
-        return iter(())
-
-    def predicates(self, kernel: KernelModel) -> Iterator[WeakPredicate]:
-        return iter(kernel.weak_predicates)
+    def check(self, kernel: KernelContext) -> Iterator[PredicateFinding]:
+        return (PredicateFinding(weak, kernel) for weak in kernel.weak_predicates)

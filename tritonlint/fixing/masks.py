@@ -22,8 +22,8 @@ import libcst as cst
 
 from tritonlint.diagnostics import Applicability
 from tritonlint.fixing.layouts import LaneMap, imported_helper, lane_map, module_constants
-from tritonlint.semantic.context import KernelModel
-from tritonlint.semantic.ir import LOOP_PREFIX, PROGRAM, Access, TailHazard
+from tritonlint.semantic.context import KernelContext
+from tritonlint.semantic.ir import LOOP_PREFIX, Access, TailHazard
 from tritonlint.semantic.paths import Literal, compatible
 from tritonlint.source.names import code_of
 from tritonlint.source.syntax import range_args, strip_casts
@@ -43,91 +43,7 @@ class CallFix:
     new_call: cst.Call | None
 
 
-def tail_fix(model: KernelModel, hazard: TailHazard) -> CallFix:
-    access = hazard.access
-    if hazard.walk.dim and hazard.walk.dim.endswith("]"):
-        return _block_pointer_fix(model, hazard)
-    # Every dimension the access leaves unbounded gets its bound, or the fix would leave a finding.
-    hazards = [h for h in model.hazards_of(access) if not (h.walk.dim or "").endswith("]")] or [hazard]
-    masks: list[str] = []
-    sources: list[str] = []
-    applicability = Applicability.SAFE
-    for each in hazards:
-        derived = _derive(model, each)
-        if derived is None:
-            return CallFix(_underivable(model, each), Applicability.DISPLAY_ONLY, None)
-        if derived[0] in masks:
-            continue  # one sibling mask bounding both dimensions: say it once
-        masks.append(derived[0])
-        sources.append(derived[2])
-        if derived[1] is Applicability.UNSAFE:
-            applicability = Applicability.UNSAFE
-    mask = masks[0] if len(masks) == 1 else _per_side(hazards, masks) or " & ".join(f"({m})" for m in masks)
-    evens = {h.even for h in hazards}
-    even = evens.pop() if len(evens) == 1 else None  # flags disagree: mask every specialization
-    if even is not None and even.negated() in access.path:
-        even = None  # already inside `else:` of the flag: no switch needed
-    if even is not None and _decided_at_run_time(model, even.atom):
-        # `None if j == last else m`: a run-time condition cannot pick None on one side and a
-        # tensor on the other in Triton; mask every tile (the even ones lose nothing but speed).
-        even = None
-    arguments = {"mask": _combined_mask(model, access, mask, even)}
-    if access.kind == "load" and _argument(access.call, "other", 2) is None:
-        # On the even side the call keeps no `other` (the mask there may be None, and Triton
-        # rejects `other` without a mask), so the even specialization is unchanged.
-        arguments["other"] = f"None if {_condition(even)} else {OTHER}" if even else OTHER
-    new_call = _with_arguments(model, access, arguments)
-    where = f" on the side where {even.negated().describe()}" if even else ""
-    return CallFix(f"Mask the {access.kind}{where} with `{mask}` ({'; '.join(sources)})", applicability, new_call)
-
-
-def _per_side(hazards: list[TailHazard], masks: list[str]) -> str | None:
-    """`m_k if NORMK else m_v` when each of two dimensions enters the pointer on one side of the same
-    condition (`if NORMK: p = z + o_k` / `else: p = z + o_v`): ANDing them would mask a `[BK]` pointer
-    with a `[BV]` mask too."""
-    if len(hazards) != 2 or len(masks) != 2:
-        return None
-    first, second = (next(iter(h.when)) if len(h.when) == 1 else None for h in hazards)
-    if first is None or second is None or first.negated() != second:
-        return None
-    return f"{masks[0]} if {_condition(first)} else {masks[1]}"
-
-
-def _underivable(model: KernelModel, hazard: TailHazard) -> str:
-    """Why no mask can be derived: the kernel compares this dimension nowhere, or only where the
-    comparison means something else (another tile of a loop, another shape, a name defined later)."""
-    if hazard.walk.dim is not None:
-        hypothesis = frozenset({hazard.tail}) if hazard.tail else frozenset()
-        for comparison, where, other in _comparisons(model, hazard.access, hypothesis, same_loop=False):
-            if hazard.walk.dim in model.dims(comparison.left, other.order, other.path, other.loops):
-                return (f"no mask can be derived: the comparison at line {where} bounds this dimension "
-                        "elsewhere (another tile, shape or place), not at this access")
-    return "no mask can be derived: the kernel never compares this dimension with a bound"
-
-
-def _derive(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicability, str] | None:
-    if hazard.walk.loop is not None:
-        # The loop's own bound says what the kernel means to cover; a sibling's mask may be for a
-        # tensor of another length (a store of n + 1 totals beside a load of n counts).
-        loop_mask = _loop_mask(model, hazard)
-        if loop_mask is None and _shifted_tile(model, hazard) is not None:
-            return None  # a prefetch of another tile: the masks of this tile's accesses do not bound it
-        return loop_mask or _sibling_mask(model, hazard) or _comparison_mask(model, hazard)
-    return _sibling_mask(model, hazard) or _comparison_mask(model, hazard) or _launch_mask(model, hazard)
-
-
-def _launch_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicability, str] | None:
-    """A program-id tile on a grid rounded up over the parameter `n`: `offs < n`."""
-    access = hazard.access
-    if not hazard.bound or hazard.walk.dim is None:
-        return None
-    mine = _offset_of(model, access, hazard.walk.dim)
-    if mine is None or PROGRAM not in model.dims(mine[2], access.order, access.path, access.loops):
-        return None  # `tl.arange(0, BLOCK)` alone is the offset within the tile, not in the tensor
-    return f"{_atom(mine[0])}{mine[1]} < {hazard.bound}", Applicability.UNSAFE, "derived from the launch grid"
-
-
-def _combined_mask(model: KernelModel, access: Access, mask: str, even: Literal | None) -> str:
+def combined_mask(model: KernelContext, access: Access, mask: str, even: Literal | None) -> str:
     """The new `mask=`: the old mask and the derived one, switched off on the even side."""
     old = access.mask
     if isinstance(old, cst.IfExp):
@@ -141,9 +57,9 @@ def _combined_mask(model: KernelModel, access: Access, mask: str, even: Literal 
             elif is_none:
                 sides.append(mask)
             else:
-                sides.append(_and(_code(model, side), mask))
-        return f"{sides[0]} if {_code(model, old.test)} else {sides[1]}"
-    old_text = _code(model, old) if old is not None else None
+                sides.append(_and(code_in(model, side), mask))
+        return f"{sides[0]} if {code_in(model, old.test)} else {sides[1]}"
+    old_text = code_in(model, old) if old is not None else None
     tail = _and(old_text, mask) if old_text else mask
     if old_text and _may_be_none(model, access, old, even):
         # `mask = None` on some path to the call: `None & x` fails to compile there. `is None` on a
@@ -151,10 +67,10 @@ def _combined_mask(model: KernelModel, access: Access, mask: str, even: Literal 
         tail = f"{mask} if {old_text} is None else {tail}"
     if even is None:
         return tail
-    return f"{old_text or 'None'} if {_condition(even)} else {tail}"
+    return f"{old_text or 'None'} if {condition_text(even)} else {tail}"
 
 
-def _may_be_none(model: KernelModel, access: Access, old: cst.BaseExpression | None, even: Literal | None) -> bool:
+def _may_be_none(model: KernelContext, access: Access, old: cst.BaseExpression | None, even: Literal | None) -> bool:
     """Whether a mask variable can be `None` where the new bound applies: on the tail side of the
     flag when there is one (`if EVEN: mask = None` is the even side's business), else anywhere."""
     if not isinstance(old, cst.Name):
@@ -172,11 +88,11 @@ def _and(old: str, new: str) -> str:
 
 # ---------------------------------------------------------------------- mask sources
 
-def _sibling_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicability, str] | None:
+def sibling_mask(model: KernelContext, hazard: TailHazard) -> tuple[str, Applicability, str] | None:
     access = hazard.access
     hypothesis = frozenset({hazard.tail}) if hazard.tail else frozenset()
     mine = _offset_dims(model, access)
-    layout = _offset_of(model, access, hazard.walk.dim) if hazard.walk.dim else None
+    layout = offset_of(model, access, hazard.walk.dim) if hazard.walk.dim else None
     for other in model.accesses:
         if other is access or other.mask is None or other.loops != access.loops:
             continue
@@ -185,29 +101,29 @@ def _sibling_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicab
         bounded = model.mask_dims(other, hypothesis)
         if not bounded or not bounded & hazard.walk.keys or _offset_dims(model, other) != mine:
             continue
-        theirs = _offset_of(model, other, hazard.walk.dim) if hazard.walk.dim else None
+        theirs = offset_of(model, other, hazard.walk.dim) if hazard.walk.dim else None
         if (layout is None) != (theirs is None) or (layout and theirs and layout[1] != theirs[1]):
             continue  # the same dimension broadcast another way: its mask has another shape
         if layout and layout[1] and other.mask is not None and not _carries(model, other, other.mask, layout[1]):
             continue  # a 1-D mask beside a `[:, None]` pointer broadcasts to a square: not this shape
         # A mask that is itself a `None if FLAG else m` switch is not reused verbatim.
-        if not isinstance(other.mask, cst.IfExp) and _available(model, other.mask, access):
+        if not isinstance(other.mask, cst.IfExp) and available_at(model, other.mask, access):
             # Within one tile the sibling's mask is the kernel's own bound for this shape; across a
             # loop another tensor may run to another length (n counts beside n + 1 totals).
             certain = hazard.walk.loop is None or code_of(other.pointer) == code_of(access.pointer)
-            return (_code(model, other.mask), Applicability.SAFE if certain else Applicability.UNSAFE,
+            return (code_in(model, other.mask), Applicability.SAFE if certain else Applicability.UNSAFE,
                     f"the mask of the tl.{other.kind} at line {model.line_of(other.call)}")
     return None
 
 
-def _carries(model: KernelModel, access: Access, mask: cst.BaseExpression, broadcast: str) -> bool:
+def _carries(model: KernelContext, access: Access, mask: cst.BaseExpression, broadcast: str) -> bool:
     """Whether a mask spells the pointer's broadcast (`[:, None]`) itself, or through the names it reads."""
     want = re.sub(r"\s", "", broadcast)
     pending, seen = [mask], 0
     while pending and seen < 16:
         node = pending.pop()
         seen += 1
-        if want in re.sub(r"\s", "", _code(model, node)):
+        if want in re.sub(r"\s", "", code_in(model, node)):
             return True
         for name in names_in(node):
             pending.extend(d.value for d in model.reaching(name, access.order, access.path, access.loops)
@@ -215,7 +131,7 @@ def _carries(model: KernelModel, access: Access, mask: cst.BaseExpression, broad
     return False
 
 
-def _available(model: KernelModel, node: cst.CSTNode, access: Access) -> bool:
+def available_at(model: KernelContext, node: cst.CSTNode, access: Access) -> bool:
     """Every local the expression reads is defined before the access (on a compatible path). A loop's
     variable counts only inside its loop: after it, `k` holds the last tile's start, not this one's."""
     for name in set(names_in(node)):
@@ -231,17 +147,17 @@ def _available(model: KernelModel, node: cst.CSTNode, access: Access) -> bool:
     return True
 
 
-def _comparison_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicability, str] | None:
+def comparison_mask(model: KernelContext, hazard: TailHazard) -> tuple[str, Applicability, str] | None:
     access, walk = hazard.access, hazard.walk
     hypothesis = frozenset({hazard.tail}) if hazard.tail else frozenset()
-    mine = _offset_of(model, access, walk.dim) if walk.dim else None
+    mine = offset_of(model, access, walk.dim) if walk.dim else None
     candidates: list[tuple[int, str, Applicability, str]] = []
-    for comparison, where, other in _comparisons(model, access, hypothesis, same_loop=walk.loop is not None):
+    for comparison, where, other in comparisons_of(model, access, hypothesis, same_loop=walk.loop is not None):
         target = comparison.comparisons[0]
         left, bound = comparison.left, target.comparator
         operator = "<" if isinstance(target.operator, cst.LessThan) else "<="
         left_inner = left.value if isinstance(left, cst.Subscript) else left
-        restated = not _available(model, left_inner, access)
+        restated = not available_at(model, left_inner, access)
         if restated:  # its dimensions as seen where it is compared
             left_dims = model.dims(left_inner, other.order, other.path, other.loops)
         else:
@@ -250,17 +166,17 @@ def _comparison_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Appli
         if len(offsets) != 1:
             continue
         theirs = offsets[0]
-        bound_text = _code(model, bound)
-        if not _available(model, bound, access):
+        bound_text = code_in(model, bound)
+        if not available_at(model, bound, access):
             continue  # built after the access: the fix would read a name not yet defined
         if restated:
             if not (isinstance(left_inner, cst.Name) and mine is not None and walk.dim == theirs
-                    and _available(model, mine[2], access)):
+                    and available_at(model, mine[2], access)):
                 continue  # built after the access: the fix would read a name not yet defined
             # `offs_cm` restated after the loop, spelled like this pointer's `offs_am`: the same
             # dimension, so the fix compares the pointer's own offsets.
             left_inner = mine[2]
-        inner_slices = {_code(model, node)[len(_code(model, node.value)):]
+        inner_slices = {code_in(model, node)[len(code_in(model, node.value)):]
                         for node in nodes_under(left_inner) if isinstance(node, cst.Subscript)}
         if inner_slices and (mine is None or inner_slices != {mine[1]}):
             continue  # broadcast inside the comparison another way than this pointer's
@@ -271,7 +187,7 @@ def _comparison_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Appli
                      and walk.loop.key in left_dims | _loop_keys_of(model, bound, access))
         if (walk.dim == theirs or same_tile) and mine is not None:
             # The kernel's own comparison for this dimension, broadcast the way this pointer is.
-            text = f"{_atom(_code(model, left_inner))}{broadcast} {operator} {bound_text}"
+            text = f"{atom_of(code_in(model, left_inner))}{broadcast} {operator} {bound_text}"
             candidates.append((0, text, Applicability.UNSAFE, f"the comparison at line {where}"))
         elif (mine is not None and walk.loop is not None and access.loops and access.loops[-1] is walk.loop
               and walk.loop.key in left_dims | _loop_keys_of(model, bound, access)):
@@ -281,12 +197,12 @@ def _comparison_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Appli
                 continue
             if _relative(model, mine[2], access) != _relative(model, left_inner, access):
                 continue  # one is an absolute offset, the other relative to the tile: not comparable
-            scaled, source = _atom(mine[0]), f"rescaled from the comparison at line {where}"
+            scaled, source = atom_of(mine[0]), f"rescaled from the comparison at line {where}"
             lanes = _lane_map(model, access, walk.dim or "", mine[1])
             if lanes is not None:  # a helper reorders the lanes: compare the index each lane ends up at
                 scaled, ours_size = lanes.apply(scaled), lanes.size
                 source += f", in the lane order `{lanes.helper}` puts the tile in"
-            text = f"{scaled}{mine[1]} * {_atom(their_size)} // {_atom(ours_size)} {operator} {bound_text}"
+            text = f"{scaled}{mine[1]} * {atom_of(their_size)} // {atom_of(ours_size)} {operator} {bound_text}"
             candidates.append((1, text, Applicability.UNSAFE, source))
     if not candidates:
         return None
@@ -295,7 +211,7 @@ def _comparison_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Appli
     return text, applicability, source
 
 
-def _lane_map(model: KernelModel, access: Access, dim: str, broadcast: str) -> LaneMap | None:
+def _lane_map(model: KernelContext, access: Access, dim: str, broadcast: str) -> LaneMap | None:
     """How a jit helper that receives the loaded tile directly (`unswizzle(tl.load(P))`) reorders the
     lanes of `dim`, or None (no such helper, or lanes kept in order)."""
     if access.kind != "load":
@@ -324,12 +240,12 @@ def _lane_map(model: KernelModel, access: Access, dim: str, broadcast: str) -> L
     return None
 
 
-def _loop_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicability, str] | None:
+def loop_bound_mask(model: KernelContext, hazard: TailHazard) -> tuple[str, Applicability, str] | None:
     """`for k in range(tl.cdiv(K, BLOCK_K))` with a pointer advanced per tile: `offs < K - k * BLOCK_K`."""
     access, walk = hazard.access, hazard.walk
     if walk.loop is None or walk.dim is None or not isinstance(walk.loop.node, cst.For):
         return None
-    mine = _offset_of(model, access, walk.dim)
+    mine = offset_of(model, access, walk.dim)
     loop = walk.loop.node
     if mine is None or not isinstance(loop.iter, cst.Call) or not isinstance(loop.target, cst.Name):
         return None
@@ -337,32 +253,32 @@ def _loop_mask(model: KernelModel, hazard: TailHazard) -> tuple[str, Applicabili
     variable = loop.target.value
     relative = _relative(model, mine[2], access)
     size = model.dim_size.get(walk.dim, "")
-    if not _pure(mine[2], model, access):
+    if not is_pure(mine[2], model, access):
         return None  # `ks // GROUP` is in other units than the loop's bound
-    shifted = _shifted_tile(model, hazard)
-    if len(args) == 1 or (len(args) == 2 and _code(model, args[0]) == "0"):
+    shifted = shifted_tile(model, hazard)
+    if len(args) == 1 or (len(args) == 2 and code_in(model, args[0]) == "0"):
         stop = args[-1]
         if isinstance(stop, cst.Call) and model.qualify_tl(stop.func) == "cdiv" and len(stop.args) == 2 and relative:
-            total_text, block_text = (_code(model, arg.value) for arg in stop.args)
+            total_text, block_text = (code_in(model, arg.value) for arg in stop.args)
             if code_of(stop.args[1].value) != size:
                 return None  # the pointer moves in other units than the loop's tiles
-            start = _subtrahend(shifted) if shifted else f"{variable} * {_atom(block_text)}"
-            text = f"{_atom(mine[0])}{mine[1]} < {_atom(total_text)} - {start}"
+            start = _subtrahend(shifted) if shifted else f"{variable} * {atom_of(block_text)}"
+            text = f"{atom_of(mine[0])}{mine[1]} < {atom_of(total_text)} - {start}"
             return text, Applicability.UNSAFE, "derived from the loop bound" + (
                 f" and the tile `{shifted}` this access reads" if shifted else "")
-    if len(args) == 3 and not _code(model, args[2]).startswith("-"):
+    if len(args) == 3 and not code_in(model, args[2]).startswith("-"):
         if code_of(args[2]) != size:
             return None  # the pointer moves in other units than the loop's steps
-        stop_text = _code(model, args[1])
+        stop_text = code_in(model, args[1])
         if relative:
-            text = f"{_atom(mine[0])}{mine[1]} < {_atom(stop_text)} - {_subtrahend(shifted) if shifted else variable}"
+            text = f"{atom_of(mine[0])}{mine[1]} < {atom_of(stop_text)} - {_subtrahend(shifted) if shifted else variable}"
         else:
-            text = f"{_atom(mine[0])}{mine[1]} < {stop_text}"
+            text = f"{atom_of(mine[0])}{mine[1]} < {stop_text}"
         return text, Applicability.UNSAFE, "derived from the loop bound"
     return None
 
 
-def _shifted_tile(model: KernelModel, hazard: TailHazard) -> str | None:
+def shifted_tile(model: KernelContext, hazard: TailHazard) -> str | None:
     """`(k + 1) * BLOCK_K` when the pointer reads another tile than the current one of a
     `for k in range(tl.cdiv(K, BLOCK_K))` loop (a prefetch of the next tile): the one summand of the
     pointer (or of the definitions it is built from) that is `(k ± c) * BLOCK_K`. None otherwise."""
@@ -378,7 +294,7 @@ def _shifted_tile(model: KernelModel, hazard: TailHazard) -> str | None:
     roots = [access.pointer]
     for defs in model.chain(access.pointer, access).values():
         roots.extend(d.value for d in defs if d.value is not None and d.kind != "advance")
-    found = {_code(model, term): term for root in roots for term in terms(strip_casts(root))
+    found = {code_in(model, term): term for root in roots for term in terms(strip_casts(root))
              if variable in names_in(term)}
     if len(found) != 1:
         return None
@@ -407,33 +323,14 @@ def _unparenthesized(node: cst.BaseExpression) -> cst.BaseExpression:
     return node.with_changes(lpar=(), rpar=()) if getattr(node, "lpar", ()) else node
 
 
-def _block_pointer_fix(model: KernelModel, hazard: TailHazard) -> CallFix:
-    access = hazard.access
-    index = int((hazard.walk.dim or "")[:-1].rsplit("[", 1)[1])
-    existing = access.boundary_check
-    indices: list[int] = []
-    if isinstance(existing, (cst.Tuple, cst.List)):
-        indices = [int(e.value.value) for e in existing.elements if isinstance(e.value, cst.Integer)]
-    elif existing is not None:
-        return CallFix("boundary_check is not a literal tuple", Applicability.DISPLAY_ONLY, None)
-    chosen = sorted(set(indices) | {index})
-    checked = f"({chosen[0]},)" if len(chosen) == 1 else "(" + ", ".join(str(i) for i in chosen) + ")"
-    before = _code(model, existing) if existing is not None else "()"
-    arguments = {"boundary_check": f"{before} if {_condition(hazard.even)} else {checked}" if hazard.even else checked}
-    if access.kind == "load" and _argument(access.call, "padding_option", 4) is None:
-        arguments["padding_option"] = f'"" if {_condition(hazard.even)} else "zero"' if hazard.even else '"zero"'
-    return CallFix(f"Check bounds of block-pointer dimension {index}", Applicability.SAFE,
-                   _with_arguments(model, access, arguments))
-
-
 # ---------------------------------------------------------------------- helpers
 
-def _offset_dims(model: KernelModel, access: Access) -> frozenset[str]:
+def _offset_dims(model: KernelContext, access: Access) -> frozenset[str]:
     dims = model.dims(access.pointer, access.order, access.path, access.loops)
     return frozenset(d for d in dims if not d.startswith(LOOP_PREFIX))
 
 
-def _offset_of(model: KernelModel, access: Access, dim: str) -> tuple[str, str, cst.BaseExpression] | None:
+def offset_of(model: KernelContext, access: Access, dim: str) -> tuple[str, str, cst.BaseExpression] | None:
     """The expression a pointer uses for one dimension and how it is broadcast: ("offs_k", "[None, :]", node).
 
     Searched in the pointer and the definitions it is built from: the smallest sub-expression
@@ -451,7 +348,7 @@ def _offset_of(model: KernelModel, access: Access, dim: str) -> tuple[str, str, 
             offsets = {d for d in inner_dims if not d.startswith(LOOP_PREFIX)}
             if offsets == {dim}:
                 inner = strip_casts(inner)
-                return _code(model, inner), _code(model, node)[len(_code(model, node.value)):], inner
+                return code_in(model, inner), code_in(model, node)[len(code_in(model, node.value)):], inner
     for root, order in roots:
         for node in nodes_under(root):
             if isinstance(node, cst.Name):
@@ -459,41 +356,41 @@ def _offset_of(model: KernelModel, access: Access, dim: str) -> tuple[str, str, 
                 if offsets == {dim} and not _is_pointer_name(model, node.value, access):
                     return node.value, "", node
             if isinstance(node, cst.Call) and model.qualify_tl(node.func) == "arange":
-                return _code(model, node), "", node
+                return code_in(model, node), "", node
     return None
 
 
-def _pure(node: cst.BaseExpression, model: KernelModel | None = None, access: Access | None = None,
+def is_pure(node: cst.BaseExpression, model: KernelContext | None = None, access: Access | None = None,
           depth: int = 0) -> bool:
     """Offsets made of names, aranges and `+`/`-` only: in the units of the dimension itself.
     Given the model, a name counts by its definitions (`blocks = tokens // PAGE` is not)."""
     if isinstance(node, cst.BinaryOperation):
         return isinstance(node.operator, (cst.Add, cst.Subtract)) and \
-            _pure(node.left, model, access, depth) and _pure(node.right, model, access, depth)
+            is_pure(node.left, model, access, depth) and is_pure(node.right, model, access, depth)
     if isinstance(node, cst.Call):
         return True  # tl.arange(...)
     if isinstance(node, cst.Name) and model is not None and access is not None and depth < 8:
-        return all(_pure(d.value, model, access, depth + 1)
+        return all(is_pure(d.value, model, access, depth + 1)
                    for d in model.reaching(node.value, access.order, access.path, access.loops)
                    if d.kind == "assign" and d.value is not None)
     return isinstance(node, (cst.Name, cst.Integer))
 
 
-def _is_pointer_name(model: KernelModel, name: str, access: Access) -> bool:
+def _is_pointer_name(model: KernelContext, name: str, access: Access) -> bool:
     return name in names_in(access.pointer) and any(d.kind == "advance" for d in model.defs.get(name, ()))
 
 
-def _relative(model: KernelModel, node: cst.BaseExpression, access: Access) -> bool:
+def _relative(model: KernelContext, node: cst.BaseExpression, access: Access) -> bool:
     """Offsets relative to the current tile (the pointer is advanced) rather than absolute in K."""
     dims = model.dims(node, access.order, access.path, access.loops)
     return not any(d.startswith(LOOP_PREFIX) for d in dims)
 
 
-def _loop_keys_of(model: KernelModel, node: cst.BaseExpression, access: Access) -> frozenset[str]:
+def _loop_keys_of(model: KernelContext, node: cst.BaseExpression, access: Access) -> frozenset[str]:
     return frozenset(d for d in model.dims(node, access.order, access.path, access.loops) if d.startswith(LOOP_PREFIX))
 
 
-def _comparisons(model: KernelModel, access: Access, hypothesis: frozenset[Literal],  # type: ignore[no-untyped-def]
+def comparisons_of(model: KernelContext, access: Access, hypothesis: frozenset[Literal],  # type: ignore[no-untyped-def]
                  same_loop: bool):
     """`x < bound` comparisons in the masks of other accesses on a compatible path (in the same
     loop, for a dimension the loop walks)."""
@@ -540,7 +437,7 @@ def _comparisons(model: KernelModel, access: Access, hypothesis: frozenset[Liter
                 yield value, model.line_of(value) if _in_module(model, value) else model.line_of(access.call), d
 
 
-def _in_module(model: KernelModel, node: cst.CSTNode) -> bool:
+def _in_module(model: KernelContext, node: cst.CSTNode) -> bool:
     try:
         model.span_of(node)
         return True
@@ -548,12 +445,12 @@ def _in_module(model: KernelModel, node: cst.CSTNode) -> bool:
         return False
 
 
-def _code(model: KernelModel, node: cst.CSTNode) -> str:
+def code_in(model: KernelContext, node: cst.CSTNode) -> str:
     """The node's source as written (comments inside kept), on one logical piece."""
     return model.module.code_for_node(node).strip()
 
 
-def _atom(text: str) -> str:
+def atom_of(text: str) -> str:
     """Parenthesize an expression unless it is a name, call, subscript, literal or already wrapped."""
     if re.fullmatch(r"[\w.]+(\(.*\)|\[.*\])?", text, flags=re.DOTALL) or _wrapped(text):
         return text
@@ -572,7 +469,7 @@ def _wrapped(text: str) -> bool:
     return True
 
 
-def _decided_at_run_time(model: KernelModel, atom: str) -> bool:
+def decided_at_run_time(model: KernelContext, atom: str) -> bool:
     """Whether a condition reads a value known only at run time (a loop index, a tensor's length)."""
     try:
         node = cst.parse_expression(atom)
@@ -581,11 +478,11 @@ def _decided_at_run_time(model: KernelModel, atom: str) -> bool:
     return model.ev.runtime(node, 0)
 
 
-def _condition(literal: Literal) -> str:
-    return literal.atom if literal.value else f"not {_atom(literal.atom)}"
+def condition_text(literal: Literal) -> str:
+    return literal.atom if literal.value else f"not {atom_of(literal.atom)}"
 
 
-def _argument(call: cst.Call, name: str, position: int) -> cst.Arg | None:
+def call_argument(call: cst.Call, name: str, position: int) -> cst.Arg | None:
     positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
     for arg in call.args:
         if arg.keyword is not None and arg.keyword.value == name:
@@ -593,7 +490,7 @@ def _argument(call: cst.Call, name: str, position: int) -> cst.Arg | None:
     return positional[position] if position < len(positional) else None
 
 
-def _with_arguments(model: KernelModel, access: Access, arguments: dict[str, str]) -> cst.Call:
+def with_arguments(model: KernelContext, access: Access, arguments: dict[str, str]) -> cst.Call:
     """The call with `arguments` set (replacing an existing positional or keyword one)."""
     call = access.call
     args = list(call.args)
@@ -605,7 +502,7 @@ def _with_arguments(model: KernelModel, access: Access, arguments: dict[str, str
         except cst.ParserSyntaxError:
             # A mask copied from a multi-line call continues lines inside that call's parentheses.
             value = cst.parse_expression(f"({text})")
-        existing = _argument(call, name, positions.get(name, 99))
+        existing = call_argument(call, name, positions.get(name, 99))
         if existing is not None:
             index = args.index(existing)
             args[index] = existing.with_changes(value=value)

@@ -8,11 +8,12 @@
     facts/                      one provider per idiom that keeps a walk's tiles full
     hazards.py                  accesses that can meet a partial tile unbounded, with their reasons
 
-Rules and the fixer ask `KernelModel`; it holds the stages and the kernel's place in its file.
+Rules and the fixer ask `KernelContext`; it holds the stages and the kernel's place in its file.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cached_property
 
 import libcst as cst
@@ -41,24 +42,35 @@ from tritonlint.semantic.verdicts import HazardFinder
 from tritonlint.semantic.walks import Walker
 from tritonlint.source.locations import Locator, Span
 from tritonlint.source.names import ImportMap
+from tritonlint.source.outline import KernelSource
 from tritonlint.source.syntax import strip_casts
 
-__all__ = ["LOOP_PREFIX", "PROGRAM", "Access", "Def", "Fact", "Flag", "HelperCall", "Judgement", "KernelModel",
+__all__ = ["LOOP_PREFIX", "PROGRAM", "Access", "Def", "Fact", "Flag", "HelperCall", "Judgement", "KernelContext",
            "Loop", "TailHazard", "Walk", "strip_casts"]
 
 
-class KernelModel:
-    """Built once per jit function; every rule queries it."""
+class KernelContext:
+    """Built once per jit function, complete before any rule runs; every rule queries it.
+
+    Everything it knows is given to the constructor (the file's other jit functions, the launches
+    in view, the file's place): nothing is assigned on it afterwards, which `__setattr__` enforces.
+    """
 
     def __init__(self, module: cst.Module, function: cst.FunctionDef, imports: ImportMap,
                  line_base: int = 0, extra_flags: frozenset[str] = frozenset(), source: str | None = None,
-                 locator: Locator | None = None) -> None:
+                 locator: Locator | None = None, *, outline: KernelSource | None = None,
+                 helpers: dict[str, KernelContext] | None = None, launches: Sequence[Launch] = (),
+                 origin: tuple[str, str] | None = None, depends: set[str] | None = None) -> None:
         self.locator = locator  # positions from the file's ast; None: PositionProvider only
         self.line_base = line_base  # add to a line of `module` to get the file's line
-        self.helpers: dict[str, KernelModel] = {}  # jit functions of the same file, by name (set by the engine)
-        self.launches: list[Launch] = []  # its launch sites in the file and its neighbours (set by the engine)
-        self.origin: tuple[str, str] | None = None  # (path, text) of the file, for helpers it imports
-        self.depends: set[str] = set()  # other files the fixer read (their helpers): results not cacheable
+        self.outline = outline  # where the jit function sits in its file (None: a tree on its own)
+        # The jit functions of the same file, by name: one mapping shared by the file's contexts,
+        # filled by the engine before any rule runs.
+        self.helpers: dict[str, KernelContext] = helpers if helpers is not None else {}
+        self.launches: list[Launch] = list(launches)  # its launch sites in the file and its neighbours
+        self.origin = origin  # (path, text) of the file, for helpers it imports
+        # Other files the fixer read (their helpers): results not cacheable. Shared by the file's contexts.
+        self.depends: set[str] = depends if depends is not None else set()
         self.ir = bind(module, function, imports, source, extra_flags)
         self.flow = Dataflow(self.ir)
         self.ev = Evaluator(self.ir, self.flow)
@@ -71,11 +83,17 @@ class KernelModel:
         self.reaching, self.chain = self.flow.reaching, self.flow.chain
         self.dims, self.mask_dims, self.dim_size, self.label = self.ev.dims, self.ev.mask_dims, self.ev.dim_size, self.ev.label
         self.tail_hazards, self.hazards_of = self.hazards.tail_hazards, self.hazards.hazards_of
+        self._complete = True
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if getattr(self, "_complete", False):
+            raise AttributeError(f"a KernelContext is complete once built: cannot set {name}")
+        object.__setattr__(self, name, value)
 
     @cached_property
     def weak_predicates(self) -> list[WeakPredicate]:
         """The predicates setting its evenness flags (heuristics, launch arguments) that do not
-        imply full tiles of the walks they let through; asked once the engine set the launches."""
+        imply full tiles of the walks they let through."""
         return weak_predicates(self)
 
     # ------------------------------------------------------------------ positions

@@ -18,7 +18,7 @@ from tritonlint.semantic.paths import ConditionReader, Literal, Path
 from tritonlint.source.names import ImportMap
 
 if TYPE_CHECKING:
-    from tritonlint.semantic.context import KernelModel
+    from tritonlint.semantic.context import KernelContext
 
 LOOP_PREFIX = "loop:"
 # The program id is a tile index like a loop's: offsets built from it are tiled. Spelled as a
@@ -122,14 +122,13 @@ class TailHazard:
     evidence: str  # why the kernel expects partial tiles there
     tail: Literal | None = None  # the flag literal of the tail side (EVEN_K is False), when a flag says so
     even: Literal | None = None  # its opposite: the side the fix must leave unmasked
-    helper: KernelModel | None = field(default=None, compare=False)  # the jit helper holding the access
+    helper: KernelContext | None = field(default=None, compare=False)  # the jit helper holding the access
     via: str = ""  # how a caller reaches it: "called from kernel K at line N"
     walked: str = ""  # the walk described by the caller (its loops are not the helper's)
     bound: str = ""  # the kernel parameter a launch's grid divides (`n_elements`), for the fix
     guard: str = ""  # the host line that keeps every launch from reaching the partial tile (TL111/TL112)
     when: Path = frozenset()  # the walk enters the pointer only where these hold (one side of an `if`)
     predicate: str = ""  # the weak predicate (TL103) that lets the access run unmasked: fixed there, not here
-    message: str = ""  # the finding's message, where the rule words it when it finds it (TL105)
 
 
 @dataclass(frozen=True)

@@ -38,16 +38,16 @@ from tritonlint.source.tree import names_in, terms
 _PROGRAM_AXIS = re.compile(r"program_id\(\s*(?:axis\s*=\s*)?(\d+)\s*\)")
 
 if TYPE_CHECKING:
-    from tritonlint.semantic.context import KernelModel
+    from tritonlint.semantic.context import KernelContext
 
 
 class HazardFinder:
     """The tail hazards of one kernel, its jit helpers' accesses judged at each call site."""
 
-    def __init__(self, kernel: KernelModel) -> None:
+    def __init__(self, kernel: KernelContext) -> None:
         # A back-reference to the model that owns this finder: weak, so that a checked file's
         # trees are freed by reference counting, with no cycle for the collector to find.
-        self.kernel: KernelModel = weakref.proxy(kernel)
+        self.kernel: KernelContext = weakref.proxy(kernel)
         self.ir, self.flow, self.ev = kernel.ir, kernel.flow, kernel.ev
         self.walker, self.flags = kernel.walker, kernel.flags
 
@@ -81,7 +81,7 @@ class HazardFinder:
         """One hazard per dimension the access leaves unbounded (a fix must bound them all)."""
         return [j.hazard for j in self.judgements(access) if j.hazard is not None]
 
-    def inline(self, site: HelperCall, helper: KernelModel) -> Iterator[tuple[Access, Access]]:
+    def inline(self, site: HelperCall, helper: KernelContext) -> Iterator[tuple[Access, Access]]:
         """The helper's accesses as this caller sees them at `site`: (helper access, caller view).
 
         Parameters are replaced by the arguments, flags renamed (`EVEN=EVEN_K`) or decided

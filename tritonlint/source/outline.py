@@ -17,6 +17,9 @@ from tritonlint.source.names import ImportMap, is_jit_decorator
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
+# Wraps an indented (nested) function so libcst can parse it on its own.
+NESTED_PREFIX = "if 1:\n"
+
 
 @dataclass(frozen=True)
 class KernelSource:

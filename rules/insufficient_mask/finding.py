@@ -1,0 +1,45 @@
+"""InsufficientMaskFinding: a mask that misses an axis the pointer walks, with the verdict that says which shape."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tritonlint.finding import AccessFinding
+from tritonlint.fixing.masks import CallFix
+from tritonlint.semantic.ir import PROGRAM
+
+from .analysis import MaskSufficiency, SufficiencyVerdict
+from .fix import sufficiency_fix
+
+
+@dataclass(frozen=True)
+class InsufficientMaskFinding(AccessFinding):
+    """The verdict that made the finding, every verdict on the same access (a swapped store re-broadcasts
+    all its axes at once), and the reading that judged them (its questions answer the fix)."""
+
+    verdict: SufficiencyVerdict
+    verdicts: tuple[SufficiencyVerdict, ...]
+    reading: MaskSufficiency
+
+    def message(self) -> str:
+        """By the shape that made the finding."""
+        verdict, hazard = self.verdict, self.hazard
+        call = f"tl.{hazard.access.kind}"
+        label = f"`{self.context.label(hazard.walk.dim or '')}`"
+        if verdict.shape == "axes":
+            return f"the mask of {call} bounds {label} on another axis than the pointer walks it"
+        if verdict.shape == "units":
+            return (f"the mask of {call} compares the packed tile {label} with a bound in unpacked units "
+                    f"({verdict.slices[1]} per tile)")
+        if verdict.shape == "group":
+            return (f"the mask of {call} bounds {label} by the tensor's end only, but the tile of "
+                    f"{verdict.slices[0]} lanes is wider than the group of `{verdict.slices[1]}` it walks")
+        if verdict.shape == "late":
+            return (f"the mask of {call} bounds {label} before an offset is added: the pointer walks "
+                    f"`{verdict.slices[0]}`")
+        mover = "the program id" if verdict.shift == PROGRAM else "the loop"
+        return (f"the mask of {call} bounds {label} as in-tile offsets against the whole extent, but {mover} "
+                "moves the pointer's tile")
+
+    def fix(self) -> CallFix:
+        return sufficiency_fix(self.reading, self.verdict, self.verdicts)

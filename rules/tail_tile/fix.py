@@ -1,0 +1,131 @@
+"""TL101/TL102's fix: every unbounded dimension of the access gets its mask, from the sources in
+`fixing/masks.py` in their order (the loop bound, a sibling's mask, a comparison, the launch grid),
+and the even side of a flag keeps the call as written."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from tritonlint.diagnostics import Applicability
+from tritonlint.fixing.masks import (
+    OTHER,
+    CallFix,
+    atom_of,
+    call_argument,
+    code_in,
+    combined_mask,
+    comparison_mask,
+    comparisons_of,
+    condition_text,
+    decided_at_run_time,
+    loop_bound_mask,
+    offset_of,
+    shifted_tile,
+    sibling_mask,
+    with_arguments,
+)
+from tritonlint.semantic.context import KernelContext
+from tritonlint.semantic.ir import PROGRAM, TailHazard
+
+
+def tail_fix(model: KernelContext, hazard: TailHazard) -> CallFix:
+    access = hazard.access
+    if hazard.walk.dim and hazard.walk.dim.endswith("]"):
+        return _block_pointer_fix(model, hazard)
+    # Every dimension the access leaves unbounded gets its bound, or the fix would leave a finding.
+    hazards = [h for h in model.hazards_of(access) if not (h.walk.dim or "").endswith("]")] or [hazard]
+    masks: list[str] = []
+    sources: list[str] = []
+    applicability = Applicability.SAFE
+    for each in hazards:
+        derived = _derive(model, each)
+        if derived is None:
+            return CallFix(_underivable(model, each), Applicability.DISPLAY_ONLY, None)
+        if derived[0] in masks:
+            continue  # one sibling mask bounding both dimensions: say it once
+        masks.append(derived[0])
+        sources.append(derived[2])
+        if derived[1] is Applicability.UNSAFE:
+            applicability = Applicability.UNSAFE
+    mask = masks[0] if len(masks) == 1 else _per_side(hazards, masks) or " & ".join(f"({m})" for m in masks)
+    evens = {h.even for h in hazards}
+    even = evens.pop() if len(evens) == 1 else None  # flags disagree: mask every specialization
+    if even is not None and even.negated() in access.path:
+        even = None  # already inside `else:` of the flag: no switch needed
+    if even is not None and decided_at_run_time(model, even.atom):
+        # `None if j == last else m`: a run-time condition cannot pick None on one side and a
+        # tensor on the other in Triton; mask every tile (the even ones lose nothing but speed).
+        even = None
+    arguments = {"mask": combined_mask(model, access, mask, even)}
+    if access.kind == "load" and call_argument(access.call, "other", 2) is None:
+        # On the even side the call keeps no `other` (the mask there may be None, and Triton
+        # rejects `other` without a mask), so the even specialization is unchanged.
+        arguments["other"] = f"None if {condition_text(even)} else {OTHER}" if even else OTHER
+    new_call = with_arguments(model, access, arguments)
+    where = f" on the side where {even.negated().describe()}" if even else ""
+    return CallFix(f"Mask the {access.kind}{where} with `{mask}` ({'; '.join(sources)})", applicability, new_call)
+
+
+def _per_side(hazards: list[TailHazard], masks: list[str]) -> str | None:
+    """`m_k if NORMK else m_v` when each of two dimensions enters the pointer on one side of the same
+    condition (`if NORMK: p = z + o_k` / `else: p = z + o_v`): ANDing them would mask a `[BK]` pointer
+    with a `[BV]` mask too."""
+    if len(hazards) != 2 or len(masks) != 2:
+        return None
+    first, second = (next(iter(h.when)) if len(h.when) == 1 else None for h in hazards)
+    if first is None or second is None or first.negated() != second:
+        return None
+    return f"{masks[0]} if {condition_text(first)} else {masks[1]}"
+
+
+def _underivable(model: KernelContext, hazard: TailHazard) -> str:
+    """Why no mask can be derived: the kernel compares this dimension nowhere, or only where the
+    comparison means something else (another tile of a loop, another shape, a name defined later)."""
+    if hazard.walk.dim is not None:
+        hypothesis = frozenset({hazard.tail}) if hazard.tail else frozenset()
+        for comparison, where, other in comparisons_of(model, hazard.access, hypothesis, same_loop=False):
+            if hazard.walk.dim in model.dims(comparison.left, other.order, other.path, other.loops):
+                return (f"no mask can be derived: the comparison at line {where} bounds this dimension "
+                        "elsewhere (another tile, shape or place), not at this access")
+    return "no mask can be derived: the kernel never compares this dimension with a bound"
+
+
+def _derive(model: KernelContext, hazard: TailHazard) -> tuple[str, Applicability, str] | None:
+    if hazard.walk.loop is not None:
+        # The loop's own bound says what the kernel means to cover; a sibling's mask may be for a
+        # tensor of another length (a store of n + 1 totals beside a load of n counts).
+        loop_mask = loop_bound_mask(model, hazard)
+        if loop_mask is None and shifted_tile(model, hazard) is not None:
+            return None  # a prefetch of another tile: the masks of this tile's accesses do not bound it
+        return loop_mask or sibling_mask(model, hazard) or comparison_mask(model, hazard)
+    return sibling_mask(model, hazard) or comparison_mask(model, hazard) or _launch_mask(model, hazard)
+
+
+def _launch_mask(model: KernelContext, hazard: TailHazard) -> tuple[str, Applicability, str] | None:
+    """A program-id tile on a grid rounded up over the parameter `n`: `offs < n`."""
+    access = hazard.access
+    if not hazard.bound or hazard.walk.dim is None:
+        return None
+    mine = offset_of(model, access, hazard.walk.dim)
+    if mine is None or PROGRAM not in model.dims(mine[2], access.order, access.path, access.loops):
+        return None  # `tl.arange(0, BLOCK)` alone is the offset within the tile, not in the tensor
+    return f"{atom_of(mine[0])}{mine[1]} < {hazard.bound}", Applicability.UNSAFE, "derived from the launch grid"
+
+
+def _block_pointer_fix(model: KernelContext, hazard: TailHazard) -> CallFix:
+    access = hazard.access
+    index = int((hazard.walk.dim or "")[:-1].rsplit("[", 1)[1])
+    existing = access.boundary_check
+    indices: list[int] = []
+    if isinstance(existing, (cst.Tuple, cst.List)):
+        indices = [int(e.value.value) for e in existing.elements if isinstance(e.value, cst.Integer)]
+    elif existing is not None:
+        return CallFix("boundary_check is not a literal tuple", Applicability.DISPLAY_ONLY, None)
+    chosen = sorted(set(indices) | {index})
+    checked = f"({chosen[0]},)" if len(chosen) == 1 else "(" + ", ".join(str(i) for i in chosen) + ")"
+    before = code_in(model, existing) if existing is not None else "()"
+    arguments = {"boundary_check": f"{before} if {condition_text(hazard.even)} else {checked}" if hazard.even else checked}
+    if access.kind == "load" and call_argument(access.call, "padding_option", 4) is None:
+        arguments["padding_option"] = f'"" if {condition_text(hazard.even)} else "zero"' if hazard.even else '"zero"'
+    return CallFix(f"Check bounds of block-pointer dimension {index}", Applicability.SAFE,
+                   with_arguments(model, access, arguments))

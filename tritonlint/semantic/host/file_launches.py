@@ -1,0 +1,60 @@
+"""The launches of a file's kernels: in the file itself, and in the neighbouring modules that import them."""
+
+from __future__ import annotations
+
+import ast
+import os
+from collections.abc import Callable, Sequence
+
+from tritonlint.semantic.host.launches import Launch, find_launches, kernel_params, may_launch
+from tritonlint.source.outline import Outline
+
+# The modules beside a file, (display path, text), read on demand: where its kernels may be launched.
+Neighbours = Callable[[], Sequence[tuple[str, str]]]
+
+
+def find_file_launches(path: str, text: str, found: Outline, neighbours: Neighbours | None) -> dict[str, list[Launch]]:
+    """The launches of the file's kernels, by kernel name: in the file itself, and in the neighbouring
+    modules that import them (`from .kernels import k`, `from . import kernels`). Only text that
+    names a kernel and the file's module is parsed; nothing is imported or run."""
+    params = {k.name: kernel_params(k.function) for k in found.kernels if k.function is not None}
+    if not params:
+        return {}
+    names = {name: name for name in params} | {alias: k for alias, k in found.aliases.items() if k in params}
+    launches: list[Launch] = []
+    if found.tree is not None and may_launch(text, list(names)):
+        launches += find_launches(found.tree, names, params, os.path.basename(path), local=True, text=text)
+    stem = os.path.splitext(os.path.basename(path))[0]
+    for display, other in neighbours() if neighbours is not None else ():
+        if stem not in other or not may_launch(other, list(names)):
+            continue
+        try:
+            tree = ast.parse(other)
+        except (SyntaxError, ValueError, RecursionError):
+            continue  # reported when that file itself is checked
+        local, modules = imported_kernels(tree, stem, names)
+        if local or modules:
+            launches += find_launches(tree, local, params, os.path.basename(display), frozenset(modules), names,
+                                      text=other)
+    by_kernel: dict[str, list[Launch]] = {}
+    for launch in launches:
+        by_kernel.setdefault(launch.kernel, []).append(launch)
+    return by_kernel
+
+
+def imported_kernels(tree: ast.Module, stem: str, names: dict[str, str]) -> tuple[dict[str, str], set[str]]:
+    """Local names of the kernels a module imports from the module `stem` (`from .kernels import k as
+    local`), and local names of that module itself (`from . import kernels`)."""
+    local: dict[str, str] = {}
+    modules: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.module is not None and node.module.split(".")[-1] == stem:
+                local.update({alias.asname or alias.name: names[alias.name] for alias in node.names
+                              if alias.name in names})
+            else:
+                modules.update(alias.asname or alias.name for alias in node.names if alias.name == stem)
+        elif isinstance(node, ast.Import):
+            modules.update(alias.asname for alias in node.names
+                           if alias.asname and alias.name.split(".")[-1] == stem)
+    return local, modules
