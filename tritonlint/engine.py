@@ -145,7 +145,7 @@ def _function_in(module: cst.Module) -> cst.FunctionDef:
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """The cyclic garbage collector off while a file is checked (a tenth of the analysis time).
 
     Checking allocates hundreds of thousands of tree nodes that all live until the file is done,
@@ -161,7 +161,7 @@ def _collector_paused() -> Iterator[None]:
         gc.enable()
 
 
-@_collector_paused()
+@collector_paused()
 def check_source(path: str, text: str, config: Config, *, strict: bool = False,
                  neighbours: Neighbours | None = None) -> FileReport:
     """Every enabled rule over every kernel of one file.

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 
 from tritonlint.config import Config
 from tritonlint.diagnostics import Diagnostic, Edit
-from tritonlint.engine import _collector_paused, check_source
+from tritonlint.engine import check_source, collector_paused
 from tritonlint.report import FileReport
 from tritonlint.semantic.host.launches import launch_pattern
 from tritonlint.source.outline import KernelSource, outline
@@ -53,7 +53,7 @@ class IncrementalChecker:
         # and the benchmark, which must tell a reused result from a recomputed one.
         self.analysed: tuple[str, ...] = ()
 
-    @_collector_paused()  # as in the engine: the outline's syntax tree would wake the collector for nothing
+    @collector_paused()  # as in the engine: the outline's syntax tree would wake the collector for nothing
     def check(self, text: str) -> FileReport:
         try:
             found = outline(text)

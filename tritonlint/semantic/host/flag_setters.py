@@ -19,8 +19,13 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from tritonlint.semantic.host.launches import Launch, _classify, _multiple_tests, _squashed
-from tritonlint.semantic.host.launches import _factors as _product_factors
+from tritonlint.semantic.host.launches import (
+    Launch,
+    classify,
+    multiple_tests,
+    product_factors,
+    squash,
+)
 from tritonlint.semantic.ir import PROGRAM
 from tritonlint.source.names import code_of
 from tritonlint.source.syntax import ordered, range_args, string_keys
@@ -133,14 +138,14 @@ def _loop_division(model: KernelContext, node: cst.For | cst.While) -> tuple[str
     if not (name == "range" or name.endswith((".range", ".static_range"))) or not args or len(args) > 3:
         return None
     if len(args) == 3:
-        return _squashed(code_of(args[1])), _squashed(code_of(args[2]))
+        return squash(code_of(args[1])), squash(code_of(args[2]))
     last: cst.BaseExpression = args[-1]
     if isinstance(last, cst.Name):
         defs = [d for d in model.ir.defs.get(last.value, ()) if d.kind != "param"]
         if len(defs) == 1 and defs[0].kind == "assign" and defs[0].value is not None:
             last = defs[0].value
     try:
-        count = _classify(ast.parse(code_of(last), mode="eval").body, "")  # a grid axis's reading of a count
+        count = classify(ast.parse(code_of(last), mode="eval").body, "")  # a grid axis's reading of a count
     except SyntaxError:
         return None
     return (count.extent, count.size) if count.kind == "partial" else None
@@ -161,7 +166,7 @@ def _program_division(model: KernelContext, dim: str) -> tuple[str, str] | None:
             if dim in model.ev.dims(small, access.order, access.path, access.loops) \
                     and isinstance(large, cst.Name) and any(d.kind == "param" for d in model.ir.defs.get(large.value, ())):
                 bounds.add(large.value)
-    return (bounds.pop(), _squashed(size)) if len(bounds) == 1 else None
+    return (bounds.pop(), squash(size)) if len(bounds) == 1 else None
 
 
 def _heuristic_predicates(model: KernelContext, atom: str) -> list[tuple[cst.BaseExpression, str]]:
@@ -255,7 +260,7 @@ def _mod_tests(predicate: ast.expr) -> list[tuple[ast.expr, ast.expr]] | None:
     """(E, D) of each `E % D == 0` conjunct; None when a conjunct is something else (not judged)."""
     conjuncts = predicate.values if isinstance(predicate, ast.BoolOp) and isinstance(predicate.op, ast.And) \
         else [predicate]
-    tests = list(_multiple_tests(predicate))  # at most one per conjunct
+    tests = list(multiple_tests(predicate))  # at most one per conjunct
     if len(tests) != len(conjuncts) or not all(zero for _, zero in tests):
         return None
     return [(mod.left, mod.right) for mod, _ in tests if isinstance(mod, ast.BinOp)]
@@ -263,7 +268,7 @@ def _mod_tests(predicate: ast.expr) -> list[tuple[ast.expr, ast.expr]] | None:
 
 def _factors(node: ast.expr) -> list[str]:
     """`2`, `BLOCK_K` and `SPLIT_K` of `2 * BLOCK_K * SPLIT_K` (squashed texts)."""
-    return [_squashed(ast.unparse(factor)) for factor in _product_factors(node)]
+    return [squash(ast.unparse(factor)) for factor in product_factors(node)]
 
 
 def _atoms(text: str) -> list[str]:

@@ -63,7 +63,7 @@ def _text(node: ast.AST) -> str:
     return ast.unparse(node)
 
 
-def _squashed(text: str) -> str:
+def squash(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
@@ -206,11 +206,11 @@ class _Finder:
                 break
             bound[param] = value
         bound |= {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg is not None}
-        args = {param: _squashed(_text(value)) for param, value in bound.items()}
+        args = {param: squash(_text(value)) for param, value in bound.items()}
         line = call.lineno
         axes = []
         for element, meta in _grid_elements(grid, scope, line):
-            axis = _classify(_resolved(element, scope, line), meta)
+            axis = classify(_resolved(element, scope, line), meta)
             if isinstance(element, ast.Name):
                 axis = Axis(axis.kind, axis.text, axis.extent, axis.size, axis.meta_key, element.id)
             if axis.kind == "partial" and (_divides(axis, scope, line)
@@ -275,20 +275,20 @@ def _multiples(args: Mapping[str, str], ifs: tuple[tuple[ast.expr, bool], ...], 
                line: int) -> frozenset[tuple[str, str]]:
     """The (a, b) parameter pairs whose arguments a host test before the launch keeps multiples:
     `assert BTL % BTS == 0`, `if n % b != 0: raise ...`, or `if n % b == 0:` around the launch."""
-    tested: list[ast.expr] = [mod for test, side in ifs for mod, zero in _multiple_tests(test) if zero == side]
+    tested: list[ast.expr] = [mod for test, side in ifs for mod, zero in multiple_tests(test) if zero == side]
     for node in scope.checks:
         if node.lineno >= line:
             continue
         if isinstance(node, ast.Assert):
-            tested += [mod for mod, zero in _multiple_tests(node.test) if zero]
+            tested += [mod for mod, zero in multiple_tests(node.test) if zero]
         elif node.body and isinstance(node.body[-1], (ast.Raise, ast.Return)):
-            conjuncts = list(_multiple_tests(node.test))
+            conjuncts = list(multiple_tests(node.test))
             tested += [mod for mod, zero in conjuncts if not zero and len(conjuncts) == 1]
     params: dict[str, list[str]] = {}
     for param, text in args.items():
         params.setdefault(text, []).append(param)
     return frozenset((a, b) for mod in tested if isinstance(mod, ast.BinOp)
-                     for a in params.get(_squashed(_text(mod.left)), ()) for b in params.get(_squashed(_text(mod.right)), ()))
+                     for a in params.get(squash(_text(mod.left)), ()) for b in params.get(squash(_text(mod.right)), ()))
 
 
 def _is_test(node: ast.expr) -> bool:
@@ -299,7 +299,7 @@ def _is_test(node: ast.expr) -> bool:
 def padded(launch: Launch, axis: Axis, param: str, sizes: frozenset[str]) -> str:
     """"`out_ret` is allocated in whole tiles: `torch.empty(...)` at ops.py:12" when the argument for
     `param` is assigned a value sized by the axis's program count times its block (`blocks * BLOCK`)."""
-    counts = {axis.count, _squashed(axis.text)} - {""}
+    counts = {axis.count, squash(axis.text)} - {""}
     blocks = set(sizes) | {axis.size} | {launch.args[s] for s in sizes if s in launch.args}
     products = {f"{c}*{b}" for c in counts for b in blocks} | {f"{b}*{c}" for c in counts for b in blocks}
     file = launch.where.rsplit(":", 1)[0]
@@ -311,7 +311,7 @@ def padded(launch: Launch, axis: Axis, param: str, sizes: frozenset[str]) -> str
 
 def _values(scope: _Scope, name: str, before: int) -> tuple[tuple[str, int], ...]:
     """Every value assigned to `name` in the scope before line `before`, squashed, with its line."""
-    return tuple((_squashed(_text(node.value)), node.lineno) for node in scope.bindings(name)
+    return tuple((squash(_text(node.value)), node.lineno) for node in scope.bindings(name)
                  if isinstance(node, ast.Assign) and node.lineno < before)
 
 
@@ -346,14 +346,14 @@ def _divisor_of_extent(axis: Axis, scope: _Scope, line: int, functions: Mapping[
     if isinstance(size, ast.Name):
         size = _assignments(scope, size.id, line) or size
     divided = _divided_by(size, functions)
-    return bool(divided) and any(_squashed(_text(factor)) in divided for factor in _factors(extent))
+    return bool(divided) and any(squash(_text(factor)) in divided for factor in product_factors(extent))
 
 
-def _factors(node: ast.expr) -> Iterator[ast.expr]:
+def product_factors(node: ast.expr) -> Iterator[ast.expr]:
     """`a`, `b` and `c` of `a * b * c`; the expression itself otherwise."""
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
-        yield from _factors(node.left)
-        yield from _factors(node.right)
+        yield from product_factors(node.left)
+        yield from product_factors(node.right)
     else:
         yield node
 
@@ -366,14 +366,14 @@ def _divided_by(value: ast.expr, functions: Mapping[str, ast.FunctionDef]) -> se
         return set()
     dotted = ast_dotted(value.func) or ""
     if dotted in ("math.gcd", "gcd") and len(value.args) >= 2 and not value.keywords:
-        return {_squashed(_text(arg)) for arg in value.args if not isinstance(arg, ast.Starred)}
+        return {squash(_text(arg)) for arg in value.args if not isinstance(arg, ast.Starred)}
     function = functions.get(dotted)
     if function is None:
         return set()
     params = [arg.arg for arg in (*function.args.posonlyargs, *function.args.args)]
     bound = {param: arg for param, arg in zip(params, value.args) if not isinstance(arg, ast.Starred)}
     bound |= {k.arg: k.value for k in value.keywords if k.arg is not None}
-    return {_squashed(_text(bound[param])) for param in _divisor_params(function) if param in bound}
+    return {squash(_text(bound[param])) for param in _divisor_params(function) if param in bound}
 
 
 def _divisor_params(function: ast.FunctionDef) -> set[str]:
@@ -393,7 +393,7 @@ def _divisor_params(function: ast.FunctionDef) -> set[str]:
             divides |= _divided_by(returned, {}) & params
         if isinstance(returned, ast.Name):
             for test in tests:
-                for mod, zero in _multiple_tests(test):
+                for mod, zero in multiple_tests(test):
                     assert isinstance(mod, ast.BinOp)
                     if zero and isinstance(mod.right, ast.Name) and mod.right.id == returned.id \
                             and isinstance(mod.left, ast.Name) and mod.left.id in params:
@@ -419,7 +419,7 @@ def _returns(statements: list[ast.stmt],
         elif isinstance(statement, ast.While):
             yield from _returns(statement.body, tests + after)
             negated = [ast.Compare(mod, [ast.Eq()], [ast.Constant(0)])
-                       for mod, zero in _multiple_tests(statement.test) if not zero]
+                       for mod, zero in multiple_tests(statement.test) if not zero]
             broken = any(isinstance(node, ast.Break) for node in ast.walk(statement))
             if len(negated) == 1 and not broken and not statement.orelse:
                 after = (negated[0],)
@@ -468,7 +468,7 @@ def _grid_elements(grid: ast.expr, scope: _Scope, line: int) -> Iterator[tuple[a
         yield element, meta
 
 
-def _classify(node: ast.expr, meta: str) -> Axis:
+def classify(node: ast.expr, meta: str) -> Axis:
     text = _text(node)
     if isinstance(node, ast.Call) and len(node.args) == 2 and not node.keywords:
         dotted = ast_dotted(node.func) or ""
@@ -487,19 +487,19 @@ def _classify(node: ast.expr, meta: str) -> Axis:
 
 def _rounded_up(numerator: ast.expr, divisor: ast.expr) -> ast.expr | None:
     """`n` of `(n + B - 1) // B` or `(n + 1023) // 1024`; None for another numerator."""
-    size = _squashed(_text(divisor))
+    size = squash(_text(divisor))
     if not (isinstance(numerator, ast.BinOp) and isinstance(numerator.op, (ast.Add, ast.Sub))):
         return None
     for extent, rest in ((numerator.left, numerator.right), (numerator.right, numerator.left)):
         if isinstance(numerator.op, ast.Sub) and extent is numerator.right:
             continue
         if isinstance(numerator.op, ast.Sub):  # (n + B) - 1
-            if _squashed(_text(rest)) == "1" and isinstance(extent, ast.BinOp) and isinstance(extent.op, ast.Add):
+            if squash(_text(rest)) == "1" and isinstance(extent, ast.BinOp) and isinstance(extent.op, ast.Add):
                 for inner, other in ((extent.left, extent.right), (extent.right, extent.left)):
-                    if _squashed(_text(other)) == size:
+                    if squash(_text(other)) == size:
                         return inner
             continue
-        rest_text = _squashed(_text(rest))
+        rest_text = squash(_text(rest))
         if rest_text in (f"{size}-1", f"({size}-1)", f"(({size})-1)"):
             return extent
         if isinstance(rest, ast.Constant) and isinstance(divisor, ast.Constant) and isinstance(rest.value, int) \
@@ -513,15 +513,15 @@ def _divided(kind: str, text: str, extent: ast.expr, size: ast.expr, meta: str) 
     if meta and isinstance(size, ast.Subscript) and isinstance(size.value, ast.Name) and size.value.id == meta \
             and isinstance(size.slice, ast.Constant) and isinstance(size.slice.value, str):
         meta_key = size.slice.value
-    return Axis(kind, text, _squashed(_text(extent)), _squashed(_text(size)), meta_key)
+    return Axis(kind, text, squash(_text(extent)), squash(_text(size)), meta_key)
 
 
-def _multiple_tests(test: ast.expr) -> Iterator[tuple[ast.expr, bool]]:
+def multiple_tests(test: ast.expr) -> Iterator[tuple[ast.expr, bool]]:
     """(`x % y` expression, whether the test holds when it is 0) for each conjunct of `test`."""
     conjuncts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
     for conjunct in conjuncts:
         if isinstance(conjunct, ast.Compare) and len(conjunct.ops) == 1 and isinstance(conjunct.left, ast.BinOp) \
-                and isinstance(conjunct.left.op, ast.Mod) and _squashed(_text(conjunct.comparators[0])) == "0":
+                and isinstance(conjunct.left.op, ast.Mod) and squash(_text(conjunct.comparators[0])) == "0":
             if isinstance(conjunct.ops[0], ast.Eq):
                 yield conjunct.left, True
             elif isinstance(conjunct.ops[0], ast.NotEq):
@@ -535,13 +535,13 @@ def _multiple_tests(test: ast.expr) -> Iterator[tuple[ast.expr, bool]]:
 
 def _keeps(test: ast.expr, holds: bool, extent: str, sizes: set[str]) -> bool:
     """Whether `test` being `holds` means `extent % size == 0` for one of `sizes`."""
-    conjuncts = list(_multiple_tests(test))
+    conjuncts = list(multiple_tests(test))
     if not holds and len(conjuncts) != 1:
         return False  # `not (a and b)` says nothing of either alone
     for mod, zero in conjuncts:
         assert isinstance(mod, ast.BinOp)
-        if zero == holds and _divides_extent(_squashed(_text(mod.left)), extent) \
-                and _squashed(_text(mod.right)) in sizes:
+        if zero == holds and _divides_extent(squash(_text(mod.left)), extent) \
+                and squash(_text(mod.right)) in sizes:
             return True
     return False
 
