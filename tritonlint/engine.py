@@ -202,7 +202,7 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False,
                         if (rule.code, key) in reported:
                             continue
                         reported.add((rule.code, key))
-                    diagnostic = finding.diagnostic(rule, file)
+                    diagnostic = finding.diagnostic(rule.code, rule.name, file)
                     if key is None:
                         place = (diagnostic.line, diagnostic.column)
                         if (rule.code, place) in reported:

@@ -12,7 +12,8 @@ from tritonlint.engine import build_contexts, check_source, parse_file
 from tritonlint.rule import all_rules
 from tritonlint.runner import SourceFile, neighbours_of
 from tritonlint.semantic.context import KernelContext
-from tritonlint.semantic.ir import Access, Judgement
+from tritonlint.semantic.ir import Access
+from tritonlint.semantic.verdicts import Judgement
 
 
 class ExplainError(Exception):

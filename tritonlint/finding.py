@@ -4,16 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from tritonlint.diagnostics import Applicability, Diagnostic, Fix
 from tritonlint.fixing.edits import hoisted_mask, longest_line, segment_edit
 from tritonlint.fixing.masks import CallFix
 from tritonlint.semantic.context import KernelContext
-from tritonlint.semantic.ir import TailHazard
-
-if TYPE_CHECKING:
-    from tritonlint.rule import Rule
+from tritonlint.semantic.verdicts import TailHazard
 
 
 @dataclass(frozen=True)
@@ -36,7 +32,7 @@ class Finding:
         per place in the file (a predicate shared by two kernels' launch)."""
         return None
 
-    def diagnostic(self, rule: Rule, file: FileView) -> Diagnostic:
+    def diagnostic(self, code: str, name: str, file: FileView) -> Diagnostic:
         """The finding placed in the file, with its message, notes and fix."""
         raise NotImplementedError
 
@@ -64,7 +60,7 @@ class AccessFinding(Finding):
         """Where a weak predicate lets the access run unmasked: it is fixed where it is written."""
         return Fix(f"Test {self.hazard.predicate} instead", Applicability.DISPLAY_ONLY, ())
 
-    def diagnostic(self, rule: Rule, file: FileView) -> Diagnostic:
+    def diagnostic(self, code: str, name: str, file: FileView) -> Diagnostic:
         hazard, model, text, starts = self.hazard, self.context, file.text, file.starts
         span = model.span_of(hazard.access.call)
         line, end_line = span.line, span.end_line
@@ -94,7 +90,7 @@ class AccessFinding(Finding):
                     edit = hoisted_mask(model, kernel, hazard, proposed.new_call, text, span, starts) or edit
                 fix = Fix(proposed.title, proposed.applicability, (edit,))
         return Diagnostic(
-            code=rule.code, name=rule.name, message=message, path=file.path,
+            code=code, name=name, message=message, path=file.path,
             line=line, column=span.column + 1, end_line=end_line, end_column=span.end_column + 1,
             notes=tuple(notes), fix=fix, start_offset=start_offset, end_offset=end_offset,
         )

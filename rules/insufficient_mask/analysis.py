@@ -29,8 +29,9 @@ from tritonlint.fixing.masks import (  # TL101's mask sources and call rewriting
 )
 from tritonlint.semantic.broadcasts import Broadcasts, from_right
 from tritonlint.semantic.facts import full_tiles
-from tritonlint.semantic.ir import LOOP_PREFIX, PROGRAM, Access, Def, Loop, TailHazard, Walk
+from tritonlint.semantic.ir import LOOP_PREFIX, PROGRAM, Access, Def, Loop, Walk
 from tritonlint.semantic.paths import Path
+from tritonlint.semantic.verdicts import TailHazard
 from tritonlint.source.names import code_of
 from tritonlint.source.syntax import ordered, range_args, strip_casts
 from tritonlint.source.tree import names_in, nodes_under, terms

@@ -18,7 +18,8 @@ from tritonlint.fixing.masks import (
 )
 from tritonlint.semantic.broadcasts import slice_text
 from tritonlint.semantic.context import KernelContext
-from tritonlint.semantic.ir import PROGRAM, Access, TailHazard
+from tritonlint.semantic.ir import PROGRAM, Access
+from tritonlint.semantic.verdicts import TailHazard
 from tritonlint.source.syntax import ordered
 from tritonlint.source.tree import nodes_under
 

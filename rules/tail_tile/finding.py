@@ -8,7 +8,7 @@ from tritonlint.diagnostics import Applicability, Fix
 from tritonlint.finding import AccessFinding
 from tritonlint.fixing.masks import CallFix
 from tritonlint.semantic.context import KernelContext
-from tritonlint.semantic.ir import TailHazard
+from tritonlint.semantic.verdicts import TailHazard
 
 from .fix import tail_fix
 
@@ -22,7 +22,9 @@ class TailTileFinding(AccessFinding):
     @classmethod
     def of(cls, hazard: TailHazard, kernel: KernelContext, fixable: bool = True) -> TailTileFinding:
         """The finding in the context that holds the access: a jit helper's, when a caller reaches it."""
-        return cls(hazard, hazard.helper or kernel, fixable)
+        owner = hazard.helper or kernel
+        assert isinstance(owner, KernelContext)  # the engine builds every context of a file alike
+        return cls(hazard, owner, fixable)
 
     def message(self) -> str:
         hazard = self.hazard

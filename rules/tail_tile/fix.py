@@ -25,7 +25,8 @@ from tritonlint.fixing.masks import (
     with_arguments,
 )
 from tritonlint.semantic.context import KernelContext
-from tritonlint.semantic.ir import PROGRAM, TailHazard
+from tritonlint.semantic.ir import PROGRAM
+from tritonlint.semantic.verdicts import TailHazard
 
 
 def tail_fix(model: KernelContext, hazard: TailHazard) -> CallFix:

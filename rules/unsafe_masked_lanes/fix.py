@@ -6,7 +6,7 @@ from __future__ import annotations
 from tritonlint.diagnostics import Applicability
 from tritonlint.fixing.masks import CallFix, with_arguments
 from tritonlint.semantic.context import KernelContext
-from tritonlint.semantic.ir import TailHazard
+from tritonlint.semantic.verdicts import TailHazard
 
 from .lanes import LaneVerdict, MaskedLanes
 from .values import IDENTITY_TEXT

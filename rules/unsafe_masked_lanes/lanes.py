@@ -25,7 +25,8 @@ from dataclasses import dataclass
 import libcst as cst
 
 from tritonlint.semantic.facts import full_tiles
-from tritonlint.semantic.ir import LOOP_PREFIX, Access, Loop, Reduction, TailHazard, Walk
+from tritonlint.semantic.ir import LOOP_PREFIX, Access, Loop, Reduction, Walk
+from tritonlint.semantic.verdicts import TailHazard
 from tritonlint.source.names import code_of
 from tritonlint.source.syntax import loop_range
 

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from tritonlint.diagnostics import Applicability, Diagnostic, Edit, Fix
 from tritonlint.finding import FileView, Finding
 from tritonlint.semantic.context import KernelContext
 from tritonlint.semantic.host.flag_setters import WeakPredicate
 from tritonlint.source.locations import Span, char_column
-
-if TYPE_CHECKING:
-    from tritonlint.rule import Rule
 
 
 @dataclass(frozen=True)
@@ -22,7 +18,7 @@ class PredicateFinding(Finding):
     weak: WeakPredicate
     context: KernelContext
 
-    def diagnostic(self, rule: Rule, file: FileView) -> Diagnostic:
+    def diagnostic(self, code: str, name: str, file: FileView) -> Diagnostic:
         """At the predicate where it is in this file (a launch argument, a heuristics lambda), else at
         the kernel's flag parameter with a note naming where it is set."""
         weak, model, text, starts = self.weak, self.context, file.text, file.starts
@@ -51,6 +47,6 @@ class PredicateFinding(Finding):
                 "the predicate is in another file"
             notes.append(f"no fix: {why}")
         message = f"`{weak.text}` sets {weak.flag} without implying full tiles of {weak.tile}"
-        return Diagnostic(code=rule.code, name=rule.name, message=message, path=file.path, line=span.line,
+        return Diagnostic(code=code, name=name, message=message, path=file.path, line=span.line,
                           column=span.column + 1, end_line=span.end_line, end_column=span.end_column + 1,
                           notes=tuple(notes), fix=fix, start_offset=start, end_offset=end)

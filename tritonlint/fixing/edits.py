@@ -9,7 +9,7 @@ from libcst._nodes.internal import CodegenState
 
 from tritonlint.diagnostics import Edit
 from tritonlint.semantic.context import KernelContext
-from tritonlint.semantic.ir import TailHazard
+from tritonlint.semantic.verdicts import TailHazard
 from tritonlint.source.locations import Span
 from tritonlint.source.outline import NESTED_PREFIX, KernelSource
 from tritonlint.source.tree import child_nodes

@@ -33,12 +33,10 @@ from tritonlint.semantic.ir import (
     Fact,
     Flag,
     HelperCall,
-    Judgement,
     Loop,
-    TailHazard,
     Walk,
 )
-from tritonlint.semantic.verdicts import HazardFinder
+from tritonlint.semantic.verdicts import HazardFinder, Judgement, TailHazard
 from tritonlint.semantic.walks import Walker
 from tritonlint.source.locations import Locator, Span
 from tritonlint.source.names import ImportMap

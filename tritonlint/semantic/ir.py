@@ -10,15 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from tritonlint.semantic.paths import ConditionReader, Literal, Path
+from tritonlint.semantic.paths import ConditionReader, Path
 from tritonlint.source.names import ImportMap
-
-if TYPE_CHECKING:
-    from tritonlint.semantic.context import KernelContext
 
 LOOP_PREFIX = "loop:"
 # The program id is a tile index like a loop's: offsets built from it are tiled. Spelled as a
@@ -113,25 +109,6 @@ class Flag:
 
 
 @dataclass(frozen=True)
-class TailHazard:
-    """An access that can run on a partial tile of `walk` without a mask bounding it."""
-
-    access: Access
-    walk: Walk
-    condition: str  # "reachable when EVEN_K is False", or what makes the tail possible
-    evidence: str  # why the kernel expects partial tiles there
-    tail: Literal | None = None  # the flag literal of the tail side (EVEN_K is False), when a flag says so
-    even: Literal | None = None  # its opposite: the side the fix must leave unmasked
-    helper: KernelContext | None = field(default=None, compare=False)  # the jit helper holding the access
-    via: str = ""  # how a caller reaches it: "called from kernel K at line N"
-    walked: str = ""  # the walk described by the caller (its loops are not the helper's)
-    bound: str = ""  # the kernel parameter a launch's grid divides (`n_elements`), for the fix
-    guard: str = ""  # the host line that keeps every launch from reaching the partial tile (TL111/TL112)
-    when: Path = frozenset()  # the walk enters the pointer only where these hold (one side of an `if`)
-    predicate: str = ""  # the weak predicate (TL103) that lets the access run unmasked: fixed there, not here
-
-
-@dataclass(frozen=True)
 class Fact:
     """Something the kernel's own construction guarantees about one walk of an access: its tiles
     are all full there, or the access stays inside the tensor. Made by one provider in `facts/`."""
@@ -139,16 +116,6 @@ class Fact:
     idiom: str  # the provider's name: "full-tile-loop", "peeled-tail", ...
     reason: str  # said to the user: "the loop `range(K // BLOCK_K)` visits full tiles only"
     node: cst.CSTNode | None = field(default=None, compare=False, repr=False)  # where it is written
-
-
-@dataclass(frozen=True)
-class Judgement:
-    """The verdict on one walk of one access, with its reasons (what `--explain` prints)."""
-
-    walk: Walk
-    hazard: TailHazard | None  # None: no partial tile reaches this access unbounded
-    reason: str  # why: the hazard's evidence, or what bounds the walk / why no tile is partial
-    fact: Fact | None = None  # the construction fact that cleared a hazard, if one did
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,9 @@ from __future__ import annotations
 import dataclasses
 import re
 import weakref
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
 
 import libcst as cst
 
@@ -22,14 +23,14 @@ from tritonlint.semantic.ir import (
     LOOP_PREFIX,
     PROGRAM,
     Access,
+    Fact,
     HelperCall,
-    Judgement,
     Loop,
-    TailHazard,
     Walk,
     share_a_dimension,
 )
 from tritonlint.semantic.paths import EMPTY, Literal, Path, compatible
+from tritonlint.semantic.stages import Stages
 from tritonlint.source.names import code_of
 from tritonlint.source.syntax import ordered
 from tritonlint.source.tree import names_in, terms
@@ -38,16 +39,62 @@ from tritonlint.source.tree import names_in, terms
 _PROGRAM_AXIS = re.compile(r"program_id\(\s*(?:axis\s*=\s*)?(\d+)\s*\)")
 
 if TYPE_CHECKING:
-    from tritonlint.semantic.context import KernelContext
+    from tritonlint.semantic.host.flag_setters import WeakPredicate
+
+
+class Kernel(Stages, Protocol):
+    """What the verdict stage asks of a jit function's context besides the stages: the file's other
+    jit functions (their own verdicts judge a helper's accesses), the weak predicates, the walks'
+    wording."""
+
+    hazards: HazardFinder
+
+    @property
+    def helpers(self) -> Mapping[str, Kernel]: ...
+
+    @property
+    def weak_predicates(self) -> list[WeakPredicate]: ...
+
+    def describe_walk(self, walk: Walk) -> str: ...
+
+
+@dataclass(frozen=True)
+class TailHazard:
+    """An access that can run on a partial tile of `walk` without a mask bounding it."""
+
+    access: Access
+    walk: Walk
+    condition: str  # "reachable when EVEN_K is False", or what makes the tail possible
+    evidence: str  # why the kernel expects partial tiles there
+    tail: Literal | None = None  # the flag literal of the tail side (EVEN_K is False), when a flag says so
+    even: Literal | None = None  # its opposite: the side the fix must leave unmasked
+    helper: Kernel | None = field(default=None, compare=False)  # the jit helper holding the access
+    via: str = ""  # how a caller reaches it: "called from kernel K at line N"
+    walked: str = ""  # the walk described by the caller (its loops are not the helper's)
+    bound: str = ""  # the kernel parameter a launch's grid divides (`n_elements`), for the fix
+    guard: str = ""  # the host line that keeps every launch from reaching the partial tile (TL111/TL112)
+    when: Path = frozenset()  # the walk enters the pointer only where these hold (one side of an `if`)
+    predicate: str = ""  # the weak predicate (TL103) that lets the access run unmasked: fixed there, not here
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The verdict on one walk of one access, with its reasons (what `--explain` prints)."""
+
+    walk: Walk
+    hazard: TailHazard | None  # None: no partial tile reaches this access unbounded
+    reason: str  # why: the hazard's evidence, or what bounds the walk / why no tile is partial
+    fact: Fact | None = None  # the construction fact that cleared a hazard, if one did
+
 
 
 class HazardFinder:
     """The tail hazards of one kernel, its jit helpers' accesses judged at each call site."""
 
-    def __init__(self, kernel: KernelContext) -> None:
+    def __init__(self, kernel: Kernel) -> None:
         # A back-reference to the model that owns this finder: weak, so that a checked file's
         # trees are freed by reference counting, with no cycle for the collector to find.
-        self.kernel: KernelContext = weakref.proxy(kernel)
+        self.kernel: Kernel = weakref.proxy(kernel)
         self.ir, self.flow, self.ev = kernel.ir, kernel.flow, kernel.ev
         self.walker, self.flags = kernel.walker, kernel.flags
 
@@ -81,7 +128,7 @@ class HazardFinder:
         """One hazard per dimension the access leaves unbounded (a fix must bound them all)."""
         return [j.hazard for j in self.judgements(access) if j.hazard is not None]
 
-    def inline(self, site: HelperCall, helper: KernelContext) -> Iterator[tuple[Access, Access]]:
+    def inline(self, site: HelperCall, helper: Kernel) -> Iterator[tuple[Access, Access]]:
         """The helper's accesses as this caller sees them at `site`: (helper access, caller view).
 
         Parameters are replaced by the arguments, flags renamed (`EVEN=EVEN_K`) or decided

@@ -86,7 +86,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         if args.reference and callable(getattr(harness, "reference", None)):
             try:
                 ref = harness.reference(args.device)
-            except Exception as e:  # noqa: BLE001 - re-raised with the contract named
+            except Exception as e:
                 raise RuntimeError("the harness's reference(device) failed (the verifier calls "
                                    "reference with the device name, like run)") from e
             torch.save(flatten_outputs(ref), out / "reference.pt")

@@ -15,7 +15,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -501,7 +500,7 @@ def _call_span(path: Path, line: int, cache: dict[Path, Any]) -> tuple[int, int]
 
 def _defining_file(tree: Path, kernel: str) -> str | None:
     """The one file in the tree that defines `def kernel(` (a generated kernel's source text)."""
-    pattern = re.compile(rf"^\s*def {re.escape(kernel)}\(", re.M)
+    pattern = re.compile(rf"^\s*def {re.escape(kernel)}\(", re.MULTILINE)
     found = [str(p) for p in sorted(tree.rglob("*.py"))
              if pattern.search(p.read_text(errors="replace"))]
     return found[0] if len(found) == 1 else None
@@ -640,9 +639,7 @@ def outputs_identical(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
 
     diff = []
     for k in sorted(set(a) | set(b)):
-        if k not in a or k not in b or a[k].shape != b[k].shape or a[k].dtype != b[k].dtype:
-            diff.append(k)
-        elif not torch.equal(_bits(a[k]), _bits(b[k])):
+        if k not in a or k not in b or a[k].shape != b[k].shape or a[k].dtype != b[k].dtype or not torch.equal(_bits(a[k]), _bits(b[k])):
             diff.append(k)
     return diff
 
@@ -1453,7 +1450,7 @@ def format_text(report: Report, keep: bool = False) -> str:
     for r in report.runs:
         nan = sum(d["nan"] for d in (_describe_outputs(r.outputs) or {}).values())
         written = len((r.allocator or {}).get("written_past", []))
-        lines.append(f"  run {r.tree:8} fill {str(_hex(r.fill) or 'memcheck'):8} {r.status:8} "
+        lines.append(f"  run {r.tree:8} fill {_hex(r.fill) or 'memcheck'!s:8} {r.status:8} "
                      f"{r.elapsed:6.1f}s  NaN {nan if r.outputs is not None else '-':>6}  "
                      f"{len(r.violations)} OOB site(s)"
                      + (f"  {written} allocation(s) written past" if r.allocator else "")

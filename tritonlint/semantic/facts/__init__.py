@@ -25,9 +25,9 @@ from tritonlint.semantic.facts import (
 from tritonlint.semantic.ir import Access, Fact, Walk
 
 if TYPE_CHECKING:
-    from tritonlint.semantic.context import KernelContext
+    from tritonlint.semantic.stages import Stages
 
-Provider = Callable[["KernelContext", Access, Walk], "Fact | None"]
+Provider = Callable[["Stages", Access, Walk], "Fact | None"]
 
 PROVIDERS: tuple[Provider, ...] = (
     full_tile_loop.fact,
@@ -42,7 +42,7 @@ PROVIDERS: tuple[Provider, ...] = (
 )
 
 
-def full_tiles(kernel: KernelContext, access: Access, walk: Walk) -> Fact | None:
+def full_tiles(kernel: Stages, access: Access, walk: Walk) -> Fact | None:
     """The first fact that keeps every tile of this walk full (or the access in bounds), if any."""
     for provider in PROVIDERS:
         found = provider(kernel, access, walk)

@@ -11,10 +11,10 @@ from tritonlint.semantic.ir import Access, Fact, Walk
 from tritonlint.semantic.paths import Path
 
 if TYPE_CHECKING:
-    from tritonlint.semantic.context import KernelContext
+    from tritonlint.semantic.stages import Stages
 
 
-def fact(kernel: KernelContext, access: Access, walk: Walk) -> Fact | None:
+def fact(kernel: Stages, access: Access, walk: Walk) -> Fact | None:
     if walk.dim is None:
         return None
     tokens = kernel.ev.size_tokens(walk.dim)

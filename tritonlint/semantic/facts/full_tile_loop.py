@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 from tritonlint.semantic.ir import Access, Fact, Walk
 
 if TYPE_CHECKING:
-    from tritonlint.semantic.context import KernelContext
+    from tritonlint.semantic.stages import Stages
 
 
-def fact(kernel: KernelContext, access: Access, walk: Walk) -> Fact | None:
+def fact(kernel: Stages, access: Access, walk: Walk) -> Fact | None:
     loop = walk.loop
     if loop is not None and loop.tiles == "full":
         return Fact("full-tile-loop", f"the loop `for ... in {loop.text}` visits full tiles only: {loop.why}", loop.node)

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 from tritonlint.semantic.ir import Access, Fact, Walk
 
 if TYPE_CHECKING:
-    from tritonlint.semantic.context import KernelContext
+    from tritonlint.semantic.stages import Stages
 
 
-def fact(kernel: KernelContext, access: Access, walk: Walk) -> Fact | None:
+def fact(kernel: Stages, access: Access, walk: Walk) -> Fact | None:
     if walk.dim is not None and walk.dim in kernel.ev.single_element_dims(access.path):
         size = kernel.ev.dim_size.get(walk.dim, walk.dim)
         return Fact("one-row-tile", f"the path holds {size} == 1: a one-element tile is never partial")

@@ -19,10 +19,10 @@ from tritonlint.source.names import code_of
 from tritonlint.source.syntax import loop_range
 
 if TYPE_CHECKING:
-    from tritonlint.semantic.context import KernelContext
+    from tritonlint.semantic.stages import Stages
 
 
-def fact(kernel: KernelContext, access: Access, walk: Walk) -> Fact | None:
+def fact(kernel: Stages, access: Access, walk: Walk) -> Fact | None:
     loop = walk.loop
     args = loop_range(loop.node) if loop is not None else []
     if loop is None or len(args) != 3 or code_of(args[0]) != "0":
@@ -41,7 +41,7 @@ def fact(kernel: KernelContext, access: Access, walk: Walk) -> Fact | None:
     return None
 
 
-def _own_tile(kernel: KernelContext, factor: str, block: str) -> str | None:
+def _own_tile(kernel: Stages, factor: str, block: str) -> str | None:
     """The definition of the program's own tile, `factor * block + tl.arange(0, block)`, if the kernel
     has one."""
     product = rf"(?:{re.escape(factor)}\*{re.escape(block)}|{re.escape(block)}\*{re.escape(factor)})"
@@ -54,7 +54,7 @@ def _own_tile(kernel: KernelContext, factor: str, block: str) -> str | None:
     return None
 
 
-def _divides(kernel: KernelContext, block: str, step: str) -> str | None:
+def _divides(kernel: Stages, block: str, step: str) -> str | None:
     """Why `step` divides `block`, if something says so."""
     if step == block:
         return "the same block"

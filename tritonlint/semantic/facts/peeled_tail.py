@@ -14,10 +14,10 @@ from tritonlint.source.names import code_of
 from tritonlint.source.syntax import range_args
 
 if TYPE_CHECKING:
-    from tritonlint.semantic.context import KernelContext
+    from tritonlint.semantic.stages import Stages
 
 
-def fact(kernel: KernelContext, access: Access, walk: Walk) -> Fact | None:
+def fact(kernel: Stages, access: Access, walk: Walk) -> Fact | None:
     loop, dim = walk.loop, walk.dim
     if loop is None or dim is None:
         return None

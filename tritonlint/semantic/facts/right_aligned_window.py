@@ -11,10 +11,10 @@ from tritonlint.semantic.ir import LOOP_PREFIX, Access, Fact, Walk
 from tritonlint.source.syntax import ordered
 
 if TYPE_CHECKING:
-    from tritonlint.semantic.context import KernelContext
+    from tritonlint.semantic.stages import Stages
 
 
-def fact(kernel: KernelContext, access: Access, walk: Walk) -> Fact | None:
+def fact(kernel: Stages, access: Access, walk: Walk) -> Fact | None:
     dim = walk.dim
     if dim is None:
         return None
@@ -30,7 +30,7 @@ def fact(kernel: KernelContext, access: Access, walk: Walk) -> Fact | None:
                 "the window from below only: the last window is shifted back to end at the bound", lower.call)
 
 
-def _lower_bounded(kernel: KernelContext, access: Access, dims: frozenset[str]) -> bool:
+def _lower_bounded(kernel: Stages, access: Access, dims: frozenset[str]) -> bool:
     """Whether the access's mask compares one of `dims` from below (`offs >= start`)."""
     return any(kernel.ev.dims(sides[1], access.order, access.path, access.loops) & dims
                for sides in map(ordered, kernel.flow.mask_comparisons(access)) if sides is not None)

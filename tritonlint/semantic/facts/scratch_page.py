@@ -15,12 +15,12 @@ from tritonlint.semantic.paths import Path
 from tritonlint.source.tree import names_in, terms
 
 if TYPE_CHECKING:
-    from tritonlint.semantic.context import KernelContext
+    from tritonlint.semantic.stages import Stages
 
 _NOT_VARIABLES = {"tl", "None", "True", "False"}
 
 
-def fact(kernel: KernelContext, access: Access, walk: Walk) -> Fact | None:
+def fact(kernel: Stages, access: Access, walk: Walk) -> Fact | None:
     if walk.loop is not None or walk.dim is None or not walk.dim.startswith("arange("):
         return None
     ev = kernel.ev
@@ -53,7 +53,7 @@ def fact(kernel: KernelContext, access: Access, walk: Walk) -> Fact | None:
                 f"({' x '.join(sorted(sizes))}): block offsets stay inside it")
 
 
-def _pointer_terms(kernel: KernelContext, node: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...],
+def _pointer_terms(kernel: Stages, node: cst.BaseExpression, order: int, path: Path, loops: tuple[Loop, ...],
                    depth: int) -> list[tuple[cst.BaseExpression, int, Path, tuple[Loop, ...]]]:
     """The summands of a pointer, looking through names with one definition."""
     found: list[tuple[cst.BaseExpression, int, Path, tuple[Loop, ...]]] = []
@@ -68,7 +68,7 @@ def _pointer_terms(kernel: KernelContext, node: cst.BaseExpression, order: int, 
     return found
 
 
-def _offset_names(kernel: KernelContext, term: cst.BaseExpression, order: int, path: Path,
+def _offset_names(kernel: Stages, term: cst.BaseExpression, order: int, path: Path,
                   loops: tuple[Loop, ...]) -> set[str]:
     """Names in a term that hold block offsets themselves (`rows`, `cols`)."""
     return {name for name in names_in(term)

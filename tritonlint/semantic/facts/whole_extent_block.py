@@ -12,10 +12,10 @@ from tritonlint.source.names import code_of
 from tritonlint.source.syntax import keyword
 
 if TYPE_CHECKING:
-    from tritonlint.semantic.context import KernelContext
+    from tritonlint.semantic.stages import Stages
 
 
-def fact(kernel: KernelContext, access: Access, walk: Walk) -> Fact | None:
+def fact(kernel: Stages, access: Access, walk: Walk) -> Fact | None:
     dim = walk.dim
     if dim is None or not dim.endswith("]"):
         return None

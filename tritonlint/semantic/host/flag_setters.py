@@ -31,7 +31,7 @@ from tritonlint.source.names import code_of
 from tritonlint.source.syntax import ordered, range_args, string_keys
 
 if TYPE_CHECKING:
-    from tritonlint.semantic.context import KernelContext
+    from tritonlint.semantic.stages import Stages
 
 # `args["K"]` (or `args['K']`) of a heuristics lambda: the kernel's argument K.
 _ARG = re.compile(r"\b(\w+)\[\s*['\"](\w+)['\"]\s*\]")
@@ -68,7 +68,7 @@ class WeakPredicate:
         return f"{self.walked} % {_grouped(self.tile)} == 0"
 
 
-def weak_predicates(model: KernelContext) -> list[WeakPredicate]:
+def weak_predicates(model: Stages) -> list[WeakPredicate]:
     """The weak predicates of the kernel's flags: its heuristics lambdas and its launches' arguments."""
     params = {p.name.value for p in model.ir.function.params.params}
     found: list[WeakPredicate] = []
@@ -107,7 +107,7 @@ def weak_predicates(model: KernelContext) -> list[WeakPredicate]:
     return found
 
 
-def _requirements(model: KernelContext, atom: str, dims: frozenset[str]) -> list[Requirement]:
+def _requirements(model: Stages, atom: str, dims: frozenset[str]) -> list[Requirement]:
     """What full tiles need along each walk the flag lets through unmasked (its even side)."""
     found: dict[tuple[str, str], set[str]] = {}
     for access in model.ir.accesses:
@@ -128,7 +128,7 @@ def _requirements(model: KernelContext, atom: str, dims: frozenset[str]) -> list
     return [Requirement(extent, tile, frozenset(keys)) for (extent, tile), keys in found.items()]
 
 
-def _loop_division(model: KernelContext, node: cst.For | cst.While) -> tuple[str, str] | None:
+def _loop_division(model: Stages, node: cst.For | cst.While) -> tuple[str, str] | None:
     """(extent, tile) of `range(0, E, T)`, `range(tl.cdiv(E, T))`, `range(0, (E + T - 1) // T)`; a
     count assigned once before the loop (`k_tiles = tl.cdiv(K, BLOCK_K)`) is read through its name."""
     if not isinstance(node, cst.For) or not isinstance(node.iter, cst.Call):
@@ -151,7 +151,7 @@ def _loop_division(model: KernelContext, node: cst.For | cst.While) -> tuple[str
     return (count.extent, count.size) if count.kind == "partial" else None
 
 
-def _program_division(model: KernelContext, dim: str) -> tuple[str, str] | None:
+def _program_division(model: Stages, dim: str) -> tuple[str, str] | None:
     """(extent, tile) of a program's block `pid * BLOCK_M + tl.arange(0, BLOCK_M)`: the tile is its
     size; the extent, the one bound the kernel's masks compare it with elsewhere (`offs_m < M`)."""
     size = model.ev.dim_size.get(dim)
@@ -169,7 +169,7 @@ def _program_division(model: KernelContext, dim: str) -> tuple[str, str] | None:
     return (bounds.pop(), squash(size)) if len(bounds) == 1 else None
 
 
-def _heuristic_predicates(model: KernelContext, atom: str) -> list[tuple[cst.BaseExpression, str]]:
+def _heuristic_predicates(model: Stages, atom: str) -> list[tuple[cst.BaseExpression, str]]:
     """The body of `@triton.heuristics({"EVEN_K": lambda args: ...})` for the flag, and its text in
     the kernel's names (`args["K"]` -> `K`)."""
     found = []
@@ -211,7 +211,7 @@ def _in_lambda(node: cst.CSTNode, replacement: str) -> str:
     return re.sub(r"\b([A-Za-z_]\w*)\b", lambda m: f"{owner}[{quote}{m.group(1)}{quote}]", replacement)
 
 
-def _defaults(model: KernelContext) -> dict[str, str]:
+def _defaults(model: Stages) -> dict[str, str]:
     """The kernel's parameters with a literal default (`BLOCK_K: tl.constexpr = 32`)."""
     found = {}
     for param in model.ir.function.params.params:
