@@ -77,7 +77,7 @@ def _judged(model: KernelContext, access: Access, judgements: Iterator[Judgement
             if judged.fact is not None:
                 where = _line(model, judged.fact.node)
                 lines.append(f"{indent}  fact: {judged.fact.idiom}" + (f" (line {where})" if where else ""))
-    for rule in all_rules():  # each rule's own reading of the access (TL104's mask, TL105's lanes)
+    for rule in all_rules():  # each rule's own reading of the access (of its mask, of its masked lanes)
         lines += rule().explain(model, access, indent)
     return lines
 
