@@ -1,6 +1,6 @@
-"""Fixes for tail hazards: the masked call a careful kernel engineer would write.
+"""The mask sources every fix shares, and the call rewritten with them (as a kernel engineer would).
 
-The mask comes, in order of preference, from
+TL101/TL102's fix (rules/tail_tile/fix.py) takes the mask, in order of preference, from
 1. a sibling access in the same scope whose pointer spans the same dimensions: its mask, verbatim
    (safe: the kernel already trusts it for this shape);
 2. a comparison the kernel already makes on this dimension (`offs_k < k`), re-broadcast to this

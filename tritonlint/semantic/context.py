@@ -1,4 +1,4 @@
-"""The model of one jit function: the analysis stages, built in order, each reading the ones before.
+"""The context of one jit function: the semantic stages, built in order, each reading the ones before.
 
     binder (ir.py, binder.py)   one walk: definitions, accesses, loops, helper calls, path conditions
     dataflow.py                 which definitions reach a use; what a value is built from
@@ -6,9 +6,11 @@
     walks.py                    what each access's pointer walks, and the loop moving each tile
     flags.py                    evenness flags, learnt from how the kernel uses them
     facts/                      one provider per idiom that keeps a walk's tiles full
-    hazards.py                  accesses that can meet a partial tile unbounded, with their reasons
+    verdicts.py                 accesses that can meet a partial tile unbounded, with their reasons
+    host/                       the launches in view and the predicates setting evenness flags
 
-Rules and the fixer ask `KernelContext`; it holds the stages and the kernel's place in its file.
+Rules and the fixer ask `KernelContext`: what it holds is everything a rule may ask. It is
+complete when built (the engine passes the file's other jit functions and the launches in view).
 """
 
 from __future__ import annotations
