@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
+from typing import Literal as OneOf
 
 import libcst as cst
 
@@ -29,7 +30,7 @@ from tritonlint.fixing.masks import (  # TL101's mask sources and call rewriting
 )
 from tritonlint.semantic.broadcasts import Broadcasts, from_right
 from tritonlint.semantic.facts import full_tiles
-from tritonlint.semantic.ir import LOOP_PREFIX, PROGRAM, Access, Def, Loop, Walk
+from tritonlint.semantic.ir import LOOP_PREFIX, PROGRAM, Access, AccessKind, Def, Loop, Walk
 from tritonlint.semantic.paths import Path
 from tritonlint.semantic.verdicts import TailHazard
 from tritonlint.source.names import code_of
@@ -47,6 +48,11 @@ _NEXT_POW2 = re.compile(r"next_power_of_2\((.+)\)$")
 AXIS_MOVES = {"trans", "permute", "reshape", "view", "ravel", "expand_dims", "join", "split", "interleave"}
 
 
+# How a mask misses an axis ("" for no hazard): a shift it ignores, swapped axes, packed units, a
+# tile wider than its group, an offset added after the mask was formed.
+Shape = OneOf["", "shift", "axes", "units", "group", "late"]
+
+
 @dataclass(frozen=True)
 class SufficiencyVerdict:
     """What the check found on one walk of one access: a hazard with its reason, or why not."""
@@ -54,9 +60,11 @@ class SufficiencyVerdict:
     walk: Walk
     hazard: TailHazard | None
     reason: str
-    shape: str = ""  # "shift" or "axes", for a hazard
+    shape: Shape = ""
     shift: str = ""  # the loop key or PROGRAM the mask ignores (shape "shift")
-    slices: tuple[str, str] = ("", "")  # the pointer's broadcast and the mask's (shape "axes")
+    # Shape "axes": the pointer's broadcast and the mask's; "units": the bound and the unpacked tile;
+    # "group": the block and the group size; "late": the shifted offsets.
+    slices: tuple[str, str] = ("", "")
     followed: tuple[Loop | None, ...] = ()  # shifts the bound moves with (None: the program id)
 
 
@@ -71,7 +79,7 @@ class MaskSufficiency:
                                                               list[tuple[cst.BaseExpression, frozenset[str]]]]] = {}
         self.broadcasts = Broadcasts(kernel.ir, kernel.flow, kernel.ev)
 
-    def findings(self, kind: str) -> Iterator[tuple[SufficiencyVerdict, tuple[SufficiencyVerdict, ...]]]:
+    def findings(self, kind: AccessKind) -> Iterator[tuple[SufficiencyVerdict, tuple[SufficiencyVerdict, ...]]]:
         """Each `kind` access whose mask misses an axis (and that TL101/TL102 do not report): the
         first verdict that says so, and every verdict on the access."""
         for access in self.kernel.accesses:

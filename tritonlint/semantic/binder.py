@@ -6,10 +6,23 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import cast
 
 import libcst as cst
 
-from tritonlint.semantic.ir import LOOP_PREFIX, Access, Def, HelperCall, KernelIR, Loop, Reduction
+from tritonlint.semantic.ir import (
+    LOOP_PREFIX,
+    Access,
+    AccessKind,
+    Def,
+    DefKind,
+    HelperCall,
+    KernelIR,
+    Loop,
+    Reduction,
+    ReductionKind,
+    Tiles,
+)
 from tritonlint.semantic.paths import EMPTY, ConditionReader, Path
 from tritonlint.source.names import ImportMap, code_of, dotted, language_member
 from tritonlint.source.syntax import is_boolean_shape, keyword, range_args
@@ -89,7 +102,7 @@ class _Binder:
         self._order += 1
         return self._order
 
-    def _define(self, name: str, value: cst.BaseExpression | None, block: _Block, kind: str,
+    def _define(self, name: str, value: cst.BaseExpression | None, block: _Block, kind: DefKind,
                 constexpr: bool = False) -> None:
         self.defs.setdefault(name, []).append(
             Def(name, value, self._next(), block.path, block.loops, kind, constexpr))
@@ -191,7 +204,7 @@ class _Binder:
                 for side, literals in self.reader.sides(value):
                     self._define(target.value, side, _Block(block.path | literals, block.loops), "assign", constexpr)
                 return
-            kind = "assign"
+            kind: DefKind = "assign"
             if block.loops and self._advances_itself(target.value, value):
                 kind = "advance"  # `ptrs = ptrs + BLOCK * stride` or `bp = tl.advance(bp, ...)`
             self._define(target.value, value, block, kind, constexpr)
@@ -251,7 +264,7 @@ class _Binder:
         self.loops.append(loop)
         self._walk_block(node.body, _Block(block.path, block.loops + (loop,)))
 
-    def _range_tiles(self, iterable: cst.BaseExpression) -> tuple[str, str]:
+    def _range_tiles(self, iterable: cst.BaseExpression) -> tuple[Tiles, str]:
         """Whether a tile loop's last iteration can cover less than a full tile.
 
         `range(0, K, BLOCK_K)` and `range(tl.cdiv(K, BLOCK_K))` can ("partial"); `range(K // BLOCK_K)`
@@ -322,7 +335,7 @@ class _Binder:
         if type(expression) is cst.Call:
             member = self.qualify_tl(expression.func)
             if member in ("load", "store"):
-                self._record_access(member, expression, block)
+                self._record_access(cast(AccessKind, member), expression, block)
             elif member == "make_block_ptr":  # `block_shape` given by position (the text scan reads keywords)
                 self.block_sizes.update(names_in(keyword(expression, "block_shape", 4)))
             elif member is None and type(expression.func) is cst.Name:
@@ -332,11 +345,11 @@ class _Binder:
             if reducer in REDUCERS:
                 # Placed after what precedes it without taking an order of its own: the orders of
                 # definitions stay what they were before reductions were recorded.
-                self.reductions.append(Reduction(reducer, expression, self._order + 1, block.path, block.loops))
+                self.reductions.append(Reduction(cast(ReductionKind, reducer), expression, self._order + 1, block.path, block.loops))
         for child in expressions_in(expression):
             self._scan(child, block)
 
-    def _record_access(self, kind: str, call: cst.Call, block: _Block) -> None:
+    def _record_access(self, kind: AccessKind, call: cst.Call, block: _Block) -> None:
         # Signatures: load(pointer, mask, other, boundary_check, ...), store(pointer, value, mask, boundary_check, ...)
         positional = ["pointer", "mask", "other", "boundary_check"] if kind == "load" else \
             ["pointer", "value", "mask", "boundary_check"]

@@ -10,11 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Literal as OneOf
 
 import libcst as cst
 
 from tritonlint.semantic.paths import ConditionReader, Path
 from tritonlint.source.names import ImportMap
+
+# The small closed sets of words the records use, typed so that a misspelt one is a type error.
+AccessKind = OneOf["load", "store"]
+DefKind = OneOf["param", "assign", "advance", "for"]
+Tiles = OneOf["partial", "full", "unknown"]
+FlagSource = OneOf["usage", "heuristics", "name", "config"]
+ReductionKind = OneOf["sum", "max", "min", "argmax", "argmin", "dot", "dot_scaled"]
 
 LOOP_PREFIX = "loop:"
 # The program id is a tile index like a loop's: offsets built from it are tiled. Spelled as a
@@ -27,7 +35,7 @@ class Loop:
     node: cst.For | cst.While = field(repr=False)
     key: str
     targets: frozenset[str]
-    tiles: str  # "partial" (the last tile can be partial), "full" (`K // BLOCK_K` bound) or "unknown"
+    tiles: Tiles  # "partial" (the last tile can be partial), "full" (`K // BLOCK_K` bound) or "unknown"
     text: str  # the range expression, for messages
     why: str = ""  # why its tiles are "full" or "partial", for messages and --explain
 
@@ -41,7 +49,7 @@ class Def:
     order: int
     path: Path
     loops: tuple[Loop, ...]
-    kind: str  # "param", "assign", "advance" (x += ... or x = f(x, ...) in a loop), "for"
+    kind: DefKind  # "param", "assign", "advance" (x += ... or x = f(x, ...) in a loop), "for"
     constexpr: bool = False
 
 
@@ -49,7 +57,7 @@ class Def:
 class Access:
     """A `tl.load` or `tl.store` call."""
 
-    kind: str  # "load" or "store"
+    kind: AccessKind  # "load" or "store"
     call: cst.Call = field(repr=False)
     pointer: cst.BaseExpression = field(repr=False)
     mask: cst.BaseExpression | None = field(repr=False)
@@ -76,7 +84,7 @@ class Reduction:
     """A call that folds lanes together (`tl.sum`, `tl.max`, `tl.dot`, ...): where a masked load's
     switched-off lanes stop being its own business (rule TL105)."""
 
-    kind: str  # the tl member: "sum", "max", "min", "argmax", "argmin", "dot", "dot_scaled"
+    kind: ReductionKind  # the tl member: "sum", "max", "min", "argmax", "argmin", "dot", "dot_scaled"
     call: cst.Call = field(repr=False)
     order: int
     path: Path
@@ -105,7 +113,7 @@ class Flag:
     atom: str
     even: bool
     dims: frozenset[str]
-    source: str  # "usage", "heuristics" or "name"
+    source: FlagSource  # "usage", "heuristics", "name", or "config" (declared in the configuration)
 
 
 @dataclass(frozen=True)

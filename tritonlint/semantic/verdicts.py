@@ -23,6 +23,7 @@ from tritonlint.semantic.ir import (
     LOOP_PREFIX,
     PROGRAM,
     Access,
+    AccessKind,
     Fact,
     HelperCall,
     Loop,
@@ -98,7 +99,7 @@ class HazardFinder:
         self.ir, self.flow, self.ev = kernel.ir, kernel.flow, kernel.ev
         self.walker, self.flags = kernel.walker, kernel.flags
 
-    def tail_hazards(self, kind: str) -> Iterator[TailHazard]:
+    def tail_hazards(self, kind: AccessKind) -> Iterator[TailHazard]:
         """Each `kind` access ("load" or "store") that can touch a partial tail tile unbounded; one per access.
 
         Accesses inside the jit helpers this kernel calls (`helpers`, set by the engine) are
