@@ -23,14 +23,8 @@ from tritonlint.semantic.verdicts import TailHazard
 from tritonlint.source.syntax import ordered
 from tritonlint.source.tree import nodes_under
 
-from .analysis import (
-    PACKED,
-    MaskSufficiency,
-    SufficiencyVerdict,
-    spaceless,
-    spaceless_text,
-    unbroadcast,
-)
+from .analysis import MaskSufficiency, SufficiencyVerdict
+from .reading import PACKED, spaceless, spaceless_text, unbroadcast
 
 
 def sufficiency_fix(checker: MaskSufficiency, verdict: SufficiencyVerdict,
