@@ -110,10 +110,10 @@ def test_memcheck_names_the_tensor_and_line(small: tuple[Path, Path]) -> None:
     mem = {r.tree: r for r in rep.runs if r.fill is None}
     assert mem["original"].sanitizer_errors and mem["fixed"].sanitizer_errors == 0, text
     (site,) = rep.fixes[0].sites
-    assert (site["tensor"], site["kind"], site["direction"], site["allocation_size"]) == (
+    assert (site.tensor, site.kind, site.site.direction, site.site.allocation_size) == (
         "x_ptr", "load", "after", 400), text
-    assert site["line"] == KERNEL.splitlines().index(BUGGY) + 1, text
-    assert site["max_bytes"] == 28 * 4, text  # the whole tail tile past x, 28 floats
+    assert site.line == KERNEL.splitlines().index(BUGGY) + 1, text
+    assert site.site.max_bytes == 28 * 4, text  # the whole tail tile past x, 28 floats
     assert rep.verdict == "verified", text
 
 
