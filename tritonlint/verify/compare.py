@@ -7,6 +7,7 @@ from typing import Any
 
 from tritonlint.verify.records import RunResult, hex_fill
 
+
 def _bits(t: Any) -> Any:
     import torch
 
@@ -24,9 +25,7 @@ def outputs_identical(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
 
     diff = []
     for k in sorted(set(a) | set(b)):
-        if k not in a or k not in b or a[k].shape != b[k].shape or a[k].dtype != b[k].dtype:
-            diff.append(k)
-        elif not torch.equal(_bits(a[k]), _bits(b[k])):
+        if k not in a or k not in b or a[k].shape != b[k].shape or a[k].dtype != b[k].dtype or not torch.equal(_bits(a[k]), _bits(b[k])):
             diff.append(k)
     return diff
 

@@ -68,7 +68,9 @@ def eval_flags(expr: str, consts: dict[str, Any]) -> bool | None:
 
 
 def launched_specs(trees: dict[str, Path], runs: list[RunResult], fixes: list[Fix]) -> list[dict[str, Any]]:
-    """The launched specializations of every kernel in a fixed file, once each (`rel`: its file)."""
+    """The launched specializations of every kernel in a fixed file, once each (`rel`: its file;
+    `evenness_flags`: its kernel's flags, by `check`'s recogniser, with the value that promises
+    full tiles, so that the compile child flips those and no other constexpr)."""
     specs: dict[str, dict[str, Any]] = {}
     fixed_files = {f.path for f in fixes}
     for r in runs:
@@ -80,6 +82,8 @@ def launched_specs(trees: dict[str, Path], runs: list[RunResult], fixes: list[Fi
                 # The same launch in both trees differs only by the tree's path.
                 key = {k: v for k, v in s.items() if k != "path"}
                 specs.setdefault(json.dumps({**key, "rel": rel}, sort_keys=True, default=str), {**s, "rel": rel})
+    for spec in specs.values():
+        spec["evenness_flags"] = evenness_flags_of(trees["original"] / spec["rel"]).get(spec["kernel"], {})
     return list(specs.values())
 
 

@@ -8,7 +8,16 @@ from pathlib import Path
 from typing import Any
 
 from tritonlint.verify.compare import OutputEvidence, outputs_identical, weigh_outputs
-from tritonlint.verify.records import Access, Fix, Report, RunResult, Site, SiteKey, Verdict, hex_fill
+from tritonlint.verify.records import (
+    Access,
+    Fix,
+    Report,
+    RunResult,
+    Site,
+    SiteKey,
+    Verdict,
+    hex_fill,
+)
 from tritonlint.verify.trees import (
     AstCache,
     LineMaps,

@@ -49,7 +49,7 @@ def _outputs_line(report: Report) -> list[str]:
     same = None if zero is None or c[zero] is None else not c[zero]
     rel = c.get("fixed_vs_reference_relative_error") or {}
     off = next((v for k, v in c.items() if k.startswith("original_off_reference_at_") and v), None)
-    lines = ["  outputs: NaN original " + _counts(c.get("original_nan")) + ", fixed "
+    lines = [("  outputs: NaN original " + _counts(c.get("original_nan")) + ", fixed "
              + _counts(c.get("fixed_nan")) + "; depend on the fill: original "
              + (", ".join(c.get("original_fill_dependent") or []) or "no") + ", fixed "
              + (", ".join(c.get("fixed_fill_dependent") or []) or "no")
@@ -57,7 +57,7 @@ def _outputs_line(report: Report) -> list[str]:
                 f"{' in the other outputs' if off else ''}: {'yes' if same else 'no'}"
                 if same is not None and zero else "")
              + ("; fixed vs reference: " + ", ".join(f"{k} {v:.4%} of max|ref|" for k, v in rel.items())
-                if rel else "")]
+                if rel else ""))]
     if off:
         lines.append("  original off the reference (where it differs from the fixed tree): " + ", ".join(
             f"{k} {v['elements']} element(s), up to {v['max_original_error']:.4g} off"
@@ -67,9 +67,10 @@ def _outputs_line(report: Report) -> list[str]:
 
 def format_text(report: Report, keep: bool = False) -> str:
     """The report as a user reads it: the verdict, each fix and its sites, the runs, the reasons."""
-    lines = [f"tritonlint verify: {report.verdict.upper()}  "
-             f"({report.path}, harness {report.harness}, device {report.device}, "
-             f"fills {', '.join(hex_fill(f) or '' for f in report.fills)})"]
+    fills = ", ".join(hex_fill(f) or "" for f in report.fills)
+    head = (f"tritonlint verify: {report.verdict.upper()}  ({report.path}, harness {report.harness}, "
+            f"device {report.device}, fills {fills})")
+    lines = [head]
     tally = _tally(report)
     if tally:
         lines.append(tally)
@@ -89,7 +90,7 @@ def format_text(report: Report, keep: bool = False) -> str:
         nan = sum(d["nan"] for d in (describe_outputs(r.outputs) or {}).values())
         written = len((r.allocator or {}).get("written_past", []))
         tree = r.tree if r.without_fix is None else f"without {r.without_fix}"
-        lines.append(f"  run {tree:8} fill {str(hex_fill(r.fill) or 'memcheck'):8} {r.status:8} "
+        lines.append(f"  run {tree:8} fill {hex_fill(r.fill) or 'memcheck'!s:8} {r.status:8} "
                      f"{r.elapsed:6.1f}s  NaN {nan if r.outputs is not None else '-':>6}  "
                      f"{len(r.violations)} OOB site(s)"
                      + (f"  {written} allocation(s) written past" if r.allocator else "")

@@ -43,7 +43,7 @@ def run_child(cmd: list[str], cwd: Path, env: dict[str, str], timeout: float,
             raise
 
 
-_FORK_CTX: Any = None
+_FORK_CTX: multiprocessing.context.ForkServerContext | None = None
 _FORK_LOCK = threading.Lock()
 
 
@@ -60,7 +60,7 @@ class _HiddenMain:
         self.saved = {k: getattr(self.main, k) for k in ("__file__", "__spec__") if hasattr(self.main, k)}
         if "__file__" in self.saved:
             delattr(self.main, "__file__")
-        if "__spec__" in self.saved:
+        if "__spec__" in self.saved and self.main is not None:
             self.main.__spec__ = None  # multiprocessing reads it, so it must exist
 
     def __exit__(self, *exc: object) -> None:
@@ -68,7 +68,7 @@ class _HiddenMain:
             setattr(self.main, k, v)
 
 
-def _forkserver() -> Any:
+def _forkserver() -> multiprocessing.context.ForkServerContext:
     """A multiprocessing context whose server has torch and triton imported once.
 
     Importing torch costs seconds; each harness run forks from this server instead of paying it
@@ -77,9 +77,8 @@ def _forkserver() -> Any:
     global _FORK_CTX
     with _FORK_LOCK:
         if _FORK_CTX is None:
-            import multiprocessing
-
             ctx = multiprocessing.get_context("forkserver")
+            assert isinstance(ctx, multiprocessing.context.ForkServerContext)
             ctx.set_forkserver_preload(["torch", "triton", "triton.language", "numpy",
                                         "tritonlint.verify.child"])
             # triton.language decorates its own helpers (tl.cdiv, reductions) at import time, in
@@ -111,10 +110,11 @@ def run_forked(argv: list[str], cwd: Path, env: dict[str, str], timeout: float,
         proc.start()
 
     def kill() -> None:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        if proc.pid is not None:  # started: it leads its own process group (forked_main's setsid)
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
         proc.kill()
         proc.join(10)
 

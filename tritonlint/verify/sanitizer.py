@@ -10,6 +10,7 @@ from typing import Any
 
 from tritonlint.verify.trees import find_line
 
+
 def find_compute_sanitizer() -> str | None:
     found = shutil.which("compute-sanitizer")
     if found:

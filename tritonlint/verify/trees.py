@@ -53,6 +53,11 @@ def _lines(path: Path) -> list[str]:
     return path.read_text(errors="replace").splitlines(keepends=True)
 
 
+def _opcodes(a: list[str], b: list[str]) -> list[Opcode]:
+    return [(tag, i1, i2, j1, j2) for tag, i1, i2, j1, j2 in
+            difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()]
+
+
 def _changed_files(orig: Path, fixed: Path) -> Iterable[tuple[str, list[str], list[str], Path]]:
     """(relative path, original lines, fixed lines, fixed file) of every .py file that differs."""
     a_files, b_files = _py_files(orig), _py_files(fixed)
@@ -86,8 +91,7 @@ def diff_trees(orig: Path, fixed: Path) -> tuple[list[Fix], LineMaps]:
     fixes: list[Fix] = []
     opcodes: LineMaps = {}
     for rel, a, b, _ in _changed_files(orig, fixed):
-        ops = difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
-        opcodes[rel] = ops
+        ops = opcodes[rel] = _opcodes(a, b)
         for g in _group_hunks(a, b, [op for op in ops if op[0] != "equal"]):
             i1, i2 = min(h[1] for h in g), max(h[2] for h in g)
             j1, j2 = min(h[3] for h in g), max(h[4] for h in g)
@@ -98,8 +102,7 @@ def diff_trees(orig: Path, fixed: Path) -> tuple[list[Fix], LineMaps]:
 
 def line_maps(orig: Path, tree: Path) -> LineMaps:
     """Per file that differs, the opcodes from the original to `tree` (see map_fixed_line)."""
-    return {rel: difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
-            for rel, a, b, _ in _changed_files(orig, tree)}
+    return {rel: _opcodes(a, b) for rel, a, b, _ in _changed_files(orig, tree)}
 
 
 def keep_only(orig: Path, fixed: Path, selected: dict[str, set[int]]) -> list[str]:
@@ -110,8 +113,7 @@ def keep_only(orig: Path, fixed: Path, selected: dict[str, set[int]]) -> list[st
     for rel, a, b, path in list(_changed_files(orig, fixed)):
         lines = selected.get(rel, set())
         out: list[str] = []
-        ops = difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
-        for tag, i1, i2, j1, j2 in _line_by_line(ops):
+        for tag, i1, i2, j1, j2 in _line_by_line(_opcodes(a, b)):
             touched = {line for line in lines if i1 + 1 <= line <= max(i2, i1 + 1)}
             if tag == "equal" or not touched:
                 out.extend(a[i1:i2])
@@ -201,7 +203,7 @@ def call_span(path: Path, line: int, cache: AstCache) -> tuple[int, int]:
 
 def defining_file(tree: Path, kernel: str) -> str | None:
     """The one file in the tree that defines `def kernel(` (a generated kernel's source text)."""
-    pattern = re.compile(rf"^\s*def {re.escape(kernel)}\(", re.M)
+    pattern = re.compile(rf"^\s*def {re.escape(kernel)}\(", re.MULTILINE)
     found = [str(p) for p in sorted(tree.rglob("*.py"))
              if pattern.search(p.read_text(errors="replace"))]
     return found[0] if len(found) == 1 else None
