@@ -13,10 +13,10 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("triton")
 
-from tritonlint.verify import cli, runner  # noqa: E402
-from tritonlint.verify.judge import Judgement, judge  # noqa: E402
-from tritonlint.verify.records import Fix, Report, RunResult, Verdict  # noqa: E402
-from tritonlint.verify.trees import diff_trees, line_maps, map_fixed_line, without_fix  # noqa: E402
+from tritonlint.verify import cli, runner
+from tritonlint.verify.judge import Judgement, judge
+from tritonlint.verify.records import Fix, Report, RunResult, Verdict
+from tritonlint.verify.trees import diff_trees, line_maps, map_fixed_line, without_fix
 
 CASE = Path(__file__).resolve().parents[1] / "fixtures" / "unmasked-tail-load" / "flag_named_oddly.py"
 GEMV, ROWSUM = 73, 86  # the lines of two of its three findings (kernels gemv_no_k_tail, weighted_row_sum)
