@@ -5,7 +5,7 @@ values a byte, low nibble first along K) with `tl.reshape(tl.join(lo, hi).permut
 (BLOCK_K, BLOCK_N))`. The CPU interpreter matches the harness's reference; on an H200 both the
 original and the fixed kernel were about 90 % of max|ref| off it. A misplaced K row gives that size
 of error (about 100 % here), TF32 in `tl.dot` gives about 0.03 %, so this prints, for the unpacking
-alone (no dot), whether each row lands where the reference puts it:
+alone, then fed to `tl.dot` (times an identity), whether each row lands where the reference puts it:
 
     TRITON_INTERPRET=1 python scripts/packed_unpack_order.py cpu
     python scripts/packed_unpack_order.py cuda
@@ -38,6 +38,20 @@ def unpack_join_permute(w_ptr, b_ptr, stride_wk, BLOCK_K: tl.constexpr, BLOCK_N:
 
 
 @triton.jit
+def unpack_join_permute_dot(w_ptr, b_ptr, stride_wk, eye_ptr, BLOCK_K: tl.constexpr, BLOCK_N: tl.constexpr):
+    # The same unpacking fed to tl.dot as the fixture does, times an identity (exact in TF32).
+    offs_kp = tl.arange(0, BLOCK_K // 2)
+    offs_k = tl.arange(0, BLOCK_K)
+    offs_n = tl.arange(0, BLOCK_N)
+    w = tl.load(w_ptr + offs_kp[:, None] * stride_wk + offs_n[None, :])
+    lo = (w & 0xF).to(tl.float32) - 8.0
+    hi = (w >> 4).to(tl.float32) - 8.0
+    b = tl.reshape(tl.join(lo, hi).permute(0, 2, 1), (BLOCK_K, BLOCK_N))
+    eye = tl.load(eye_ptr + offs_k[:, None] * BLOCK_K + offs_k[None, :])
+    tl.store(b_ptr + offs_k[:, None] * BLOCK_N + offs_n[None, :], tl.dot(eye, b))
+
+
+@triton.jit
 def unpack_shift(w_ptr, b_ptr, stride_wk, BLOCK_K: tl.constexpr, BLOCK_N: tl.constexpr):
     # Each unpacked row reads its own byte row and shifts its own nibble out: no reordering op.
     offs_k = tl.arange(0, BLOCK_K)
@@ -52,9 +66,10 @@ def main(device: str) -> int:
     q = torch.randint(0, 16, (BLOCK_K, BLOCK_N), dtype=torch.int32, device=device)
     w = (q[0::2] | (q[1::2] << 4)).to(torch.uint8)
     want = q.to(torch.float32) - 8.0
-    for kernel in (unpack_join_permute, unpack_shift):
+    eye = torch.eye(BLOCK_K, device=device)
+    for kernel, extra in ((unpack_join_permute, ()), (unpack_join_permute_dot, (eye,)), (unpack_shift, ())):
         b = torch.empty(BLOCK_K, BLOCK_N, device=device)
-        kernel[(1,)](w, b, w.stride(0), BLOCK_K=BLOCK_K, BLOCK_N=BLOCK_N)
+        kernel[(1,)](w, b, w.stride(0), *extra, BLOCK_K=BLOCK_K, BLOCK_N=BLOCK_N)
         rows = [r for r in range(BLOCK_K) if not torch.equal(b[r], want[r])]
         found = {r: next((s for s in range(BLOCK_K) if torch.equal(b[r], want[s])), None) for r in rows}
         print(f"{kernel.fn.__name__}: rows as the reference expects: {'yes' if not rows else 'no'}"

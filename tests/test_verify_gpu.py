@@ -1,6 +1,6 @@
 """`tritonlint verify --device cuda` on a real GPU: the padded allocator, memcheck, vLLM's matmul_ogs.
 
-Skipped without a CUDA GPU (CI has none). On the lent H200 (docs/verify-h200.md) it runs as
+Skipped without a CUDA GPU (CI has none). On the lent H200 (docs/verification/gpu.md) it runs as
 `python3 -m pytest -q tests/test_verify_gpu.py`. The vLLM test also needs the vendored package,
 `scripts/fetch_vllm_triton_kernels.sh` (or TRITONLINT_VLLM_TK=DIR/triton_kernels), and sm_90.
 """

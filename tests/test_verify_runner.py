@@ -294,7 +294,7 @@ def test_outputs_identical_is_bitwise_and_nan_aware():
 
 def test_parse_sanitizer_output():
     # The shape of compute-sanitizer 2025.3's memcheck report, as the H200 printed it for the
-    # seed bug (docs/verify-h200.md), with and without line information.
+    # seed bug (docs/verification/gpu.md), with and without line information.
     text = textwrap.dedent('''\
         ========= COMPUTE-SANITIZER
         ========= Invalid __global__ read of size 4 bytes
