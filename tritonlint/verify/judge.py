@@ -36,7 +36,7 @@ STILL_OUT = "still out of bounds in the fixed tree"
 class Judgement:
     """The inputs of a judgement beside the report: the trees, line maps and tolerances."""
 
-    trees: dict[str, Path]  # "original", "fixed", and per-fix trees by the fix's "path:line"
+    trees: dict[str, Path]  # "original" and "fixed"
     opcodes: LineMaps  # original -> fixed
     zero: int
     device: str = "cpu"
