@@ -191,7 +191,8 @@ def test_per_fix_runs_reach_the_fix_a_first_fault_hid(tmp_path: Path) -> None:
 
 
 def test_per_fix_outputs_attribute_the_fill_without_memcheck(tmp_path: Path) -> None:
-    """No memcheck: a fix is reached when the outputs depend on the fill while it alone is left out."""
+    """No memcheck: a fix is reached when leaving it alone out changes the outputs (here the fill
+    shows through), not when leaving another out does."""
     orig, fixed = tmp_path / "original", tmp_path / "fixed"
     orig.mkdir()
     fixed.mkdir()
@@ -209,7 +210,7 @@ def test_per_fix_outputs_attribute_the_fill_without_memcheck(tmp_path: Path) -> 
     judge(report, Judgement({"original": orig, "fixed": fixed}, opcodes, 0, device="cuda",
                             per_fix_maps={f.where: {} for f in fixes}))
     assert [f.verdict for f in report.fixes] == [Verdict.VERIFIED, Verdict.NOT_EXERCISED]
-    assert "only while this fix is left out" in report.fixes[0].reason
+    assert "the outputs change only while this fix is left out" in report.fixes[0].reason
     assert report.verdict == Verdict.VERIFIED
 
 
@@ -230,3 +231,26 @@ def test_fix_record_says_whether_it_was_reached() -> None:
     assert not f.reached and f.to_dict()["reached"] is False
     f.verdict = Verdict.FAILED
     assert f.reached and f.to_dict()["verdict"] == "failed"
+
+
+def test_per_fix_outputs_attribute_an_overrun_inside_the_storage(tmp_path: Path) -> None:
+    """No memcheck, no fill showing through: leaving the second fix out changes the values (a row's
+    tail read from the next row) at every fill. That fix is reached; the first, whose absence
+    changes nothing, is not."""
+    orig, fixed = tmp_path / "original", tmp_path / "fixed"
+    orig.mkdir()
+    fixed.mkdir()
+    (orig / "k.py").write_text("a = tl.load(A + offs)\nc = 1\nb = tl.load(B + offs)\n")
+    (fixed / "k.py").write_text("a = tl.load(A + offs, mask=m)\nc = 1\nb = tl.load(B + offs, mask=m)\n")
+    fixes, opcodes = diff_trees(orig, fixed)
+    right, wrong = torch.ones(4), torch.tensor([1.0, 3.0, 1.0, 1.0])
+    runs = [RunResult("original", f, outputs={"y": wrong}, reference={"y": right} if f == 0 else None)
+            for f in (0, 0xFF)]
+    runs += [RunResult("fixed", f, outputs={"y": right}) for f in (0, 0xFF)]
+    runs += [RunResult("per-fix", f, outputs={"y": right}, without_fix=fixes[0].where) for f in (0, 0xFF)]
+    runs += [RunResult("per-fix", f, outputs={"y": wrong}, without_fix=fixes[1].where) for f in (0, 0xFF)]
+    report = Report("k.py", "h.py", str(tmp_path), "cuda", [0, 0xFF], runs=runs, fixes=fixes)
+    judge(report, Judgement({"original": orig, "fixed": fixed}, opcodes, 0, device="cuda",
+                            per_fix_maps={f.where: {} for f in fixes}))
+    assert [f.verdict for f in report.fixes] == [Verdict.NOT_EXERCISED, Verdict.VERIFIED], report.reasons
+    assert report.verdict == Verdict.VERIFIED

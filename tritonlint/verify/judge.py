@@ -130,7 +130,8 @@ def _owner(fixes: list[Fix], key: SiteKey, kernel: str | None, tree: Path, cache
 def per_fix_sites(fixes: list[Fix], runs: list[RunResult], j: Judgement, orig: dict[SiteKey, Site],
                   cache: AstCache) -> dict[str, bool]:
     """Add to the original's sites what each per-fix run saw at its own fix; per fix, whether its
-    run's outputs depend on the fill (its tail was reached even where no site is known).
+    runs' outputs differ from the fixed tree's or depend on the fill (its tail was reached even
+    where no site is known).
 
     A per-fix run has every fix but one applied: a site it reports at that fix's lines is that
     fix's, even when, in the original, another fault stopped the process first (memcheck) or an
@@ -154,8 +155,20 @@ def per_fix_sites(fixes: list[Fix], runs: list[RunResult], j: Judgement, orig: d
             v = {**v, "line": line}
             if _owner(fixes, SiteKey.of(v), v.get("kernel"), j.trees["original"], cache) is left_out:
                 _add_original(orig, v, "memcheck" if r.fill is None else hex_fill(r.fill))
-    return {where: any(outputs_identical(outs.get(j.zero, o), o) for o in outs.values())
+    fixed_outputs = {r.fill: r.outputs for r in runs if r.tree == "fixed" and r.fill is not None
+                     and r.without_fix is None and r.outputs is not None}
+    return {where: any(_changed(fixed_outputs.get(fill), o) or bool(outputs_identical(outs.get(j.zero, o), o))
+                       for fill, o in outs.items())
             for where, outs in outputs.items()}
+
+
+def _changed(fixed: dict[str, Any] | None, left_out: dict[str, Any]) -> bool:
+    """Whether leaving one fix out changes the outputs at a fill (the fixed tree's at the same fill).
+
+    The fill showing through is one way; an overrun that stays inside the storage (no fill
+    reaches it) and changes the values is the other.
+    """
+    return fixed is not None and bool(outputs_identical(fixed, left_out))
 
 
 # -- tying sites to fixes ----------------------------------------------------------------------
@@ -245,7 +258,7 @@ class _Evidence:
     any_original_site: bool
     runs_incomplete: bool  # a run other than a faulting memcheck run did not finish
     several: int  # how many fixes there are
-    per_fix_fill: dict[str, bool]  # per fix with its own runs: whether their outputs saw the fill
+    per_fix_fill: dict[str, bool]  # per fix with its own runs: whether leaving it out changed the outputs
 
 
 def _verified_reason(f: Fix, ev: _Evidence) -> str:
@@ -255,8 +268,8 @@ def _verified_reason(f: Fix, ev: _Evidence) -> str:
         reason = ("original goes out of bounds here; fixed tree does not, outputs identical across "
                   f"fills and equal to the original at fill {zero}")
     elif ev.per_fix_fill.get(f.where):
-        reason = ("with every other fix applied, the outputs depend on the fill only while this fix "
-                  "is left out; fixed outputs do not")
+        reason = ("with every other fix applied, the outputs change only while this fix is left out; "
+                  "the fixed tree's do not depend on the fill")
     else:
         reason = "original outputs depend on the fill; fixed outputs do not" if out.fill_evidence else (
             "no access goes out of bounds; the original is off the harness reference where the "
