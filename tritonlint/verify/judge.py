@@ -293,6 +293,17 @@ def _reached(f: Fix, ev: _Evidence) -> bool:
     return (not ev.have_site_info and ev.outputs.any) or (bool(ev.outputs.explained) and not ev.any_original_site)
 
 
+def _unreached_note(f: Fix, ev: _Evidence) -> str:
+    """What else the runs saw, for a fix no run reached."""
+    if f.where in ev.per_fix_fill:
+        return "; with every other fix applied, leaving it out changes no output"
+    if ev.outputs.fill_evidence:
+        return " (though original outputs depend on the fill)"
+    if ev.outputs.explained:
+        return " (though the original is off the harness reference)"
+    return ""
+
+
 def judge_fix(f: Fix, ev: _Evidence, compile_problems: list[str]) -> None:
     """The verdict of one fix: failed, verified, or not reached (NOT_EXERCISED)."""
     if f.verdict == Verdict.FAILED:
@@ -312,8 +323,7 @@ def judge_fix(f: Fix, ev: _Evidence, compile_problems: list[str]) -> None:
             f.verdict, f.reason = Verdict.VERIFIED, _verified_reason(f, ev)
     else:
         f.verdict = Verdict.NOT_EXERCISED
-        f.reason = "the harness never made this access go out of bounds" + (
-            " (though original outputs depend on the fill)" if ev.outputs.any else "")
+        f.reason = "the harness never made this access go out of bounds" + _unreached_note(f, ev)
 
 
 # -- the overall verdict -----------------------------------------------------------------------
