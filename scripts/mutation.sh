@@ -14,7 +14,7 @@
 # that reach the code through a subprocess (`python -m tritonlint ...`) do not see mutants, so a
 # group's test files are ones that call the code in-process. Prints per group: mutants, killed,
 # survived, no tests, timeout; writes the survivors to $MUTATION_WORK/<group>/survivors.txt
-# (`cd $MUTATION_WORK/<group> && mutmut show NAME` prints one's diff). docs/mutation.md keeps the
+# (`cd $MUTATION_WORK/<group> && mutmut show NAME` prints one's diff). docs/testing/mutation.md keeps the
 # figures and the reading of every survivor.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -1,7 +1,7 @@
 """Property-based tests: kernels made by mutating the fixtures (tests/fuzz_kernels.py).
 
 Bounded here (about a minute on two cores); `python scripts/fuzz_long.py -n 20000` is the long run
-(docs/fuzz.md has its numbers). Product bugs the fuzzer found are kept under tests/regressions/
+(docs/testing/fuzz.md has its numbers). Product bugs the fuzzer found are kept under tests/regressions/
 and pinned below with strict xfails until they are fixed.
 """
 
@@ -157,7 +157,7 @@ def test_regression_fix_leaves_second_dimension() -> None:
 
 
 def test_regression_fix_needs_second_round() -> None:
-    """The first round's fix creates the evidence for a second (docs/fuzz.md's multi-round class):
+    """The first round's fix creates the evidence for a second (docs/testing/fuzz.md's multi-round class):
     `--fix` runs rounds until none applies, so the result is clean and a second `--fix` changes
     nothing."""
     text = (REGRESSIONS / "fix_needs_second_round.py").read_text()

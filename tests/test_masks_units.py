@@ -1,5 +1,5 @@
 """TL104 (sufficiency.py) and TL105 (lanes.py) one decision at a time, on small kernels written for
-the survivors of the `masks` group of scripts/mutation.sh (docs/mutation.md, stop 20). Each test
+the survivors of the `masks` group of scripts/mutation.sh (docs/testing/mutation.md). Each test
 also asserts the exit status: an internal error in a rule prints to stderr, exits 2 and leaves the
 JSON list empty, which a test that expects no finding would otherwise take for a pass."""
 

@@ -463,7 +463,7 @@ def test_formats_and_unknown_format() -> None:
         render("xml", DIAGNOSTICS, SOURCES)
 
 
-# --- exact pieces the mutation run found unpinned (docs/mutation.md) --------------------------
+# --- exact pieces the mutation run found unpinned (docs/testing/mutation.md) --------------------------
 
 
 def test_full_snippet_keeps_a_line_ending_in_x_and_drops_only_a_carriage_return() -> None:

@@ -203,7 +203,7 @@ def test_the_flag_recogniser_answers_verify_per_kernel_with_the_even_value() -> 
 
 
 # ---------------------------------------------------------------- exact answers of small helpers
-# (each pins one function the mutation run showed unpinned; docs/mutation.md names them)
+# (each pins one function the mutation run showed unpinned; docs/testing/mutation.md names them)
 
 
 def test_what_the_binder_records_for_each_kind_of_definition() -> None:

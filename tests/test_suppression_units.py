@@ -1,5 +1,5 @@
 """tritonlint.suppressions function by function: the exact values each returns (the mutation run,
-docs/mutation.md, found what the CLI-level tests in test_suppressions.py leave open)."""
+docs/testing/mutation.md, found what the CLI-level tests in test_suppressions.py leave open)."""
 
 from __future__ import annotations
 

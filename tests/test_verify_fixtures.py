@@ -27,7 +27,8 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("triton")
 
-from tritonlint.verify.runner import Report, _call_span, verify
+from tritonlint.verify.runner import Report, verify
+from tritonlint.verify.trees import call_span as _call_span
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 HARNESSES = sorted(FIXTURES.glob("*/*_harness.py"))
@@ -99,17 +100,17 @@ def test_fixture_harness_verifies(harness: Path, reports: Any) -> None:
     assert all(r.status == "ok" for r in report.runs), text
 
     # The original goes out of bounds at every marked line, naming the kernel argument it ran past.
-    original = [a for a in report.accesses if a.get("tree") != "fixed"]
+    original = [a for a in report.accesses if not a.in_fixed_tree]
     cache: dict[Path, Any] = {}
     for line, kind in _markers(case):
-        hits = [a for a in original if a["path"] == case.name and a["kind"] == kind
-                and _call_span(case, a["line"], cache)[0] <= line <= _call_span(case, a["line"], cache)[1]]
+        hits = [a for a in original if a.path == case.name and a.kind == kind and a.line
+                and _call_span(case, a.line, cache)[0] <= line <= _call_span(case, a.line, cache)[1]]
         if not hits and _inside_storage(report, case, line):
             continue  # wrong data inside the allocation (a padded group): the reference shows it
         assert hits, f"no out-of-bounds {kind} reported at {case.name}:{line}\n{text}"
         for a in hits:
-            assert a["tensor"] in _kernel_params(case, a["kernel"]), (a, text)
-            assert a["max_elements"] and a["max_elements"] > 0, (a, text)
+            assert a.tensor in _kernel_params(case, a.site.kernel or ""), (a, text)
+            assert a.site.max_elements and a.site.max_elements > 0, (a, text)
 
     fixed_runs = [r for r in report.runs if r.tree == "fixed"]
     if not has_fix:
@@ -121,7 +122,7 @@ def test_fixture_harness_verifies(harness: Path, reports: Any) -> None:
 
     # The fixed tree never goes out of bounds, and every fix is verified.
     assert all(not r.violations for r in fixed_runs), text
-    assert not [a for a in report.accesses if a.get("tree") == "fixed"], text
+    assert not [a for a in report.accesses if a.in_fixed_tree], text
     assert report.fixes and all(f.verdict == "verified" for f in report.fixes), text
     assert report.verdict == "verified", text
     assert report.exit_code == 0

@@ -1,6 +1,6 @@
 """`tritonlint verify --device cuda` on a real GPU: the padded allocator, memcheck, vLLM's matmul_ogs.
 
-Skipped without a CUDA GPU (CI has none). On the lent H200 (docs/verify-h200.md) it runs as
+Skipped without a CUDA GPU (CI has none). On the lent H200 (docs/verification/gpu.md) it runs as
 `python3 -m pytest -q tests/test_verify_gpu.py`. The vLLM test also needs the vendored package,
 `scripts/fetch_vllm_triton_kernels.sh` (or TRITONLINT_VLLM_TK=DIR/triton_kernels), and sm_90.
 """
@@ -110,10 +110,10 @@ def test_memcheck_names_the_tensor_and_line(small: tuple[Path, Path]) -> None:
     mem = {r.tree: r for r in rep.runs if r.fill is None}
     assert mem["original"].sanitizer_errors and mem["fixed"].sanitizer_errors == 0, text
     (site,) = rep.fixes[0].sites
-    assert (site["tensor"], site["kind"], site["direction"], site["allocation_size"]) == (
+    assert (site.tensor, site.kind, site.site.direction, site.site.allocation_size) == (
         "x_ptr", "load", "after", 400), text
-    assert site["line"] == KERNEL.splitlines().index(BUGGY) + 1, text
-    assert site["max_bytes"] == 28 * 4, text  # the whole tail tile past x, 28 floats
+    assert site.line == KERNEL.splitlines().index(BUGGY) + 1, text
+    assert site.site.max_bytes == 28 * 4, text  # the whole tail tile past x, 28 floats
     assert rep.verdict == "verified", text
 
 
@@ -147,3 +147,50 @@ def test_vllm_matmul_ogs_hopper_scale_fix(tmp_path: Path) -> None:
         mem = {r["tree"]: r for r in rep["runs"] if r["fill"] is None}
         assert mem["original"]["sanitizer_errors"] > 0 and mem["fixed"]["sanitizer_errors"] == 0, mem
         assert any(s["tensor"] == "WMxScale" and s["line"] == 327 for s in hopper[0]["sites"]), hopper
+
+
+@pytest.mark.skipif(find_compute_sanitizer() is None, reason="no compute-sanitizer")
+def test_memcheck_guard_region_keeps_a_long_overread_whole(small: tuple[Path, Path]) -> None:
+    """A tail tile of 256 over 100 floats reads 624 bytes past x: further than the gap before the
+    next allocation. compute-sanitizer's --padding (of --pad-bytes) keeps every byte of it outside
+    any allocation, so memcheck reports the whole overread on x and nothing inside a neighbour."""
+    root, harness = small
+    harness.write_text(HARNESS.replace("BLOCK=32", "BLOCK=256"))
+    rep = verify(root / "kern.py", harness, fixer=hand_fixer, device="cuda", fills=[0x00],
+                 sanitizer=True, compile=False, progress=lambda m: None)
+    text = runner.format_text(rep)
+    (site,) = rep.fixes[0].sites
+    assert (site.tensor, site.site.allocation_size, site.site.max_bytes) == ("x_ptr", 400, 156 * 4), text
+    assert rep.verdict == "verified", text
+
+
+@pytest.mark.skipif(not (VLLM_TK / "matmul_ogs.py").is_file(), reason="vLLM's triton_kernels not fetched")
+@pytest.mark.skipif(torch.cuda.get_device_capability() != (9, 0), reason="needs sm_90")
+def test_vllm_every_fix_hopper_verified_others_not_reached(tmp_path: Path) -> None:
+    """No --only: the Hopper scale fix is verified; the Blackwell and CDNA4 scale loads and the
+    routing store, which a Hopper run never takes, are listed as not reached. VERIFIED, exit 0;
+    --strict makes them fail the run (exit 1). Each fix also runs alone (the default on cuda)."""
+    seed = VLLM_TK / "matmul_ogs_details" / "_matmul_ogs.py"
+    line = next(n for n, text in enumerate(seed.read_text().splitlines(), 1)
+                if "unswizzle_mxfp4_scale_hopper(tl.load(WMxScalePtrs)" in text)
+    cmd = [sys.executable, "-m", "tritonlint", "verify", str(VLLM_TK), "--harness",
+           str(REPO / "harnesses" / "vllm_matmul_ogs" / "harness.py"), "--device", "cuda",
+           "--output-format", "json", "--no-compile"]
+    if find_compute_sanitizer():
+        cmd.append("--sanitizer")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    reports = {}
+    for strict in (False, True):
+        proc = subprocess.run(cmd + (["--strict"] if strict else []), capture_output=True, text=True,
+                              timeout=1800, cwd=tmp_path, check=False, env=env)
+        assert proc.stdout, proc.stderr[-4000:]
+        reports[strict] = (proc.returncode, json.loads(proc.stdout))
+    code, rep = reports[False]
+    where = f"triton_kernels/matmul_ogs_details/_matmul_ogs.py:{line}"
+    assert rep["verified_fixes"] == [where], json.dumps(rep["fixes"], indent=1)
+    assert len(rep["not_reached_fixes"]) == len(rep["fixes"]) - 1 >= 3, rep["not_reached_fixes"]
+    assert (code, rep["verdict"], rep["failed_fixes"]) == (0, "verified", []), rep["reasons"]
+    assert {r["without_fix"] for r in rep["runs"] if r["without_fix"]} == {
+        f"{f['path']}:{f['line']}" for f in rep["fixes"]}
+    code, rep = reports[True]
+    assert (code, rep["verdict"]) == (1, "not-exercised"), rep["reasons"]

@@ -15,14 +15,11 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("triton")
 
 from tritonlint.verify import cli, runner  # noqa: E402
-from tritonlint.verify.runner import (  # noqa: E402
-    _map_fixed_line,
-    diff_trees,
-    merge_overreads,
-    outputs_identical,
-    parse_sanitizer,
-    verify,
-)
+from tritonlint.verify.compare import outputs_identical  # noqa: E402
+from tritonlint.verify.judge import Judgement, judge  # noqa: E402
+from tritonlint.verify.runner import verify  # noqa: E402
+from tritonlint.verify.sanitizer import merge_overreads, parse_sanitizer  # noqa: E402
+from tritonlint.verify.trees import diff_trees, map_fixed_line  # noqa: E402
 
 KERNEL = textwrap.dedent('''\
     import triton
@@ -104,7 +101,7 @@ def test_verified_end_to_end(project, tmp_path):
     (fix,) = rep.fixes
     assert fix.path == "kern.py" and fix.orig_lines[0] == BUG_LINE and fix.verdict == "verified"
     (site,) = fix.sites
-    assert (site["line"], site["kind"], site["tensor"], site["max_elements"], site["direction"]) == (
+    assert (site.line, site.kind, site.tensor, site.site.max_elements, site.site.direction) == (
         BUG_LINE, "load", "x_ptr", 28, "after")
     assert rep.checks["original_fill_dependent"] == ["out"]
     assert rep.checks["original_nan"] == {"0x00": 0, "0xff": 1}
@@ -283,9 +280,9 @@ def test_diff_trees_groups_support_hunks_and_maps_lines(tmp_path):
     fixes, ops = diff_trees(a, b)
     (fix,) = fixes
     assert fix.path == "k.py" and fix.orig_lines == (3, 3) and fix.fixed_lines == (3, 5)
-    assert _map_fixed_line(ops["k.py"], 6) == 4
-    assert _map_fixed_line(ops["k.py"], 4) is None
-    assert _map_fixed_line(ops.get("same.py"), 1) == 1
+    assert map_fixed_line(ops["k.py"], 6) == 4
+    assert map_fixed_line(ops["k.py"], 4) is None
+    assert map_fixed_line(ops.get("same.py"), 1) == 1
 
 
 def test_outputs_identical_is_bitwise_and_nan_aware():
@@ -297,7 +294,7 @@ def test_outputs_identical_is_bitwise_and_nan_aware():
 
 def test_parse_sanitizer_output():
     # The shape of compute-sanitizer 2025.3's memcheck report, as the H200 printed it for the
-    # seed bug (docs/verify-h200.md), with and without line information.
+    # seed bug (docs/verification/gpu.md), with and without line information.
     text = textwrap.dedent('''\
         ========= COMPUTE-SANITIZER
         ========= Invalid __global__ read of size 4 bytes
@@ -364,7 +361,7 @@ def test_cuda_poisoned_run(project, tmp_path):
 
 
 def test_original_off_reference_explains_in_storage_overruns() -> None:
-    from tritonlint.verify.runner import original_off_reference
+    from tritonlint.verify.compare import original_off_reference
 
     ref = torch.tensor([1.0, 2.0, 3.0, 4.0])
     fixed = ref.clone()
@@ -379,7 +376,8 @@ def test_original_off_reference_explains_in_storage_overruns() -> None:
 
 
 def test_fix_conditions_and_flag_evaluation(tmp_path: Path) -> None:
-    from tritonlint.verify.runner import _eval_flags, _fix_conditions
+    from tritonlint.verify.compiled import eval_flags as _eval_flags
+    from tritonlint.verify.trees import fix_conditions as _fix_conditions
 
     src = tmp_path / "k.py"
     src.write_text("a = 1\ncs = tl.load(p, mask=None if EVEN_K else ks < K, other=None if EVEN_K else 0)\n"
@@ -428,7 +426,7 @@ def test_package_folder_keeps_its_name(project, tmp_path, target):
     assert rep.verdict == "verified", runner.format_text(rep)
     (fix,) = rep.fixes
     assert fix.path == "pkg/kern.py" and fix.orig_lines[0] == BUG_LINE
-    assert fix.sites[0]["path"] == "pkg/kern.py" and fix.sites[0]["tensor"] == "x_ptr"
+    assert fix.sites[0].path == "pkg/kern.py" and fix.sites[0].tensor == "x_ptr"
     assert (pkg / "kern.py").read_text() == KERNEL
     assert leftovers(scratch) == []
 
@@ -483,7 +481,8 @@ def test_crash_on_one_tree_only_is_a_verdict(project, tmp_path, monkeypatch, cap
 def test_memcheck_line_of_a_generated_kernel_is_found_in_its_source(tmp_path):
     # triton_kernels' specialize() rebuilds a kernel from its source text with a new header: its
     # code (and so memcheck's line) belongs to specialize.py, counted from that function's line.
-    from tritonlint.verify.runner import Verifier, _defining_file
+    from tritonlint.verify.sanitizer import sanitizer_site
+    from tritonlint.verify.trees import defining_file
 
     pkg = tmp_path / "pkg"
     pkg.mkdir()
@@ -497,21 +496,20 @@ def test_memcheck_line_of_a_generated_kernel_is_found_in_its_source(tmp_path):
             "line": start + 3, "allocation": "0x2000", "allocation_size": 64, "direction": "after",
             "count": 3, "max_bytes": 12, "min_bytes": 4}
     launch = {"kernel": "kern", "path": str(pkg / "specialize.py"), "compiled": "kern_0d1d",
-              "generated": {"start": start, "src": generated, "file": _defining_file(tmp_path, "kern")}}
+              "generated": {"start": start, "src": generated, "file": defining_file(tmp_path, "kern")}}
     tensors = [{"kernel": "kern", "path": launch["path"], "compiled": "kern_0d1d", "param": "B",
                 "ptr": "0x2000", "storage": "0x2000", "nbytes": 64, "dtype": "torch.float32", "shape": [16]}]
-    v = Verifier.__new__(Verifier)
-    out = v._sanitizer_site(tmp_path, site, tensors, [launch])
+    out = sanitizer_site(tmp_path, site, tensors, [launch])
     assert (out["path"], out["line"], out["tensor"], out["kernel"]) == ("pkg/k.py", 7, "B", "kern")
     # A line whose text is not unique is placed by the lines before it.
     site["line"] = start + 4  # the second `x = tl.load(A)`
-    assert v._sanitizer_site(tmp_path, site, tensors, [launch])["line"] == 8
+    assert sanitizer_site(tmp_path, site, tensors, [launch])["line"] == 8
 
 
 def test_a_specialization_is_all_even_by_checks_own_flag_recogniser(tmp_path: Path) -> None:
     """`verify` asks the recogniser `check` uses which constexprs are evenness flags and which value
     promises full tiles: `DIVISIBLE_K=True` and `MASK_N=False` are even, whatever the names say."""
-    from tritonlint.verify.runner import _all_even
+    from tritonlint.verify.compiled import all_even as _all_even
 
     kernel = tmp_path / "k.py"
     kernel.write_text((Path(__file__).resolve().parents[1] / "fixtures/unmasked-tail-load/flag_named_oddly.py").read_text())
@@ -580,12 +578,10 @@ def _gpu_runs_without_memcheck() -> list[runner.RunResult]:
 def test_gpu_fill_evidence_without_memcheck_names_what_it_proves(tmp_path: Path, count: int) -> None:
     """Without memcheck a GPU run cannot tie the fill to a line: one fix is verified by the outputs
     alone; several are verified only together, and each says so (and how to prove one)."""
-    verifier = runner.Verifier(tmp_path / "k.py", tmp_path / "h.py",
-                               options=runner.Options(device="cuda", compile=False))
     report = runner.Report(str(tmp_path / "k.py"), "h.py", str(tmp_path), "cuda", [0, 0xFE, 0xFF],
                            runs=_gpu_runs_without_memcheck(),
                            fixes=[runner.Fix("k.py", (n, n), (n, n), f"-{n}\n+{n}\n") for n in range(1, count + 1)])
-    verifier._judge(report, {}, {}, 0)
+    judge(report, Judgement({}, {}, 0, device="cuda"))
     assert report.verdict == "verified" and {f.verdict for f in report.fixes} == {"verified"}
     together = [f for f in report.fixes if "together" in f.reason and "--only" in f.reason]
     assert len(together) == (0 if count == 1 else count), [f.reason for f in report.fixes]

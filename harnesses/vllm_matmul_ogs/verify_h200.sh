@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU runs behind docs/verify-h200.md: `tritonlint verify --device cuda` itself (no driver) on
+# The GPU runs behind docs/verification/gpu.md: `tritonlint verify --device cuda` itself (no driver) on
 # vLLM's triton_kernels and on the fixtures' harnesses. Run from a checkout's root on the GPU
 # machine, with libcst importable and the package fetched (scripts/fetch_vllm_triton_kernels.sh):
 #   harnesses/vllm_matmul_ogs/verify_h200.sh OUT vllm|fixtures|gputests...

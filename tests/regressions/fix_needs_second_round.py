@@ -1,4 +1,4 @@
-# A fix whose first round creates the evidence for a second (docs/fuzz.md's multi-round class; cut
+# A fix whose first round creates the evidence for a second (docs/testing/fuzz.md's multi-round class; cut
 # down from scripts/fuzz_long.py seed 716, a mutated flag_named_oddly kernel). Round 1 masks K on
 # the tail side of the `a` load, writing `... if mask_a is None else ...`; that new test is a path
 # on which M is not bounded, so round 2 reports the same call for `offs_m` and masks it too. A

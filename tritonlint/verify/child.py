@@ -48,7 +48,7 @@ def _load_harness(path: str) -> Any:
     sys.modules["_tritonlint_harness"] = mod
     spec.loader.exec_module(mod)
     if not callable(getattr(mod, "run", None)):
-        raise AttributeError(f"harness {path} defines no run(device) function")
+        raise AttributeError(f"harness {path} defines no run(device) function")  # noqa: TRY004 - a missing name
     return mod
 
 
@@ -86,12 +86,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         if args.reference and callable(getattr(harness, "reference", None)):
             try:
                 ref = harness.reference(args.device)
-            except Exception as e:
+            except Exception as e:  # re-raised with the contract named
                 raise RuntimeError("the harness's reference(device) failed (the verifier calls "
                                    "reference with the device name, like run)") from e
             torch.save(flatten_outputs(ref), out / "reference.pt")
         report["status"] = "ok"
-    except BaseException as e:  # the harness's failure is a result, not our crash
+    except BaseException as e:  # noqa: BLE001 - the harness's failure is a result, not our crash
         report["error"] = "".join(traceback.format_exception(type(e), e, e.__traceback__))[-8000:]
     finally:
         if guard is not None:
@@ -133,7 +133,7 @@ def _resolve_jit(spec: dict[str, Any]) -> Any:
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
-    """Compile each launched spec for sm_90, plus its EVEN_* flipped twin, and save the TTIR."""
+    """Compile each launched spec for sm_90, plus a twin per evenness flag flipped, and save the TTIR."""
     from tritonlint.verify.compile_check import compile_ttir, parse_accesses
 
     specs = json.loads(Path(args.specs).read_text())
@@ -147,14 +147,17 @@ def cmd_compile(args: argparse.Namespace) -> int:
                 raise ValueError("kernel defined in the harness itself is not compiled")
             fn = _resolve_jit(spec)
             variants = {"launched": dict(spec["constexprs"])}
+            # The kernel's evenness flags as `check` recognises them (by use, heuristics, name),
+            # each flipped: the specialization on the other side of every flag is compiled too.
+            flags = spec.get("evenness_flags", {})
             for name, value in spec["constexprs"].items():
-                if name.upper().startswith("EVEN") and isinstance(value, bool):
+                if name in flags and isinstance(value, bool):
                     variants[f"{name}={not value}"] = {**spec["constexprs"], name: not value}
             for label, consts in variants.items():
                 ttir = compile_ttir(fn, spec["signature"], consts, full=args.full)
                 item["variants"][label] = {"constexprs": consts,
                                            "accesses": [a.to_dict() for a in parse_accesses(ttir)]}
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - one spec that does not compile is a result
             item["error"] = f"{type(e).__name__}: {e}"[-2000:]
         results.append(item)
     Path(args.out, "compile.json").write_text(json.dumps(results, default=str))

@@ -6,11 +6,13 @@ import argparse
 import json
 import sys
 
-from tritonlint.verify.runner import DEFAULT_FILLS, Options, Verifier, VerifyError, format_text
+from tritonlint.verify.records import DEFAULT_FILLS, VerifyError
+from tritonlint.verify.report import format_text
+from tritonlint.verify.runner import Options, Verifier
 
 
 def _fills(text: str) -> list[int]:
-    out = []
+    out: list[int] = []
     for part in text.split(","):
         part = part.strip()
         if not part:
@@ -59,14 +61,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="verify only the fix at this line of PATH's tree (repeatable); the "
                              "fixer's other changes are reverted")
     parser.add_argument("--pad-bytes", type=int, default=256 << 10, metavar="N",
-                        help="on cuda, fill bytes before and after every allocation (default 256 KiB)")
+                        help="on cuda, fill bytes before and after every allocation, and the guard "
+                             "region memcheck leaves after each (default 256 KiB)")
+    parser.add_argument("--strict", action="store_true",
+                        help="fail the run (exit 1) when a fix is reached by no run; by default such "
+                             "fixes are listed as not reached and the others decide the verdict")
+    parser.add_argument("--per-fix", action=argparse.BooleanOptionalAction, default=None,
+                        help="also run each fix on its own, the others applied, so that one fault "
+                             "neither hides nor stands in for another (default: on cuda with "
+                             "several fixes)")
 
 
 def run(args: argparse.Namespace) -> int:
     opts = Options(device=args.device, fills=args.fills, timeout=args.timeout, jobs=args.jobs,
                    rtol=args.rtol, atol=args.atol, ref_tol=args.ref_tol, sanitizer=args.sanitizer,
                    compile=not args.no_compile, full_compile=args.full_compile, keep=args.keep,
-                   pad_bytes=args.pad_bytes, only=tuple(args.only))
+                   pad_bytes=args.pad_bytes, only=tuple(args.only), strict=args.strict,
+                   per_fix=args.per_fix)
     try:
         report = Verifier(args.path, args.harness, args.root, opts).run()
     except VerifyError as e:

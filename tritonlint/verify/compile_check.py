@@ -44,7 +44,7 @@ def _source(fn: Any, signature: Mapping[str, str], constexprs: Mapping[str, Any]
     jit_fn = getattr(fn, "fn", None) if not hasattr(fn, "arg_names") else fn
     if jit_fn is None or not hasattr(jit_fn, "arg_names"):
         raise TypeError("compile_check needs a @triton.jit function compiled without "
-                        "TRITON_INTERPRET=1 (got %r)" % (fn,))
+                        f"TRITON_INTERPRET=1 (got {fn!r})")
     constexprs = dict(constexprs or {})
     sig = dict(signature)
     # ASTSource wants every argument in the signature; constexpr arguments are spelled so.
@@ -98,7 +98,9 @@ _SSA = re.compile(r"%[\w.$#-]+")
 
 def _split_top(s: str) -> list[str]:
     """Split on commas that are not nested in (), <>, [] or {}."""
-    out, depth, cur = [], 0, []
+    out: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in s:
         if ch in "(<[{":
             depth += 1

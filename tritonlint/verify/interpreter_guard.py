@@ -6,7 +6,8 @@ import os
 import sys
 import threading
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from types import FrameType
+from typing import Any, Self
 
 import numpy as np
 
@@ -92,7 +93,7 @@ def _like_mask(interp: Any, mask: Any, data: Any) -> Any:
     return interp.TensorHandle(data, mask.dtype)
 
 
-def fill_scalar(fill: int, dtype: np.dtype) -> Any:
+def fill_scalar(fill: int, dtype: np.dtype[Any]) -> Any:
     """The value an element of `dtype` has when every one of its bytes is `fill`."""
     if dtype == np.bool_:
         return np.bool_(fill != 0)
@@ -131,7 +132,7 @@ class InterpreterGuard:
     def violations(self) -> list[Violation]:
         return sorted(self._violations.values(), key=lambda v: (v.path, v.line, v.kind, v.tensor))
 
-    def __enter__(self) -> InterpreterGuard:
+    def __enter__(self) -> Self:
         self.install()
         return self
 
@@ -154,7 +155,8 @@ class InterpreterGuard:
 
         # create_load/create_store/tensor-pointer/descriptor ops all funnel into the masked
         # variants, so patching these two covers every plain memory access.
-        def create_masked_load(self, ptrs, mask, other, cache_modifier, eviction_policy, is_volatile):
+        def create_masked_load(self: Any, ptrs: Any, mask: Any, other: Any, cache_modifier: Any,
+                               eviction_policy: Any, is_volatile: Any) -> Any:
             oob = guard._check("load", ptrs, mask)
             if oob is None:
                 return orig_masked_load(self, ptrs, mask, other, cache_modifier, eviction_policy,
@@ -166,14 +168,15 @@ class InterpreterGuard:
             data[oob] = fill_scalar(guard.fill, data.dtype)
             return interp.TensorHandle(data, ret.dtype)
 
-        def create_masked_store(self, ptrs, value, mask, cache_modifier, eviction_policy):
+        def create_masked_store(self: Any, ptrs: Any, value: Any, mask: Any, cache_modifier: Any,
+                                eviction_policy: Any) -> Any:
             oob = guard._check("store", ptrs, mask)
             if oob is not None:
                 # Dropped: on the GPU the write would corrupt a neighbour; here it is only reported.
                 mask = _like_mask(interp, mask, np.broadcast_to(_mask_data(mask), ptrs.data.shape) & ~oob)
             return orig_masked_store(self, ptrs, value, mask, cache_modifier, eviction_policy)
 
-        def create_atomic_rmw(self, rmwOp, ptr, val, mask, sem, scope):
+        def create_atomic_rmw(self: Any, rmwOp: Any, ptr: Any, val: Any, mask: Any, sem: Any, scope: Any) -> Any:
             oob = guard._check("atomic", ptr, mask)
             if oob is None:
                 return orig_atomic_rmw(self, rmwOp, ptr, val, mask, sem, scope)
@@ -183,12 +186,12 @@ class InterpreterGuard:
             data[np.broadcast_to(oob, data.shape)] = fill_scalar(guard.fill, data.dtype)
             return interp.TensorHandle(data, ret.dtype)
 
-        def create_atomic_cas(self, ptr, cmp, val, sem, scope):
+        def create_atomic_cas(self: Any, ptr: Any, cmp: Any, val: Any, sem: Any, scope: Any) -> Any:
             # No mask operand exists; the lane still runs (inside our red zone) but is reported.
             guard._check("atomic", ptr, None)
             return orig_atomic_cas(self, ptr, cmp, val, sem, scope)
 
-        def grid_call(self, *args_dev, **kwargs):
+        def grid_call(self: Any, *args_dev: Any, **kwargs: Any) -> Any:
             fn = self.fn
             launch = _Launch(getattr(fn, "__name__", "?"),
                              os.path.abspath(getattr(getattr(fn, "__code__", None), "co_filename", "?")))
@@ -202,10 +205,10 @@ class InterpreterGuard:
             finally:
                 guard._local.launch = prev
 
-        def init_args_hst(self, args_dev, kwargs):
+        def init_args_hst(self: Any, args_dev: Any, kwargs: Any) -> Any:
             return guard._init_args_hst(interp, self, args_dev, kwargs)
 
-        def restore_args_dev(self, args_dev, args_hst, kwargs, kwargs_hst):
+        def restore_args_dev(self: Any, args_dev: Any, args_hst: Any, kwargs: Any, kwargs_hst: Any) -> Any:
             return guard._restore_args_dev()
 
         for cls, name, new in (
@@ -225,7 +228,7 @@ class InterpreterGuard:
             setattr(cls, name, old)
         self._saved.clear()
 
-    def _record_spec(self, executor: Any, args_dev: tuple, kwargs: dict) -> None:
+    def _record_spec(self, executor: Any, args_dev: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         import inspect
         import json
 
@@ -250,13 +253,14 @@ class InterpreterGuard:
                     spec["unsupported"] = f"argument {name} is a {type(value).__name__}"
                 else:
                     spec["signature"][name] = mangle_type(value)
-        except Exception as e:  # never let bookkeeping break the harness
+        except Exception as e:  # noqa: BLE001 - never let bookkeeping break the harness
             spec["unsupported"] = f"could not record the launch: {e!r}"
         self.specs.setdefault(json.dumps(spec, sort_keys=True, default=str), spec)
 
     # -- host copies ------------------------------------------------------------------------
 
-    def _init_args_hst(self, interp: Any, executor: Any, args_dev: tuple, kwargs: dict) -> tuple:
+    def _init_args_hst(self, interp: Any, executor: Any, args_dev: tuple[Any, ...],
+                       kwargs: dict[str, Any]) -> tuple[Any, ...]:
         """Replacement for GridExecutor._init_args_hst: same host copies, laid out in an arena."""
         import torch
 
@@ -347,7 +351,7 @@ class InterpreterGuard:
 
     # -- the check --------------------------------------------------------------------------
 
-    def _check(self, kind: str, ptrs: Any, mask: Any) -> np.ndarray | None:
+    def _check(self, kind: str, ptrs: Any, mask: Any) -> np.ndarray[Any, Any] | None:
         """Return a bool array of out-of-bounds active lanes (None when there are none)."""
         launch: _Launch | None = getattr(self._local, "launch", None)
         if launch is None or not launch.regions:
@@ -367,9 +371,9 @@ class InterpreterGuard:
         if not oob.any():
             return None
         self._record(launch, kind, p[oob].astype(np.int64), isz, str(elem_ty))
-        return oob
+        return np.asarray(oob, dtype=bool)
 
-    def _record(self, launch: _Launch, kind: str, addrs: np.ndarray, isz: int, elem: str) -> None:
+    def _record(self, launch: _Launch, kind: str, addrs: np.ndarray[Any, Any], isz: int, elem: str) -> None:
         stack = _kernel_stack()
         path, line, func = stack[0] if stack else (launch.kernel_path, 0, launch.kernel)
         # Distance of each lane to each storage, in bytes beyond its edge; the nearest one is the
@@ -407,7 +411,7 @@ def _kernel_stack() -> list[tuple[str, int, str]]:
 
     triton_dir = os.path.dirname(os.path.abspath(triton.__file__))
     out: list[tuple[str, int, str]] = []
-    f = sys._getframe(2)
+    f: FrameType | None = sys._getframe(2)
     while f is not None:
         fname = f.f_code.co_filename
         absf = os.path.abspath(fname) if not fname.startswith("<") else fname
