@@ -104,15 +104,6 @@ def test_a_reader_that_goes_away_ends_the_output_quietly(tmp_path: Path, argv: l
     assert err == b""
 
 
-@pytest.mark.parametrize("fmt", ["json", "sarif"])
-def test_statistics_keep_a_json_document_valid(run: Run, tmp_path: Path, fmt: str) -> None:
-    write(tmp_path / "k.py", SAFE)
-    code, out, err = run("check", "--no-cache", "--statistics", "--output-format", fmt, "k.py")
-    document = json.loads(out)  # the whole of stdout: nothing appended
-    assert code == 1 and document
-    assert err == "1\tTL102\t[*] unmasked-tail-store\n"
-
-
 @pytest.mark.parametrize("selector", ["TL999", "E", "F401", "TL2"])
 @pytest.mark.parametrize("option", ["--select", "--ignore", "--extend-select"])
 def test_an_unknown_selector_on_the_command_line_exits_2(run: Run, tmp_path: Path, option: str,
