@@ -59,6 +59,7 @@ def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureF
     """`tritonlint ARGS` in-process from tmp_path: (exit code, stdout, stderr)."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.delenv("FORCE_COLOR", raising=False)  # it would colour the captured output
 
     def invoke(*argv: str) -> tuple[int, str, str]:
         capsys.readouterr()

@@ -15,6 +15,7 @@ import libcst as cst
 from libcst._nodes.internal import CodegenState
 
 from tritonlint.config import Config
+from tritonlint.deep import NestedTooDeep, retried_deeper
 from tritonlint.diagnostics import Applicability, Diagnostic, Edit, Fix
 from tritonlint.report import FileReport
 from tritonlint.rule import Rule, all_rules
@@ -130,6 +131,7 @@ def _collector_paused() -> Iterator[None]:
         gc.enable()
 
 
+@retried_deeper
 @_collector_paused()
 def check_source(path: str, text: str, config: Config, *, strict: bool = False,
                  neighbours: Neighbours | None = None) -> FileReport:
@@ -155,11 +157,13 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False,
         return FileReport(path, errors=(f"{path}:{error.raw_line}: syntax error: {error.message}",),
                           unchecked=True)
     except RecursionError:
-        return FileReport(path, errors=(f"{path}: nested too deeply to parse",), unchecked=True)
+        raise NestedTooDeep(1, "parse") from None
     models: list[tuple[KernelSource, KernelModel]] = []
     for kernel, module in kernels:
         try:
             models.append((kernel, build_model(kernel, module, imports, config, text, starts)))
+        except RecursionError:  # not a crash: code nested deeper than the stack allows (tried again deeper)
+            raise NestedTooDeep(kernel.first_line, "analyse") from None
         except Exception as error:
             if strict:
                 raise RuleCrash(f"building the model crashed on {path}:{kernel.first_line}") from error
@@ -193,6 +197,8 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False,
                         continue
                     placed.add((rule.code, diagnostic.line, diagnostic.column))
                     suppressed += _place(diagnostic, text, starts, diagnostics, used)
+            except RecursionError:
+                raise NestedTooDeep(kernel.first_line, "analyse") from None
             except Exception as error:
                 if strict:
                     raise RuleCrash(f"{rule.code} crashed on {path}:{kernel.first_line}") from error
