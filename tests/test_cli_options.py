@@ -266,8 +266,8 @@ def test_an_unreadable_folder_is_tl001_and_the_run_goes_on(open_tree: Path) -> N
     done = cli("check", "--no-cache", "--output-format", "concise", "locked", "a", cwd=open_tree, user=prefix)
     assert done.returncode == 1 and done.stderr.decode() == "", done
     assert done.stdout.decode().splitlines()[:2] == [
-        "a/k.py:9:5: TL102 tl.store can write past the end of the tensor on a partial tail tile: no mask bounds "
-        "`offs`",
+        ("a/k.py:9:5: TL102 tl.store can write past the end of the tensor on a partial tail tile: no mask bounds "
+         "`offs`"),
         "locked:1:1: TL001 file not checked: cannot read folder: Permission denied"]
     done = cli("check", "--no-cache", "--output-format", "concise", "locked/k.py", cwd=open_tree, user=prefix)
     assert done.returncode == 1 and done.stderr.decode() == "", done

@@ -62,9 +62,7 @@ def command_lines() -> list[list[str]]:
     found = []
     for block in blocks("sh"):
         for line in block.splitlines():
-            line = line.strip()
-            if line.startswith("$ "):
-                line = line[2:]
+            line = line.strip().removeprefix("$ ")
             if not line.startswith("tritonlint ") or line.endswith("\\"):
                 continue
             words = shlex.split(line, comments=True)

@@ -491,7 +491,7 @@ def _report(reports: list[FileReport], args: argparse.Namespace, config: Config,
     target = Path(args.output_file)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)  # ruff creates the folders too
-        handle = open(target, "w", encoding="utf-8", newline="")
+        handle = open(target, "w", encoding="utf-8", newline="")  # noqa: SIM115  (closed by the `with` below)
     except OSError as error:
         print(f"tritonlint: --output-file {args.output_file}: cannot write: {error.strerror or error}",
               file=sys.stderr)

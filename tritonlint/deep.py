@@ -76,8 +76,8 @@ def retried_deeper(check: Callable[..., FileReport]) -> Callable[..., FileReport
         depth, line = nesting(text)
         if depth is None or depth > MAX_DEPTH:
             levels = f"{depth} levels of nesting" if depth is not None else "more levels of nesting than that"
-            return FileReport(path, errors=(f"{path}:{line or first.line}: {first}: {levels}; tritonlint "
-                                            f"follows at most {MAX_DEPTH}",), unchecked=True)
+            reason = f"{first}: {levels}; tritonlint follows at most {MAX_DEPTH}"
+            return FileReport(path, errors=(f"{path}:{line or first.line}: {reason}",), unchecked=True)
         try:
             return deeper(lambda: check(path, *args, **kwargs))
         except NestedTooDeep as error:

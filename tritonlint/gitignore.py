@@ -23,9 +23,7 @@ def parse(text: str) -> list[Pattern]:
         if not line or line.startswith("#"):
             continue
         negated = line.startswith("!")
-        if negated:
-            line = line[1:]
-        elif line.startswith("\\!") or line.startswith("\\#"):
+        if negated or line.startswith(("\\!", "\\#")):  # `\!`, `\#`: a name that starts with it
             line = line[1:]
         directory_only = line.endswith("/") and not line.endswith("\\/")
         line = line.rstrip("/") if directory_only else line
