@@ -135,6 +135,7 @@ class GitIgnore:
         exclude = _info_exclude(root)
         self._exclude = _read(exclude) if exclude is not None else []
         self._files: dict[Path, list[Pattern]] = {}
+        self._chains: dict[tuple[str, ...], list[list[Pattern]]] = {}
 
     @classmethod
     def for_path(cls, path: Path) -> GitIgnore | None:
@@ -158,18 +159,28 @@ class GitIgnore:
         keeps a file in an ignored folder ignored even when a later pattern re-includes it.
         """
         try:
-            relative = path.relative_to(self.root)
+            parts = path.relative_to(self.root).parts
         except ValueError:
             return False
-        parts = relative.parts
+        return self.ignored_parts(parts, is_dir)
+
+    def ignored_parts(self, parts: tuple[str, ...], is_dir: bool) -> bool:
+        """`ignored` for the path given as its parts below the root (a walk has them without any Path)."""
         if not parts or parts[0] == ".git":
             return False
         verdict = _decide(self._exclude, parts, is_dir, None)
-        folder = self.root
-        for depth in range(len(parts)):
-            verdict = _decide(self._patterns(folder), parts[depth:], is_dir, verdict)
-            folder = folder / parts[depth]
+        for depth, patterns in enumerate(self._chain(parts[:-1])):
+            if patterns:
+                verdict = _decide(patterns, parts[depth:], is_dir, verdict)
         return bool(verdict)
+
+    def _chain(self, folder: tuple[str, ...]) -> list[list[Pattern]]:
+        """The patterns of each folder from the root down to `folder`, read once per folder."""
+        chain = self._chains.get(folder)
+        if chain is None:
+            above = self._chain(folder[:-1]) if folder else []
+            chain = self._chains[folder] = [*above, self._patterns(self.root.joinpath(*folder))]
+        return chain
 
 
 def _decide(patterns: list[Pattern], parts: tuple[str, ...], is_dir: bool, verdict: bool | None) -> bool | None:

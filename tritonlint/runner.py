@@ -100,19 +100,28 @@ def _walk(top: Path, config: Config) -> Iterator[Path | _Unlistable]:
     for directory, subdirs, files in os.walk(top, onerror=failures.append, followlinks=False):
         yield from _unlistable(failures)
         base = Path(directory)
-        # The walk follows no links, so joining the resolved top with the relative part is the real path.
-        real = absolute_top / os.path.relpath(base, top) if ignore is not None else base
+        # The walk follows no links, so the resolved top joined with the part below it is the real path.
+        below = _parts_below(ignore, absolute_top / os.path.relpath(base, top)) if ignore is not None else None
         subdirs[:] = sorted(d for d in subdirs
                             if not d.startswith(".") and d not in DEFAULT_EXCLUDES and not d.endswith(".egg-info")
                             and not _excluded(base / d, config)
-                            and not (ignore is not None and ignore.ignored(real / d, is_dir=True)))
+                            and not (ignore is not None and below is not None
+                                     and ignore.ignored_parts((*below, d), is_dir=True)))
         for name in sorted(files):
             candidate = base / name
             if ((name.endswith(".py") or is_notebook(name)) and not candidate.is_symlink()
                     and not _excluded(candidate, config)
-                    and not (ignore is not None and ignore.ignored(real / name, is_dir=False))):
+                    and not (ignore is not None and below is not None
+                             and ignore.ignored_parts((*below, name), is_dir=False))):
                 yield candidate
     yield from _unlistable(failures)
+
+
+def _parts_below(ignore: GitIgnore, folder: Path) -> tuple[str, ...] | None:
+    try:
+        return folder.relative_to(ignore.root).parts
+    except ValueError:  # not below the work tree's top: git has nothing to say about it
+        return None
 
 
 def _unlistable(failures: list[OSError]) -> Iterator[_Unlistable]:
