@@ -27,6 +27,7 @@ from tritonlint.runner import (
     first_look,
     fix_file,
     force_excluded,
+    is_folder,
     matches,
 )
 
@@ -61,7 +62,15 @@ def build_parser(verify_arguments: bool = True) -> argparse.ArgumentParser:
     check.add_argument("--explain", metavar="PATH:LINE",
                        help="print the analysis's reasons for every access on that line, reported or not")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
-    check.add_argument("--statistics", action="store_true", help="print the number of findings per rule")
+    check.add_argument("--statistics", action="store_true",
+                       help="print only the number of findings per rule (JSON with --output-format json)")
+    check.add_argument("--output-file", "-o", metavar="PATH",
+                       help="write the findings to this file instead of stdout (no colour)")
+    gitignore = check.add_mutually_exclusive_group()
+    gitignore.add_argument("--respect-gitignore", action="store_true", default=None,
+                           help="skip what .gitignore files and .git/info/exclude ignore (the default)")
+    gitignore.add_argument("--no-respect-gitignore", action="store_false", dest="respect_gitignore",
+                           help="walk into what .gitignore files ignore")
     check.add_argument("--quiet", "-q", action="store_true", help="print findings only, no summary")
     check.add_argument("--select", help="comma-separated rule codes or prefixes to enable")
     check.add_argument("--ignore", help="comma-separated rule codes or prefixes to disable")
@@ -87,9 +96,10 @@ def build_parser(verify_arguments: bool = True) -> argparse.ArgumentParser:
                        help="exit 1 when any fix was applied, even if no finding remains")
     check.add_argument("--show-fixes", action="store_true", help="list the fixes applied, per file and rule")
     check.add_argument("--stdin-filename", metavar="PATH",
-                       help="the name of the file read from stdin (path `-`): for output, configuration, excludes")
+                       help="read the file from stdin under this name (for output, configuration, excludes)")
     check.add_argument("--color", choices=("auto", "always", "never"), default="auto",
-                       help="colour the text output (auto: on a terminal, unless NO_COLOR is set)")
+                       help="colour the text output (auto: on a terminal or with FORCE_COLOR, unless NO_COLOR "
+                            "is set)")
 
     verify = commands.add_parser("verify", help="run original and fixed kernels under a harness and compare")
     if verify_arguments:  # the verifier's imports are paid only when it runs
@@ -217,13 +227,15 @@ def _config(args: argparse.Namespace) -> Config:
         per_file.append((pattern, check_selectors(_split(codes), f"--extend-per-file-ignores {pattern!r}")))
     return replace(
         config, select=select, ignore=ignore, per_file_ignores=tuple(per_file),
+        respect_gitignore=config.respect_gitignore if args.respect_gitignore is None else args.respect_gitignore,
         exclude=tuple(_patterns(args.exclude)) if args.exclude is not None else config.exclude,
         extend_exclude=config.extend_exclude + tuple(_patterns(args.extend_exclude or "")),
     )
 
 
 def _stdin(args: argparse.Namespace) -> bool:
-    return list(args.paths) == ["-"]
+    """Whether the file comes from stdin: path `-`, or a `--stdin-filename` (as ruff reads it)."""
+    return list(args.paths) == ["-"] or args.stdin_filename is not None
 
 
 def _patterns(text: str) -> list[str]:
@@ -242,6 +254,8 @@ def _check(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     if args.explain:
         return _explain(args.explain, config)
+    # TL100 is off by default, like ruff's RUF100: selecting it (by code, `TL10`, or `ALL`) turns it on.
+    args.report_unused_suppressions = args.report_unused_suppressions or config.enabled("TL100", default=False)
     args.unsafe_fixes = args.unsafe_fixes or (config.unsafe_fixes and not args.no_unsafe_fixes)
     # A cold run over folders: start the workers now, so they import the analysis (libcst) while
     # this process walks the folders and reads the files.
@@ -297,6 +311,9 @@ def _check_stdin(args: argparse.Namespace, config: Config) -> int:
     """`check -`: the buffer on stdin, named by --stdin-filename; with --fix, the fixed text to stdout
     and the findings that remain to stderr (like ruff)."""
     name = args.stdin_filename or "-"
+    for path in args.paths:
+        if path not in ("-", "."):
+            print(f"tritonlint: warning: ignoring {path} in favour of standard input", file=sys.stderr)
     data = sys.stdin.buffer.read()
     if args.stdin_filename and args.force_exclude and force_excluded(Path(name), config):
         if args.fix:
@@ -372,7 +389,7 @@ def _early_pool(args: argparse.Namespace, config: Config) -> ProcessPoolExecutor
     Only when a folder is checked and no cache can answer (`--no-cache`, or no cache folder yet):
     a warm run must not pay for processes it does not use.
     """
-    if _cores() < 2 or not any(Path(path).is_dir() for path in args.paths):
+    if _cores() < 2 or not any(is_folder(Path(path)) for path in args.paths):
         return None
     if not args.no_cache and (Path(args.cache_dir) if args.cache_dir else default_cache_dir(config)).exists():
         return None
@@ -468,8 +485,26 @@ def _kept(report: FileReport, config: Config, files: Sequence[SourceFile]) -> li
 
 def _report(reports: list[FileReport], args: argparse.Namespace, config: Config,
             files: Sequence[SourceFile]) -> int:
-    from tritonlint.output import render, statistics
+    """Print the findings (to `--output-file` when given) and return the exit code."""
+    if not args.output_file:
+        return _emit(reports, args, config, files)
+    target = Path(args.output_file)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)  # ruff creates the folders too
+        handle = open(target, "w", encoding="utf-8", newline="")  # noqa: SIM115  (closed by the `with` below)
+    except OSError as error:
+        print(f"tritonlint: --output-file {args.output_file}: cannot write: {error.strerror or error}",
+              file=sys.stderr)
+        return EXIT_ERROR
+    with handle, contextlib.redirect_stdout(handle):
+        return _emit(reports, args, config, files)
 
+
+def _emit(reports: list[FileReport], args: argparse.Namespace, config: Config,
+          files: Sequence[SourceFile]) -> int:
+    from tritonlint.output import render
+
+    text_format = args.output_format in TEXT_FORMATS
     for report in reports:
         _print_problems(report)
     kept = {report.path: _kept(report, config, files) for report in reports}
@@ -492,24 +527,21 @@ def _report(reports: list[FileReport], args: argparse.Namespace, config: Config,
             return EXIT_ERROR
         unchecked = any(d.code == "TL001" for d in diagnostics)
         return EXIT_FINDINGS if (fixed or unchecked) and not args.exit_zero else EXIT_CLEAN
-    # After --fix the diagnostics index the fixed text; JSON and SARIF place edits with it.
-    sources = {report.path: report.fixed_text or report.text or "" for report in reports if report.diagnostics}
-    text_format = args.output_format in TEXT_FORMATS
-    output = render(args.output_format, diagnostics, sources, color=_color(args),
-                    summary=not args.quiet and not (args.fix and fixed_count),
-                    rules=_sarif_rules(args, diagnostics))
-    if text_format and args.fix and fixed_count and not args.quiet:
-        total = fixed_count + len(diagnostics)
-        output += (f"Found {total} error{'s' if total != 1 else ''} ({fixed_count} fixed, "
-                   f"{len(diagnostics)} remaining).\n")
-    if output:
-        _out(output if output.endswith("\n") else output + "\n")
-    if args.statistics and diagnostics:
-        # Beside a JSON or SARIF document the table would make it invalid: it goes to stderr there.
-        if text_format:
-            _out(statistics(diagnostics))  # its lines end in newlines already
-        else:
-            sys.stderr.write(statistics(diagnostics))
+    if args.statistics:
+        # Like ruff: the counts replace the findings (a JSON document of them with --output-format json).
+        _out(_statistics(args, diagnostics))
+    else:
+        # After --fix the diagnostics index the fixed text; JSON and SARIF place edits with it.
+        sources = {report.path: report.fixed_text or report.text or "" for report in reports if report.diagnostics}
+        output = render(args.output_format, diagnostics, sources, color=_color(args),
+                        summary=not args.quiet and not (args.fix and fixed_count),
+                        rules=_sarif_rules(args, diagnostics))
+        if text_format and args.fix and fixed_count and not args.quiet:
+            total = fixed_count + len(diagnostics)
+            output += (f"Found {total} error{'s' if total != 1 else ''} ({fixed_count} fixed, "
+                       f"{len(diagnostics)} remaining).\n")
+        if output:
+            _out(output if output.endswith("\n") else output + "\n")
     if args.show_fixes and args.fix and fixed:
         shown = _show_fixes(fixed, fixed_count)
         if text_format:
@@ -527,11 +559,30 @@ def _report(reports: list[FileReport], args: argparse.Namespace, config: Config,
     return EXIT_CLEAN
 
 
+def _statistics(args: argparse.Namespace, diagnostics: Sequence[Diagnostic]) -> str:
+    from tritonlint.output import statistics, statistics_json
+    from tritonlint.output.text import summary_line
+
+    if args.output_format == "json":
+        return statistics_json(diagnostics, unsafe_fixes=args.unsafe_fixes)
+    table = statistics(diagnostics)
+    if args.quiet or args.output_format not in TEXT_FORMATS:
+        return table
+    return table + summary_line(diagnostics) + "\n"
+
+
 def _color(args: argparse.Namespace) -> bool:
+    """`--color always/never`; else as ruff decides: a non-empty NO_COLOR turns colour off
+    (https://no-color.org), then a non-empty FORCE_COLOR turns it on, then a terminal does."""
     if args.color != "auto":
         return bool(args.color == "always")
-    # https://no-color.org: any non-empty NO_COLOR turns colour off.
-    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    if getattr(args, "output_file", None):
+        return False  # a file is not a terminal, whatever the environment says (ruff agrees)
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return sys.stdout.isatty()
 
 
 def _show_fixes(fixed: Sequence[FileReport], count: int) -> str:

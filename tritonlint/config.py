@@ -13,7 +13,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 LIST_KEYS = {"select", "extend-select", "ignore", "exclude", "extend-exclude", "even-flags"}
-KNOWN_KEYS = LIST_KEYS | {"per-file-ignores", "unsafe-fixes", "line-length"}
+KNOWN_KEYS = LIST_KEYS | {"per-file-ignores", "unsafe-fixes", "line-length", "respect-gitignore"}
 DEFAULT_EXCLUDES = (".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__pycache__", "build", "dist",
                     "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tritonlint_cache",
                     "site-packages", ".eggs")
@@ -45,6 +45,7 @@ class Config:
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
     unsafe_fixes: bool = False
     line_length: int | None = None  # [tool.tritonlint] line-length, else [tool.ruff]'s, else unset
+    respect_gitignore: bool = True  # skip what .gitignore files and .git/info/exclude ignore (ruff's default)
 
     def enabled(self, code: str, default: bool = True) -> bool:
         """Whether the rule `code` runs. A rule off by default (`default=False`: the guarded findings
@@ -85,12 +86,18 @@ def find_pyproject(start: Path) -> Path | None:
         directory = start.resolve()
     except (OSError, RuntimeError):  # a symlink loop: look from the folder it lies in
         directory = start.absolute().parent
-    if directory.is_file():
+    try:
+        if directory.is_file():
+            directory = directory.parent
+    except OSError:  # a folder above it cannot be searched
         directory = directory.parent
     for candidate in (directory, *directory.parents):
         pyproject = candidate / "pyproject.toml"
-        if pyproject.is_file():
-            return pyproject
+        try:
+            if pyproject.is_file():
+                return pyproject
+        except OSError:  # a folder that cannot be searched holds no configuration we can read
+            continue
     return None
 
 
@@ -117,8 +124,9 @@ def load_config(pyproject: Path | None) -> Config:
     for key, value in table.items():
         if key in LIST_KEYS and not _strings(value):
             raise ConfigError(f"{pyproject}: [tool.tritonlint] {key} must be a list of strings")
-    if not isinstance(table.get("unsafe-fixes", False), bool):
-        raise ConfigError(f"{pyproject}: [tool.tritonlint] unsafe-fixes must be true or false")
+    for key in ("unsafe-fixes", "respect-gitignore"):
+        if not isinstance(table.get(key, False), bool):
+            raise ConfigError(f"{pyproject}: [tool.tritonlint] {key} must be true or false")
     length = table.get("line-length", ruff_length)
     if length is not None and (not isinstance(length, int) or isinstance(length, bool) or length < 1):
         raise ConfigError(f"{pyproject}: [tool.tritonlint] line-length must be a positive integer")
@@ -140,6 +148,7 @@ def load_config(pyproject: Path | None) -> Config:
         per_file_ignores=_per_file_ignores(table.get("per-file-ignores", {}), f"{where} per-file-ignores"),
         unsafe_fixes=table.get("unsafe-fixes", False),
         line_length=length,
+        respect_gitignore=table.get("respect-gitignore", True),
     )
 
 

@@ -13,6 +13,7 @@ from dataclasses import replace
 import libcst as cst
 
 from tritonlint.config import Config
+from tritonlint.deep import NestedTooDeep, retried_deeper
 from tritonlint.diagnostics import Applicability, Diagnostic
 from tritonlint.finding import FileView
 from tritonlint.fixing.edits import DEFAULT_LINE_LENGTH, apply_edits
@@ -123,6 +124,8 @@ def build_contexts(path: str, text: str, found: Outline, kernels: Sequence[tuple
         try:
             context = build_model(kernel, module, found.imports, config, text, starts, helpers=helpers,
                                   launches=launches.get(kernel.name, []), origin=(path, text), depends=depends)
+        except RecursionError:  # not a crash: code nested deeper than the stack allows (tried again deeper)
+            raise NestedTooDeep(kernel.first_line, "analyse") from None
         except Exception as error:
             if strict:
                 raise RuleCrash(f"building the model crashed on {path}:{kernel.first_line}") from error
@@ -161,6 +164,7 @@ def collector_paused() -> Iterator[None]:
         gc.enable()
 
 
+@retried_deeper
 @collector_paused()
 def check_source(path: str, text: str, config: Config, *, strict: bool = False,
                  neighbours: Neighbours | None = None) -> FileReport:
@@ -185,7 +189,7 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False,
         return FileReport(path, errors=(f"{path}:{error.raw_line}: syntax error: {error.message}",),
                           unchecked=True)
     except RecursionError:
-        return FileReport(path, errors=(f"{path}: nested too deeply to parse",), unchecked=True)
+        raise NestedTooDeep(1, "parse") from None
     models, helpers, depends = build_contexts(path, text, found, kernels, config, neighbours, starts=starts,
                                               strict=strict, crashes=crashes)
     file = FileView(path, text, starts, config.line_length or DEFAULT_LINE_LENGTH)
@@ -209,6 +213,8 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False,
                             continue
                         reported.add((rule.code, place))
                     suppressed += _place(diagnostic, text, starts, diagnostics, used)
+            except RecursionError:
+                raise NestedTooDeep(kernel.first_line, "analyse") from None
             except Exception as error:
                 if strict:
                     raise RuleCrash(f"{rule.code} crashed on {path}:{kernel.first_line}") from error

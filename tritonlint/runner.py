@@ -18,6 +18,7 @@ from pathlib import Path
 from tritonlint.cache import Cache, content_hash
 from tritonlint.config import DEFAULT_EXCLUDES, Config
 from tritonlint.diagnostics import Diagnostic
+from tritonlint.gitignore import GitIgnore
 from tritonlint.notebook import NotebookError, is_notebook, to_python, write_back
 from tritonlint.report import FileReport
 from tritonlint.suppressions import add_suppressions, may_hold_suppressions, unused_suppressions
@@ -29,6 +30,7 @@ class SourceFile:
     path: Path
     explicit: bool = False  # named on the command line (not found by walking a folder)
     data: bytes | None = None  # the bytes, when they came from stdin rather than the file
+    problem: str | None = None  # why it cannot be read, found by discovery (a folder it could not list)
 
 
 def force_excluded(path: Path, config: Config) -> bool:
@@ -50,9 +52,14 @@ def discover(paths: Sequence[str], config: Config, *, force_exclude: bool = Fals
     seen: set[Path] = set()
     for given in paths:
         path = Path(given)
-        if path.is_dir():
+        if is_folder(path):
             folders: dict[Path, Path] = {}  # resolved once per folder: `_walk` yields no symlinks
             for found in _walk(path, config):
+                if isinstance(found, _Unlistable):
+                    top = found.path == path
+                    display = given if top else os.path.join(given, os.path.relpath(found.path, path))
+                    yield SourceFile(display, found.path, explicit=top, problem=found.reason)
+                    continue
                 folder = folders.get(found.parent)
                 if folder is None:
                     folder = folders[found.parent] = found.parent.resolve()
@@ -70,17 +77,58 @@ def discover(paths: Sequence[str], config: Config, *, force_exclude: bool = Fals
                 yield SourceFile(given, path, explicit=True)
 
 
-def _walk(top: Path, config: Config) -> Iterator[Path]:
+def is_folder(path: Path) -> bool:
+    """`path.is_dir()`, False where a folder above it cannot be searched (reading the path says why)."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
+
+
+@dataclass(frozen=True)
+class _Unlistable:
+    path: Path
+    reason: str
+
+
+def _walk(top: Path, config: Config) -> Iterator[Path | _Unlistable]:
+    """The candidate files below `top`, and each folder that could not be listed (never skipped silently)."""
+    failures: list[OSError] = []
+    ignore = GitIgnore.for_path(top) if config.respect_gitignore else None
+    absolute_top = top.resolve() if ignore is not None else top
     # followlinks=False: a symlink loop or a link out of the tree is never followed.
-    for directory, subdirs, files in os.walk(top, followlinks=False):
+    for directory, subdirs, files in os.walk(top, onerror=failures.append, followlinks=False):
+        yield from _unlistable(failures)
         base = Path(directory)
+        # The walk follows no links, so the resolved top joined with the part below it is the real path.
+        below = _parts_below(ignore, absolute_top / os.path.relpath(base, top)) if ignore is not None else None
         subdirs[:] = sorted(d for d in subdirs
                             if not d.startswith(".") and d not in DEFAULT_EXCLUDES and not d.endswith(".egg-info")
-                            and not _excluded(base / d, config))
+                            and not _excluded(base / d, config)
+                            and not (ignore is not None and below is not None
+                                     and ignore.ignored_parts((*below, d), is_dir=True)))
         for name in sorted(files):
             candidate = base / name
-            if (name.endswith(".py") or is_notebook(name)) and not candidate.is_symlink() and not _excluded(candidate, config):
+            if ((name.endswith(".py") or is_notebook(name)) and not candidate.is_symlink()
+                    and not _excluded(candidate, config)
+                    and not (ignore is not None and below is not None
+                             and ignore.ignored_parts((*below, name), is_dir=False))):
                 yield candidate
+    yield from _unlistable(failures)
+
+
+def _parts_below(ignore: GitIgnore, folder: Path) -> tuple[str, ...] | None:
+    try:
+        return folder.relative_to(ignore.root).parts
+    except ValueError:  # not below the work tree's top: git has nothing to say about it
+        return None
+
+
+def _unlistable(failures: list[OSError]) -> Iterator[_Unlistable]:
+    while failures:
+        error = failures.pop(0)
+        where = Path(error.filename) if error.filename else Path(".")
+        yield _Unlistable(where, f"cannot read folder: {error.strerror or error}")
 
 
 def _excluded(path: Path, config: Config) -> bool:
@@ -103,6 +151,8 @@ def read_bytes(file: SourceFile) -> tuple[bytes | None, str | None]:
     """(bytes, None) or (None, one-line error). Never raises for a bad file."""
     if file.data is not None:
         return file.data, None
+    if file.problem is not None:
+        return None, f"{file.display}: {file.problem}"
     try:
         return file.path.read_bytes(), None
     except FileNotFoundError:

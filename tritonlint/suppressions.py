@@ -60,7 +60,7 @@ class UnusedSuppression(Rule):
     # meta-tests skip it): it gives TL100 a descriptor for SARIF and a page for `tritonlint rule`.
     code = UNUSED_CODE
     name = UNUSED_NAME
-    summary = "a suppression comment that suppresses nothing (only with --report-unused-suppressions)"
+    summary = "a suppression comment that suppresses nothing (off until selected, or --report-unused-suppressions)"
     fixable = True
 
 

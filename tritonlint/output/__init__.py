@@ -69,6 +69,22 @@ def statistics(diagnostics: Iterable[Diagnostic]) -> str:
     return "".join(lines)
 
 
+def statistics_json(diagnostics: Iterable[Diagnostic], *, unsafe_fixes: bool = False) -> str:
+    """`--statistics --output-format json`, as ruff writes it: a list of `{"code", "name", "count",
+    "fixable", "fixable_count"}`, most frequent first; a fix counts when this run could apply it."""
+    import json as json_
+
+    found = list(diagnostics)
+    counts = Counter(d.code for d in found)
+    names = {d.code: d.name for d in found}
+    applicable = {Applicability.SAFE, Applicability.UNSAFE} if unsafe_fixes else {Applicability.SAFE}
+    fixable = Counter(d.code for d in found if d.fix is not None and d.fix.applicability in applicable)
+    rows = [{"code": code, "name": names[code], "count": count, "fixable": fixable[code] > 0,
+             "fixable_count": fixable[code]}
+            for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
+    return json_.dumps(rows, indent=2) + "\n"
+
+
 def _fix_mark(applicable: set[Applicability]) -> str:
     if Applicability.SAFE in applicable:
         return "[*]"
