@@ -149,13 +149,15 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False,
     try:
         found, kernels = parse_file(text)
         imports = found.imports
+    # The text goes with the error so that a notebook's TL001 is placed in its cell.
     except SyntaxError as error:
-        return FileReport(path, errors=(f"{path}:{error.lineno or 0}: syntax error: {error.msg}",), unchecked=True)
+        return FileReport(path, errors=(f"{path}:{error.lineno or 0}: syntax error: {error.msg}",), unchecked=True,
+                          text=text)
     except cst.ParserSyntaxError as error:
         return FileReport(path, errors=(f"{path}:{error.raw_line}: syntax error: {error.message}",),
-                          unchecked=True)
+                          unchecked=True, text=text)
     except RecursionError:
-        return FileReport(path, errors=(f"{path}: nested too deeply to parse",), unchecked=True)
+        return FileReport(path, errors=(f"{path}: nested too deeply to parse",), unchecked=True, text=text)
     models: list[tuple[KernelSource, KernelModel]] = []
     for kernel, module in kernels:
         try:
