@@ -39,20 +39,171 @@ class Mutation:
     feature: str
     find: str
     replace: str
-    probe: tuple[str, ...]  # tritonlint arguments, run in the copy's root
+    probe: tuple[str, ...]  # tritonlint arguments, or a script of scripts/ and its arguments, run in the copy
     tests: tuple[str, ...]  # pytest node ids or files, relative to the root
     stdin: str = ""  # a file of the copy fed to the probe's standard input
 
 
-def m(key: str, feature: str, find: str, replace: str, probe: str, *tests: str, stdin: str = "") -> Mutation:
-    return Mutation(key, feature, find, replace, tuple(probe.split()), tests, stdin)
+def m(key: str, feature: str, find: str, replace: str, probe: str | tuple[str, ...], *tests: str,
+      stdin: str = "") -> Mutation:
+    return Mutation(key, feature, find, replace, tuple(probe.split()) if isinstance(probe, str) else probe, tests, stdin)
 
 
 BEHAVIOURS = "tests/test_behaviours.py"
 SERVER = "tests/test_server_protocol.py"
 CHECK = "check --no-cache --exit-zero"
+# What an editor sees: diagnostics on open, the quick fixes, and the re-check after a configuration
+# edit and a save; on a line whose string holds a character outside the BMP.
+LSP = ("scripts/lsp_probe.py", f"{B}/server/non_bmp.py", '[tool.tritonlint]\nignore = ["TL101"]\n')
 
 MUTATIONS: list[Mutation] = [
+    # launches: grids and allocations as evidence
+    m("L01", "launch: `torch.empty(BLOCK * blocks)` is whole-tile padding", '| {f"{b}*{c}" for c in counts for b in blocks}', "",
+      f"{CHECK} {B}/launch_padded_block_first.py", BEHAVIOURS),
+    m("L02", "launch: `torch.empty(blocks * BLOCK)` is whole-tile padding", '{f"{c}*{b}" for c in counts for b in blocks} | ', "",
+      f"{CHECK} {B}/launch_padded_blocks_first.py", BEHAVIOURS),
+    m("L03", "launch: a `math.ceil(n / BLOCK)` grid rounds up", 'ast_dotted(node.func) == "math.ceil"', 'ast_dotted(node.func) == "math.floor"',
+      f"{CHECK} {B}/launch_math_ceil.py", BEHAVIOURS),
+    m("L04", "launch: a `triton.cdiv` grid rounds up", 'if dotted == "cdiv" or dotted.endswith(".cdiv"):', "if False:",
+      f"{CHECK} {FX}/unmasked-tail-load", BEHAVIOURS, "tests/test_launch.py"),
+    # TL103
+    m("P01", "TL103: an autotuned kernel's literal default is not its tile", "defaults = {} if autotuned else _defaults(model)",
+      "defaults = _defaults(model)", f"{CHECK} {B}/autotune_default.py", BEHAVIOURS),
+    m("P02", "TL103: its fix tests the tile the kernel walks", 'return f"{self.walked} % {_grouped(self.tile)} == 0"',
+      'return f"{self.walked} % {self.tile} == 0"', f"{CHECK} --output-format json {FX}/weak-evenness-predicate",
+      BEHAVIOURS, "tests/test_predicates.py", "tests/test_fixtures.py"),
+    # flags
+    m("F01", "flags: a heuristics `K % BLOCK_K != 0` is no evenness promise", "even = isinstance(operator, cst.Equal)",
+      "even = True", f"{CHECK} {B}/heuristics_not_equal.py", BEHAVIOURS),
+    m("F02", "flags: heuristics `K % BLOCK_K == 0` promises full tiles", "flags.append(Flag(str(element.key.evaluated_value), even, frozenset(dims), \"heuristics\"))",
+      "pass", f"{CHECK} {B}/heuristics_not_equal.py", BEHAVIOURS),
+    m("F03", "flags: recognised by name as a last hint", 'EVEN_NAME = re.compile(r"^(IS_)?(EVEN|', 'EVEN_NAME = re.compile(r"^(IS_)?(EVEN_NEVER|',
+      f"{CHECK} {FX}", "tests/test_fixtures.py", BEHAVIOURS),
+    # TL105
+    m("N01", "TL105: lanes are read through `exp2`", '"exp2": lambda v: 0.0 if v == -math.inf else 2.0 ** v, ', "",
+      f"{CHECK} {B}/log2_softmax.py", BEHAVIOURS),
+    m("N02", "TL105: a max needs -inf in the switched-off lanes", '"max": -math.inf, ', '"max": 0.0, ',
+      f"{CHECK} {FX}/unsafe-masked-lanes", BEHAVIOURS, "tests/test_unsafe_masked_lanes.py"),
+    m("N03", "TL105: the fix writes the identity", '_IDENTITY_TEXT = {0.0: "0.0", -math.inf: \'float("-inf")\'',
+      '_IDENTITY_TEXT = {0.0: "0.0", -math.inf: \'float("inf")\'', f"{CHECK} {B}/log2_softmax.py", BEHAVIOURS),
+    # TL104
+    m("S01", "TL104: held back where the same call has a TL101", "if found is not None and self.kernel.hazards.hazard_of(access) is None:",
+      "if found is not None:", f"{CHECK} {B}/tl104_with_tl101.py", BEHAVIOURS),
+    # fixes
+    m("X01", "fix: a mask taken from `offs <= last` keeps `<=`", 'operator = "<" if isinstance(target.operator, cst.LessThan) else "<="',
+      'operator = "<"', f"{CHECK} {B}/fix_less_equal.py", BEHAVIOURS),
+    m("X02", "fix: a launch-grid mask", 'return f"{_atom(mine[0])}{mine[1]} < {hazard.bound}", Applicability.UNSAFE',
+      'return f"{_atom(mine[0])}{mine[1]} <= {hazard.bound}", Applicability.UNSAFE', f"{CHECK} {B}/launch_math_ceil.py",
+      BEHAVIOURS, "tests/test_launch.py"),
+    m("X03", "fix: a loop-bound mask `offs < K - k`", 'text = f"{_atom(mine[0])}{mine[1]} < {_atom(stop_text)} - {_subtrahend(shifted) if shifted else variable}"',
+      'text = f"{_atom(mine[0])}{mine[1]} < {_atom(stop_text)}"', f"{CHECK} {B}/readme_dot.py", "tests/test_cli.py", BEHAVIOURS),
+    # suppressions
+    m("U01", "suppressions: `# tritonlint: noqa` on a line of its own only", "if match is None or token.line[:token.start[1]].strip():",
+      "if match is None:", f"{CHECK} {B}/trailing_noqa.py", BEHAVIOURS),
+    m("U02", "suppressions: `# noqa: TL101` on the flagged line", "for match in _NOQA.finditer(text):", "for match in []:",
+      f"{CHECK} {FX}", "tests/test_suppressions.py", "tests/test_suppression_units.py"),
+    m("U03", "suppressions: `# tritonlint: ignore[...]`", "for match in _TRITONLINT.finditer(text):", "for match in []:",
+      f"{CHECK} {FX}", "tests/test_suppressions.py", "tests/test_suppression_units.py"),
+    # notebooks
+    m("B01", "notebooks: help suffix lines (`tl.load?`) are masked", ' or _HELP_SUFFIX.fullmatch(line) else line', " else line",
+      f"{CHECK} {B}/help_line.ipynb", BEHAVIOURS),
+    m("B02", "notebooks: `%` and `!` lines are masked", 'line.lstrip()[:1] in ("%", "!", "?")', 'line.lstrip()[:1] in ("?",)',
+      f"{CHECK} {FX}", "tests/test_notebooks.py"),
+    m("B03", "notebooks: a TL001 is placed in its cell", "return FileReport(path, errors=(f\"{path}:{error.lineno or 0}: syntax error: {error.msg}\",), unchecked=True,\n                          text=text)",
+      "return FileReport(path, errors=(f\"{path}:{error.lineno or 0}: syntax error: {error.msg}\",), unchecked=True)",
+      f"{CHECK} {B}/syntax_error.ipynb", BEHAVIOURS),
+    m("B04", "notebooks: findings placed by cell, counting markdown cells", "return self.cells[index], line - self.markers[index]",
+      "return self.cells[index], line - self.markers[index] + 1", f"{CHECK} {B}/help_line.ipynb", BEHAVIOURS, "tests/test_notebooks.py"),
+    m("B05", "notebooks: the text output spells `path:cell N:line:col`", 'cell = f"{colon}cell {d.cell}" if d.cell is not None else ""',
+      'cell = ""', f"{CHECK} {B}/help_line.ipynb", "tests/test_notebooks.py", BEHAVIOURS),
+    m("B06", "notebooks: JSON adds a `cell` key", 'found["cell"] = diagnostic.cell', "pass",
+      f"{CHECK} --output-format json {B}/help_line.ipynb", "tests/test_notebooks.py", "tests/test_output.py", BEHAVIOURS),
+    m("B07", "notebooks: GitHub puts the cell in the title", '+ (f" (cell {d.cell})" if d.cell is not None else "")', "",
+      f"{CHECK} --output-format github {B}/help_line.ipynb", "tests/test_notebooks.py", "tests/test_output.py"),
+    # output formats
+    m("O01", "json: `end_column`", '"end_column": diagnostic.end_column,', '"end_column": diagnostic.column,',
+      f"{CHECK} --output-format json {FX}/unmasked-tail-load/gemm_even_k_twin.py", "tests/test_output.py"),
+    m("O02", "json: `notes`", '"notes": list(diagnostic.notes),', '"notes": [],',
+      f"{CHECK} --output-format json {FX}/unmasked-tail-load/gemm_even_k_twin.py", "tests/test_output.py"),
+    m("O03", "json: fix edits' `end_location`", '"end_location": {"row": end_row, "column": end_column},',
+      '"end_location": {"row": row, "column": column},', f"{CHECK} --output-format json {FX}/unmasked-tail-load/gemm_even_k_twin.py",
+      "tests/test_output.py"),
+    m("O04", "json: fix `applicability`", '"applicability": fix.applicability.value, "edits": edits}',
+      '"applicability": "safe", "edits": edits}', f"{CHECK} --output-format json {FX}/unmasked-tail-load/gemm_even_k_twin.py",
+      "tests/test_output.py"),
+    m("O05", "github: `col=`", '"col": str(d.column),', '"col": str(d.line),',
+      f"{CHECK} --output-format github {FX}/unmasked-tail-load/gemm_even_k_twin.py", "tests/test_output.py"),
+    m("O06", "github: newlines escaped in the message", '.replace("\\r", "%0D").replace("\\n", "%0A")', '.replace("\\r", "%0D")',
+      f"{CHECK} --output-format github {FX}/unmasked-tail-load/gemm_even_k_twin.py", "tests/test_output.py"),
+    m("O07", "github: `:` escaped in properties", '.replace(":", "%3A")', "",
+      f"{CHECK} --output-format github {B}/help_line.ipynb", "tests/test_output.py", "tests/test_notebooks.py"),
+    m("O08", "sarif: region columns", '"startColumn": start[1],', '"startColumn": start[0],',
+      f"{CHECK} --output-format sarif {FX}/unmasked-tail-load/gemm_even_k_twin.py", "tests/test_output.py"),
+    m("O09", "sarif: version 2.1.0", '"version": "2.1.0",', '"version": "2.0.0",',
+      f"{CHECK} --output-format sarif {FX}/unmasked-tail-load/gemm_even_k_twin.py", "tests/test_output.py"),
+    m("O10", "text: `help:` line names the applicability", 'lines.append(f"    {label}: {d.fix.title} ({d.fix.applicability.value} fix)")',
+      'lines.append(f"    {label}: {d.fix.title}")', f"{CHECK} {FX}/unmasked-tail-load/gemm_even_k_twin.py", "tests/test_cli.py", "tests/test_output.py"),
+    m("O11", "text: the summary counts unsafe fixes", 'fixable.append(f"{unsafe} {\'more \' if safe else \'\'}with --unsafe-fixes")', "pass",
+      f"{CHECK} {FX}/unmasked-tail-load/gemm_even_k_twin.py", "tests/test_cli.py", "tests/test_output.py"),
+    m("O12", "text: `All checks passed!`", 'return "All checks passed!"', 'return "All checks passed."',
+      f"check --no-cache {FX}/unmasked-tail-load/full_tiles_only.py", "tests/test_cli.py"),
+    m("O13", "text: notes under the finding", 'lines.extend(f"    {_style(\'note\', _CYAN_BOLD, color)}: {note}" for note in d.notes)', "pass",
+      f"{CHECK} {FX}/unmasked-tail-load/gemm_even_k_twin.py", "tests/test_cli.py", "tests/test_output.py"),
+    m("O14", "text: concise is one line per finding", 'if style == "concise":\n            continue', 'if style == "concise":\n            pass',
+      f"{CHECK} --output-format concise {FX}/unmasked-tail-load/gemm_even_k_twin.py", "tests/test_cli_habits.py"),
+    # CLI habits and exit codes
+    m("C01", "exit: `--exit-zero`", "    if args.exit_zero:\n        return EXIT_CLEAN\n", "",
+      f"check --no-cache --exit-zero {FX}/unmasked-tail-load/gemm_even_k_twin.py", "tests/test_cli.py", "tests/test_cli_habits.py"),
+    m("C02", "exit: `--exit-non-zero-on-fix`", "if diagnostics or (args.exit_non_zero_on_fix and fixed):", "if diagnostics:",
+      f"check --no-cache --exit-non-zero-on-fix --fix - --stdin-filename k.py", "tests/test_cli_habits.py", "tests/test_cli.py",
+      stdin=f"{B}/fix_less_equal.py"),
+    m("C03", "exit: a crash is exit 2", "    if crashed:\n        return EXIT_ERROR\n", "",
+      f"check --no-cache --select TL999 {FX}", "tests/test_cli.py"),
+    m("C04", "text: the `--fix` summary", '(f"Found {total} error{\'s\' if total != 1 else \'\'} ({fixed_count} fixed, "',
+      '(f"Found {total} errors ({fixed_count} fixed, "', "check --no-cache --fix - --stdin-filename k.py",
+      "tests/test_cli.py", "tests/test_cli_habits.py", stdin=f"{B}/fix_less_equal.py"),
+    m("C05", "discovery: `node_modules` skipped", '"node_modules"', '"node_modules_"', f"{CHECK} {FX}", "tests/test_cli.py", "tests/test_paths.py"),
+    m("C06", "`--statistics` counts per rule", "if args.statistics and diagnostics:", "if False:",
+      f"{CHECK} --statistics {FX}", "tests/test_cli.py", "tests/test_cli_habits.py"),
+    # the cache
+    m("K01", "cache: `TRITONLINT_CACHE_DIR`", "    if os.environ.get(CACHE_DIR_ENV):\n        return Path(os.environ[CACHE_DIR_ENV])\n", "",
+      f"check --exit-zero {B}/fix_less_equal.py", BEHAVIOURS, "tests/test_cache.py"),
+    m("K02", "cache: the folder carries a .gitignore", '((".gitignore", "# Automatically created by tritonlint.\\n*\\n"),',
+      '((".gitignore", "# Automatically created by tritonlint.\\n"),', f"check --exit-zero --cache-dir probe-cache {B}",
+      "tests/test_cache.py"),
+    m("K03", "cache: a warm notebook TL001 keeps its cell", " or (report.unchecked and is_notebook(file.path.name))", "",
+      f"check --exit-zero {B}/syntax_error.ipynb", BEHAVIOURS),
+    m("K04", "cache: the key holds the configuration", 'digest.update(json.dumps(settings, sort_keys=True).encode())', "pass",
+      f"check --exit-zero --cache-dir probe-cache {B}", "tests/test_cache.py"),
+    # the server
+    m("V01", "server: a save re-checks the same version", "if result.version != document.version or result.version < document.published:",
+      "if result.version != document.version or result.version <= document.published:", LSP, SERVER),
+    m("V02", "server: a save schedules a check", "    if document is not None:\n        ls.schedule(document, 0)\n\n\n@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)",
+      "    pass\n\n\n@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)", LSP, SERVER),
+    m("V03", "server: positions in the client's units (UTF-16)", "return types.Position(line, units(text[begin:begin + max(column, 0)]))",
+      "return types.Position(line, max(column, 0))", LSP, SERVER),
+    m("V04", "server: a safe fix is the preferred quick fix", "is_preferred=safe,", "is_preferred=False,",
+      LSP, SERVER, "tests/test_server.py"),
+    m("V05", "server: the suppression action's reason", 'SUPPRESSION_REASON = "TODO: why this access is safe"', 'SUPPRESSION_REASON = "TODO"',
+      LSP, "tests/test_server.py"),
+    # verify's verdicts
+    m("W01", "verify: one failed fix makes the run FAILED", 'if reasons or any(f.verdict == "failed" for f in report.fixes):',
+      'if all(f.verdict == "failed" for f in report.fixes):', f"verify {B}/verify_two_fixes.py --harness {B}/verify_two_fixes_harness.py --no-compile",
+      BEHAVIOURS),
+    m("W02", "verify: VERIFIED needs every fix verified", 'elif report.fixes and all(f.verdict == "verified" for f in report.fixes):',
+      'elif report.fixes and any(f.verdict == "verified" for f in report.fixes):',
+      f"verify {B}/verify_two_fixes.py --harness {B}/verify_two_fixes_harness.py --no-compile", BEHAVIOURS),
+    m("W03", "verify: exit 0 only when verified", 'return 0 if self.verdict == "verified" else 1', 'return 0 if self.verdict != "failed" else 1',
+      f"verify {B}/verify_two_fixes.py --harness {B}/verify_two_fixes_harness.py --no-compile", BEHAVIOURS),
+    # the rules
+    m("R01", "TL102: unmasked tail stores", 'return (hazard for hazard in kernel.tail_hazards("store") if not hazard.guard)',
+      "return iter(())", f"{CHECK} {B}/launch_math_ceil.py", BEHAVIOURS, "tests/test_rules.py"),
+    m("R02", "TL104: insufficient store masks", 'yield from checker.hazards("store")', "yield from ()",
+      f"{CHECK} {FX}/insufficient-mask", "tests/test_insufficient_mask.py", "tests/test_rules.py"),
+    m("R03", "TL111/TL112: guarded stores when selected", 'return (hazard for hazard in kernel.tail_hazards("store") if hazard.guard)',
+      "return iter(())", f"{CHECK} --select ALL {B}/launch_padded_block_first.py", BEHAVIOURS, "tests/test_launch.py"),
+    m("X04", "fix: a masked load's `other=0`", 'OTHER = "0"', 'OTHER = "1"', f"{CHECK} --diff --unsafe-fixes {B}/readme_dot.py",
+      "tests/test_cli.py", BEHAVIOURS),
 ]
 
 
@@ -89,7 +240,8 @@ def environment(tree: Path, cache: Path) -> dict[str, str]:
 
 def probe(tree: Path, mutation: Mutation, env: dict[str, str]) -> str:
     stdin = (tree / mutation.stdin).read_bytes() if mutation.stdin else b""
-    done = subprocess.run([sys.executable, "-m", "tritonlint", *mutation.probe], cwd=tree, env=env, input=stdin,
+    command = list(mutation.probe) if mutation.probe[0].endswith(".py") else ["-m", "tritonlint", *mutation.probe]
+    done = subprocess.run([sys.executable, *command], cwd=tree, env=env, input=stdin,
                           capture_output=True, timeout=300, check=False)
     return f"exit {done.returncode}\n{done.stdout.decode(errors='replace')}\n{done.stderr.decode(errors='replace')}"
 
