@@ -51,6 +51,17 @@ def m(key: str, feature: str, find: str, replace: str, probe: str | tuple[str, .
 
 BEHAVIOURS = "tests/test_behaviours.py"
 SERVER = "tests/test_server_protocol.py"
+
+
+def b(name: str) -> str:
+    """One test of tests/test_behaviours.py (all its parameters)."""
+    return f"{BEHAVIOURS}::{name}"
+
+
+PADDED = b("test_an_output_allocated_in_whole_tiles_keeps_the_store_quiet")
+CEIL = b("test_a_math_ceil_grid_is_read_as_rounded_up")
+VERIFY = (b("test_verify_one_verified_and_one_failed_fix_is_failed"),
+          b("test_verify_one_verified_and_one_unexercised_fix_is_not_verified"))
 CHECK = "check --no-cache --exit-zero"
 # What an editor sees: diagnostics on open, the quick fixes, and the re-check after a configuration
 # edit and a save; on a line whose string holds a character outside the BMP.
@@ -59,65 +70,64 @@ LSP = ("scripts/lsp_probe.py", f"{B}/server/non_bmp.py", '[tool.tritonlint]\nign
 MUTATIONS: list[Mutation] = [
     # launches: grids and allocations as evidence
     m("L01", "launch: `torch.empty(BLOCK * blocks)` is whole-tile padding", '| {f"{b}*{c}" for c in counts for b in blocks}', "",
-      f"{CHECK} {B}/launch_padded_block_first.py", BEHAVIOURS),
+      f"{CHECK} {B}/launch_padded_block_first.py", PADDED),
     m("L02", "launch: `torch.empty(blocks * BLOCK)` is whole-tile padding", '{f"{c}*{b}" for c in counts for b in blocks} | ', "",
-      f"{CHECK} {B}/launch_padded_blocks_first.py", BEHAVIOURS),
+      f"{CHECK} {B}/launch_padded_blocks_first.py", PADDED),
     m("L03", "launch: a `math.ceil(n / BLOCK)` grid rounds up", 'ast_dotted(node.func) == "math.ceil"', 'ast_dotted(node.func) == "math.floor"',
-      f"{CHECK} {B}/launch_math_ceil.py", BEHAVIOURS),
+      f"{CHECK} {B}/launch_math_ceil.py", CEIL),
     m("L04", "launch: a `triton.cdiv` grid rounds up", 'if dotted == "cdiv" or dotted.endswith(".cdiv"):', "if False:",
-      f"{CHECK} {FX}/unmasked-tail-load", BEHAVIOURS, "tests/test_launch.py"),
+      f"{CHECK} {FX}/unmasked-tail-load", PADDED, CEIL, "tests/test_launch.py"),
     # TL103
     m("P01", "TL103: an autotuned kernel's literal default is not its tile", "defaults = {} if autotuned else _defaults(model)",
-      "defaults = _defaults(model)", f"{CHECK} {B}/autotune_default.py", BEHAVIOURS),
+      "defaults = _defaults(model)", f"{CHECK} {B}/autotune_default.py", b("test_an_autotuned_kernel_literal_default_is_not_its_tile")),
     m("P02", "TL103: its fix tests the tile the kernel walks", 'return f"{self.walked} % {_grouped(self.tile)} == 0"',
       'return f"{self.walked} % {self.tile} == 0"', f"{CHECK} --output-format json {FX}/weak-evenness-predicate",
       BEHAVIOURS, "tests/test_predicates.py", "tests/test_fixtures.py"),
     # flags
     m("F01", "flags: a heuristics `K % BLOCK_K != 0` is no evenness promise", "even = isinstance(operator, cst.Equal)",
-      "even = True", f"{CHECK} {B}/heuristics_not_equal.py", BEHAVIOURS),
+      "even = True", f"{CHECK} {B}/heuristics_not_equal.py", b("test_a_heuristics_lambda_testing_not_equal_is_no_evenness_promise")),
     m("F02", "flags: heuristics `K % BLOCK_K == 0` promises full tiles", "flags.append(Flag(str(element.key.evaluated_value), even, frozenset(dims), \"heuristics\"))",
-      "pass", f"{CHECK} {B}/heuristics_not_equal.py", BEHAVIOURS),
+      "pass", f"{CHECK} {B}/heuristics_not_equal.py", b("test_a_heuristics_lambda_testing_not_equal_is_no_evenness_promise")),
     m("F03", "flags: recognised by name as a last hint", 'EVEN_NAME = re.compile(r"^(IS_)?(EVEN|', 'EVEN_NAME = re.compile(r"^(IS_)?(EVEN_NEVER|',
-      f"{CHECK} {FX}", "tests/test_fixtures.py", BEHAVIOURS),
+      f"{CHECK} {FX}", "tests/test_fixtures.py"),
     # TL105
     m("N01", "TL105: lanes are read through `exp2`", '"exp2": lambda v: 0.0 if v == -math.inf else 2.0 ** v, ', "",
-      f"{CHECK} {B}/log2_softmax.py", BEHAVIOURS),
+      f"{CHECK} {B}/log2_softmax.py", b("test_lanes_are_followed_through_exp2")),
     m("N02", "TL105: a max needs -inf in the switched-off lanes", '"max": -math.inf, ', '"max": 0.0, ',
       f"{CHECK} {FX}/unsafe-masked-lanes", BEHAVIOURS, "tests/test_unsafe_masked_lanes.py"),
     m("N03", "TL105: the fix writes the identity", '_IDENTITY_TEXT = {0.0: "0.0", -math.inf: \'float("-inf")\'',
-      '_IDENTITY_TEXT = {0.0: "0.0", -math.inf: \'float("inf")\'', f"{CHECK} {B}/log2_softmax.py", BEHAVIOURS),
+      '_IDENTITY_TEXT = {0.0: "0.0", -math.inf: \'float("inf")\'', f"{CHECK} {B}/log2_softmax.py", b("test_lanes_are_followed_through_exp2")),
     # TL104
     m("S01", "TL104: held back where the same call has a TL101", "if found is not None and self.kernel.hazards.hazard_of(access) is None:",
-      "if found is not None:", f"{CHECK} {B}/tl104_with_tl101.py", BEHAVIOURS),
+      "if found is not None:", f"{CHECK} {B}/tl104_with_tl101.py", b("test_tl104_is_held_back_where_the_call_has_a_tl101_and_the_fix_is_one_mask")),
     # fixes
     m("X01", "fix: a mask taken from `offs <= last` keeps `<=`", 'operator = "<" if isinstance(target.operator, cst.LessThan) else "<="',
-      'operator = "<"', f"{CHECK} {B}/fix_less_equal.py", BEHAVIOURS),
+      'operator = "<"', f"{CHECK} {B}/fix_less_equal_comparison.py", b("test_a_fix_derived_from_a_less_or_equal_comparison_keeps_it"), b("test_a_fix_taken_from_a_less_or_equal_mask_keeps_it")),
     m("X02", "fix: a launch-grid mask", 'return f"{_atom(mine[0])}{mine[1]} < {hazard.bound}", Applicability.UNSAFE',
-      'return f"{_atom(mine[0])}{mine[1]} <= {hazard.bound}", Applicability.UNSAFE', f"{CHECK} {B}/launch_math_ceil.py",
-      BEHAVIOURS, "tests/test_launch.py"),
+      'return f"{_atom(mine[0])}{mine[1]} <= {hazard.bound}", Applicability.UNSAFE', f"{CHECK} {B}/launch_math_ceil.py", CEIL, "tests/test_launch.py"),
     m("X03", "fix: a loop-bound mask `offs < K - k`", 'text = f"{_atom(mine[0])}{mine[1]} < {_atom(stop_text)} - {_subtrahend(shifted) if shifted else variable}"',
-      'text = f"{_atom(mine[0])}{mine[1]} < {_atom(stop_text)}"', f"{CHECK} {B}/readme_dot.py", "tests/test_cli.py", BEHAVIOURS),
+      'text = f"{_atom(mine[0])}{mine[1]} < {_atom(stop_text)}"', f"{CHECK} {B}/readme_dot.py", "tests/test_cli.py", b("test_tl104_is_held_back_where_the_call_has_a_tl101_and_the_fix_is_one_mask")),
     # suppressions
     m("U01", "suppressions: `# tritonlint: noqa` on a line of its own only", "if match is None or token.line[:token.start[1]].strip():",
-      "if match is None:", f"{CHECK} {B}/trailing_noqa.py", BEHAVIOURS),
+      "if match is None:", f"{CHECK} {B}/trailing_noqa.py", b("test_a_trailing_file_noqa_after_code_does_not_silence_the_file")),
     m("U02", "suppressions: `# noqa: TL101` on the flagged line", "for match in _NOQA.finditer(text):", "for match in []:",
       f"{CHECK} {FX}", "tests/test_suppressions.py", "tests/test_suppression_units.py"),
     m("U03", "suppressions: `# tritonlint: ignore[...]`", "for match in _TRITONLINT.finditer(text):", "for match in []:",
       f"{CHECK} {FX}", "tests/test_suppressions.py", "tests/test_suppression_units.py"),
     # notebooks
     m("B01", "notebooks: help suffix lines (`tl.load?`) are masked", ' or _HELP_SUFFIX.fullmatch(line) else line', " else line",
-      f"{CHECK} {B}/help_line.ipynb", BEHAVIOURS),
+      f"{CHECK} {B}/help_line.ipynb", b("test_ipython_help_lines_are_masked_in_notebooks"), b("test_every_help_spelling_is_masked")),
     m("B02", "notebooks: `%` and `!` lines are masked", 'line.lstrip()[:1] in ("%", "!", "?")', 'line.lstrip()[:1] in ("?",)',
       f"{CHECK} {FX}", "tests/test_notebooks.py"),
     m("B03", "notebooks: a TL001 is placed in its cell", "return FileReport(path, errors=(f\"{path}:{error.lineno or 0}: syntax error: {error.msg}\",), unchecked=True,\n                          text=text)",
       "return FileReport(path, errors=(f\"{path}:{error.lineno or 0}: syntax error: {error.msg}\",), unchecked=True)",
-      f"{CHECK} {B}/syntax_error.ipynb", BEHAVIOURS),
+      f"{CHECK} {B}/syntax_error.ipynb", b("test_a_notebook_that_does_not_parse_is_reported_in_its_cell")),
     m("B04", "notebooks: findings placed by cell, counting markdown cells", "return self.cells[index], line - self.markers[index]",
-      "return self.cells[index], line - self.markers[index] + 1", f"{CHECK} {B}/help_line.ipynb", BEHAVIOURS, "tests/test_notebooks.py"),
+      "return self.cells[index], line - self.markers[index] + 1", f"{CHECK} {B}/help_line.ipynb", b("test_ipython_help_lines_are_masked_in_notebooks"), "tests/test_notebooks.py"),
     m("B05", "notebooks: the text output spells `path:cell N:line:col`", 'cell = f"{colon}cell {d.cell}" if d.cell is not None else ""',
-      'cell = ""', f"{CHECK} {B}/help_line.ipynb", "tests/test_notebooks.py", BEHAVIOURS),
+      'cell = ""', f"{CHECK} {B}/help_line.ipynb", "tests/test_notebooks.py", b("test_a_notebook_that_does_not_parse_is_reported_in_its_cell")),
     m("B06", "notebooks: JSON adds a `cell` key", 'found["cell"] = diagnostic.cell', "pass",
-      f"{CHECK} --output-format json {B}/help_line.ipynb", "tests/test_notebooks.py", "tests/test_output.py", BEHAVIOURS),
+      f"{CHECK} --output-format json {B}/help_line.ipynb", "tests/test_notebooks.py", b("test_ipython_help_lines_are_masked_in_notebooks")),
     m("B07", "notebooks: GitHub puts the cell in the title", '+ (f" (cell {d.cell})" if d.cell is not None else "")', "",
       f"{CHECK} --output-format github {B}/help_line.ipynb", "tests/test_notebooks.py", "tests/test_output.py"),
     # output formats
@@ -155,10 +165,10 @@ MUTATIONS: list[Mutation] = [
     m("C01", "exit: `--exit-zero`", "    if args.exit_zero:\n        return EXIT_CLEAN\n", "",
       f"check --no-cache --exit-zero {FX}/unmasked-tail-load/gemm_even_k_twin.py", "tests/test_cli.py", "tests/test_cli_habits.py"),
     m("C02", "exit: `--exit-non-zero-on-fix`", "if diagnostics or (args.exit_non_zero_on_fix and fixed):", "if diagnostics:",
-      f"check --no-cache --exit-non-zero-on-fix --fix - --stdin-filename k.py", "tests/test_cli_habits.py", "tests/test_cli.py",
+      "check --no-cache --exit-non-zero-on-fix --fix - --stdin-filename k.py", "tests/test_cli_habits.py", "tests/test_cli.py",
       stdin=f"{B}/fix_less_equal.py"),
-    m("C03", "exit: a crash is exit 2", "    if crashed:\n        return EXIT_ERROR\n", "",
-      f"check --no-cache --select TL999 {FX}", "tests/test_cli.py"),
+    m("C03", "exit: an unknown rule code is a usage error (exit 2)", "elif not any(known.startswith(code) for known in KNOWN_CODES):",
+      "elif False:", f"check --no-cache --select TL999 {B}/readme_dot.py", "tests/test_cli.py"),
     m("C04", "text: the `--fix` summary", '(f"Found {total} error{\'s\' if total != 1 else \'\'} ({fixed_count} fixed, "',
       '(f"Found {total} errors ({fixed_count} fixed, "', "check --no-cache --fix - --stdin-filename k.py",
       "tests/test_cli.py", "tests/test_cli_habits.py", stdin=f"{B}/fix_less_equal.py"),
@@ -167,12 +177,12 @@ MUTATIONS: list[Mutation] = [
       f"{CHECK} --statistics {FX}", "tests/test_cli.py", "tests/test_cli_habits.py"),
     # the cache
     m("K01", "cache: `TRITONLINT_CACHE_DIR`", "    if os.environ.get(CACHE_DIR_ENV):\n        return Path(os.environ[CACHE_DIR_ENV])\n", "",
-      f"check --exit-zero {B}/fix_less_equal.py", BEHAVIOURS, "tests/test_cache.py"),
+      f"check --exit-zero {B}/fix_less_equal.py", b("test_the_cache_folder_can_be_set_from_the_environment"), "tests/test_cache.py"),
     m("K02", "cache: the folder carries a .gitignore", '((".gitignore", "# Automatically created by tritonlint.\\n*\\n"),',
       '((".gitignore", "# Automatically created by tritonlint.\\n"),', f"check --exit-zero --cache-dir probe-cache {B}",
       "tests/test_cache.py"),
     m("K03", "cache: a warm notebook TL001 keeps its cell", " or (report.unchecked and is_notebook(file.path.name))", "",
-      f"check --exit-zero {B}/syntax_error.ipynb", BEHAVIOURS),
+      f"check --exit-zero {B}/syntax_error.ipynb", b("test_a_notebook_that_does_not_parse_is_reported_in_its_cell")),
     m("K04", "cache: the key holds the configuration", 'digest.update(json.dumps(settings, sort_keys=True).encode())', "pass",
       f"check --exit-zero --cache-dir probe-cache {B}", "tests/test_cache.py"),
     # the server
@@ -188,22 +198,21 @@ MUTATIONS: list[Mutation] = [
       LSP, "tests/test_server.py"),
     # verify's verdicts
     m("W01", "verify: one failed fix makes the run FAILED", 'if reasons or any(f.verdict == "failed" for f in report.fixes):',
-      'if all(f.verdict == "failed" for f in report.fixes):', f"verify {B}/verify_two_fixes.py --harness {B}/verify_two_fixes_harness.py --no-compile",
-      BEHAVIOURS),
+      'if all(f.verdict == "failed" for f in report.fixes):', f"verify {B}/verify_two_fixes.py --harness {B}/verify_two_fixes_harness.py --no-compile", *VERIFY),
     m("W02", "verify: VERIFIED needs every fix verified", 'elif report.fixes and all(f.verdict == "verified" for f in report.fixes):',
       'elif report.fixes and any(f.verdict == "verified" for f in report.fixes):',
-      f"verify {B}/verify_two_fixes.py --harness {B}/verify_two_fixes_harness.py --no-compile", BEHAVIOURS),
+      f"verify {B}/verify_two_fixes.py --harness {B}/verify_two_fixes_harness.py --no-compile", *VERIFY),
     m("W03", "verify: exit 0 only when verified", 'return 0 if self.verdict == "verified" else 1', 'return 0 if self.verdict != "failed" else 1',
-      f"verify {B}/verify_two_fixes.py --harness {B}/verify_two_fixes_harness.py --no-compile", BEHAVIOURS),
+      f"verify {B}/verify_two_fixes.py --harness {B}/verify_two_fixes_harness.py --no-compile", *VERIFY),
     # the rules
     m("R01", "TL102: unmasked tail stores", 'return (hazard for hazard in kernel.tail_hazards("store") if not hazard.guard)',
-      "return iter(())", f"{CHECK} {B}/launch_math_ceil.py", BEHAVIOURS, "tests/test_rules.py"),
+      "return iter(())", f"{CHECK} {B}/launch_math_ceil.py", CEIL, "tests/test_rules.py"),
     m("R02", "TL104: insufficient store masks", 'yield from checker.hazards("store")', "yield from ()",
       f"{CHECK} {FX}/insufficient-mask", "tests/test_insufficient_mask.py", "tests/test_rules.py"),
     m("R03", "TL111/TL112: guarded stores when selected", 'return (hazard for hazard in kernel.tail_hazards("store") if hazard.guard)',
-      "return iter(())", f"{CHECK} --select ALL {B}/launch_padded_block_first.py", BEHAVIOURS, "tests/test_launch.py"),
+      "return iter(())", f"{CHECK} --select ALL {B}/launch_padded_block_first.py", PADDED, "tests/test_launch.py"),
     m("X04", "fix: a masked load's `other=0`", 'OTHER = "0"', 'OTHER = "1"', f"{CHECK} --diff --unsafe-fixes {B}/readme_dot.py",
-      "tests/test_cli.py", BEHAVIOURS),
+      "tests/test_cli.py", CEIL),
 ]
 
 
@@ -272,7 +281,7 @@ def run_one(mutation: Mutation, template: Path, work: Path, probe_only: bool) ->
         last = (done.stdout.strip().splitlines() or [""])[-1]
         if done.returncode == 1:
             failed = [line.split(" ")[1] for line in done.stdout.splitlines() if line.startswith("FAILED ")]
-            return "killed", (failed[0] if failed else last), time.monotonic() - started
+            return "killed", (failed[0] if failed else last, "tests/test_cli.py", CEIL), time.monotonic() - started
         if done.returncode == 0:
             return "survived", last, time.monotonic() - started
         return "bad", f"pytest exit {done.returncode}: {last}", time.monotonic() - started

@@ -76,6 +76,10 @@ def test_lanes_are_followed_through_exp2(capsys: pytest.CaptureFixture[str]) -> 
     assert (found["line"], found["code"]) == (9, "TL105")
     assert found["message"] == "the lanes the mask of tl.load switches off reach `tl.sum` at line 11 as 1, not its identity 0"
     assert any("after `tl.exp2` (line 10)" in note for note in found["notes"])  # type: ignore[union-attr]
+    # The fix puts the sum's identity after exp2 in the lanes: exp2(-inf) == 0.
+    assert found["fix"]["title"] == ('Set `other=float("-inf")`: the lanes then reach `tl.sum` at line 11 '  # type: ignore[index]
+                                     "as its identity")
+    assert found["fix"]["edits"][0]["content"] == 'float("-inf")'  # type: ignore[index]
 
 
 # -- TL104 beside TL101 ---------------------------------------------------------------------------
@@ -105,6 +109,18 @@ def test_a_fix_taken_from_a_less_or_equal_mask_keeps_it(tmp_path: Path, capsys: 
     assert main(["check", "--no-cache", "--fix", str(kernel)]) == 0
     capsys.readouterr()
     assert kernel.read_text().splitlines()[10] == "    tl.store(Y + offs, x, mask=offs <= last)"
+
+
+def test_a_fix_derived_from_a_less_or_equal_comparison_keeps_it(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    # The store's `rows <= last` restated on the load's axis: written with `<` it would drop the last row.
+    kernel = copied(tmp_path, "fix_less_equal_comparison.py")
+    (found,) = findings(capsys, str(kernel))
+    assert found["fix"]["title"] == "Mask the load with `rows[:, None] <= last` (the comparison at line 11)"  # type: ignore[index]
+    assert main(["check", "--no-cache", "--fix", "--unsafe-fixes", str(kernel)]) == 0
+    capsys.readouterr()
+    assert kernel.read_text().splitlines()[9] == (
+        "    x = tl.load(X + rows[:, None] * BLOCK_N + cols[None, :], mask=rows[:, None] <= last, other=0)")
 
 
 # -- suppressions ---------------------------------------------------------------------------------
