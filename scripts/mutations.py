@@ -281,7 +281,7 @@ def run_one(mutation: Mutation, template: Path, work: Path, probe_only: bool) ->
         last = (done.stdout.strip().splitlines() or [""])[-1]
         if done.returncode == 1:
             failed = [line.split(" ")[1] for line in done.stdout.splitlines() if line.startswith("FAILED ")]
-            return "killed", (failed[0] if failed else last, "tests/test_cli.py", CEIL), time.monotonic() - started
+            return "killed", failed[0] if failed else last, time.monotonic() - started
         if done.returncode == 0:
             return "survived", last, time.monotonic() - started
         return "bad", f"pytest exit {done.returncode}: {last}", time.monotonic() - started
