@@ -1,8 +1,22 @@
-"""Shared pytest setup: paths. (No option rewrites expected files: scripts/regen_fixtures.py does.)"""
+"""Shared pytest setup: paths, and each test's own cache folder. (scripts/regen_fixtures.py rewrites expected files.)"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test, and every process it starts, reads and writes results in a fresh folder of its own.
+
+    Without it, checks of the fixtures share `.tritonlint_cache` beside the checkout's pyproject.toml,
+    so a test could pass on entries an earlier test (or an earlier run of the suite) left there.
+    """
+    cache = tmp_path_factory.mktemp("cache")
+    monkeypatch.setenv("TRITONLINT_CACHE_DIR", str(cache))
+    return cache

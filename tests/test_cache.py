@@ -47,6 +47,8 @@ def entries(root: Path) -> list[Path]:
 @pytest.fixture
 def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)
+    # These tests are about the default place, inside this temporary tree.
+    monkeypatch.delenv("TRITONLINT_CACHE_DIR")
     (tmp_path / "bad.py").write_text(BUGGY, encoding="utf-8")
     (tmp_path / "plain.py").write_text("print('no kernels')\n", encoding="utf-8")
     (tmp_path / "broken.py").write_text("import triton\ndef k(:\n  jit\n", encoding="utf-8")

@@ -27,6 +27,8 @@ from tritonlint.report import FileReport
 from tritonlint.rule import CHECKOUT_RULES
 
 CACHE_DIR_NAME = ".tritonlint_cache"
+# Like ruff's RUFF_CACHE_DIR: one place for every run's cache (CI, the test suite), over the default.
+CACHE_DIR_ENV = "TRITONLINT_CACHE_DIR"
 ENTRY_FORMAT = 2  # 2: an entry may list the helper modules it read, checked on load
 _PACKAGE = Path(__file__).resolve().parent
 # Parts of the package that never change what a check finds: output, the verifier, the CLI.
@@ -34,7 +36,10 @@ _NOT_ANALYSIS = {"verify", "output", "cli.py", "cache.py", "__main__.py"}
 
 
 def default_cache_dir(config: Config) -> Path:
-    """`.tritonlint_cache` beside the pyproject.toml the configuration came from, else in the cwd."""
+    """$TRITONLINT_CACHE_DIR if set, else `.tritonlint_cache` beside the configuration's pyproject.toml,
+    else in the cwd."""
+    if os.environ.get(CACHE_DIR_ENV):
+        return Path(os.environ[CACHE_DIR_ENV])
     return (config.root if config.root is not None else Path.cwd()) / CACHE_DIR_NAME
 
 

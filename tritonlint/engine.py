@@ -181,13 +181,15 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False,
     crashes: list[str] = []
     suppressed = 0
     used: list[tuple[int, str]] = []
+    # The text goes with the error so that a notebook's TL001 is placed in its cell.
     try:
         found, kernels = parse_file(text)
     except SyntaxError as error:
-        return FileReport(path, errors=(f"{path}:{error.lineno or 0}: syntax error: {error.msg}",), unchecked=True)
+        return FileReport(path, errors=(f"{path}:{error.lineno or 0}: syntax error: {error.msg}",), unchecked=True,
+                          text=text)
     except cst.ParserSyntaxError as error:
         return FileReport(path, errors=(f"{path}:{error.raw_line}: syntax error: {error.message}",),
-                          unchecked=True)
+                          unchecked=True, text=text)
     except RecursionError:
         raise NestedTooDeep(1, "parse") from None
     models, helpers, depends = build_contexts(path, text, found, kernels, config, neighbours, starts=starts,

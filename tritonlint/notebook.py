@@ -21,6 +21,8 @@ from tritonlint.diagnostics import Diagnostic
 MARKER = "# tritonlint: cell "
 _LINE_REFERENCE = re.compile(r"\bline (\d+)\b")
 _MARKER_LINE = re.compile(r"^# tritonlint: cell (\d+)\n", re.MULTILINE)
+# IPython's help suffix, `tl.load?`, `tl.load??`, `tl.*load*?`: a name alone on its line, then `?`.
+_HELP_SUFFIX = re.compile(r"[ \t]*[A-Za-z_*][\w.*]*\?{1,2}[ \t]*(\r\n|\r|\n)?")
 
 
 class NotebookError(Exception):
@@ -72,7 +74,8 @@ def _mask(source: str) -> str:
     lines = source.splitlines(keepends=True)
     if lines and lines[0].lstrip().startswith("%%"):
         return "".join(_comment(line) for line in lines)
-    return "".join(_comment(line) if line.lstrip()[:1] in ("%", "!", "?") else line for line in lines)
+    return "".join(_comment(line) if line.lstrip()[:1] in ("%", "!", "?") or _HELP_SUFFIX.fullmatch(line) else line
+                   for line in lines)
 
 
 def _comment(line: str) -> str:

@@ -228,7 +228,8 @@ def cached_report(file: SourceFile, data: bytes, cache: Cache, config: Config, *
     report = cache.load(cache_digest(file, data), file.display, file.path.parent.resolve())
     if report is None:
         return None
-    if report.diagnostics or unused:  # JSON/SARIF place fix edits with the text; TL100 reads it
+    # JSON/SARIF place fix edits with the text; TL100 reads it; a notebook's TL001 is placed by it.
+    if report.diagnostics or unused or (report.unchecked and is_notebook(file.path.name)):
         text, _ = decode_source(file, data)
         report = replace(report, text=text)
     return with_unused(report, config) if unused else report

@@ -106,8 +106,8 @@ def suppressions_in_line(line_number: int, text: str) -> list[Suppression]:
 
 
 def file_suppressions(text: str) -> Suppression | None:
-    """The file-level `# tritonlint: noqa` (every code) or `# tritonlint: noqa: TL101, ...` comments
-    of `text`, merged; None when there is none. Only real comments count: found with the tokenizer,
+    """The file-level `# tritonlint: noqa` (every code) or `# tritonlint: noqa: TL101, ...` comments,
+    each on a line of its own, of `text`, merged; None when there is none. Only real comments count: found with the tokenizer,
     never text inside a string."""
     if _FILE_NOQA.search(text) is None:  # the cheap test first: almost no file has one
         return None
@@ -118,7 +118,9 @@ def file_suppressions(text: str) -> Suppression | None:
             if token.type != tokenize.COMMENT:
                 continue
             match = _FILE_NOQA.match(token.string)
-            if match is None:
+            # Only a comment on a line of its own, as ruff's `# ruff: noqa`: one trailing code
+            # (`x = 1  # tritonlint: noqa`) is a slip for a line suppression, not the whole file.
+            if match is None or token.line[:token.start[1]].strip():
                 continue
             if match.group("codes") is None:
                 return Suppression(token.start[0], None, "")
