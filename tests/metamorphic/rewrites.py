@@ -1,0 +1,839 @@
+"""Semantics-preserving rewrites of Triton kernel sources, each with a map from old lines to new.
+
+A case is a folder of modules (a fixture, its harness, helper modules). A rewrite is a small named
+function that takes the parsed modules and returns the rewritten ones, or None when it does not
+apply. `apply` runs one and returns the new texts and where every old line went.
+
+Line mapping: before a rewrite runs, every statement (and every compound statement's header and
+every decorator) is tagged with a trailing comment `#@F.L` naming its file and line. Tags travel
+with the nodes through libcst, so after the rewrite the new position of each old statement can be
+read back from the new text. A rewrite that moves an expression out of its statement (an access
+into a helper, a flag into an assignment) marks the statement that now holds it with `#@mF.L`,
+which wins over the plain tag. Tags add text only at line ends, so positions in the tagged module
+are the original positions; they are stripped before the text is returned.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+import libcst.matchers as m
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+_TAG = re.compile(r"[ \t]*#@(m?)(\d+)\.(\d+)")
+
+
+# --------------------------------------------------------------------------------------------
+# Tagging and line maps
+
+
+class _Tagger(cst.CSTTransformer):
+    """Appends `#@F.L` to the comment ending each statement, header and decorator line."""
+
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, index: int) -> None:
+        super().__init__()
+        self.index = index
+
+    def _tag(self, ws: cst.TrailingWhitespace, line: int) -> cst.TrailingWhitespace:
+        tag = f"#@{self.index}.{line}"
+        if ws.comment is None:
+            return ws.with_changes(whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(tag))
+        return ws.with_changes(comment=cst.Comment(f"{ws.comment.value} {tag}"))
+
+    def _line(self, node: cst.CSTNode) -> int:
+        return self.get_metadata(PositionProvider, node).start.line
+
+    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine,
+                                  updated: cst.SimpleStatementLine) -> cst.SimpleStatementLine:
+        return updated.with_changes(trailing_whitespace=self._tag(updated.trailing_whitespace,
+                                                                  self._line(original)))
+
+    def leave_Decorator(self, original: cst.Decorator, updated: cst.Decorator) -> cst.Decorator:
+        return updated.with_changes(trailing_whitespace=self._tag(updated.trailing_whitespace,
+                                                                  self._line(original)))
+
+    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:  # type: ignore[override]
+        updated = super().on_leave(original, updated)  # type: ignore[assignment]
+        if isinstance(updated, cst.BaseCompoundStatement) and isinstance(original, cst.CSTNode):
+            body = updated.body
+            line = self._line(original)
+            if isinstance(body, cst.IndentedBlock):
+                updated = updated.with_changes(body=body.with_changes(header=self._tag(body.header, line)))
+            elif isinstance(body, cst.SimpleStatementSuite):
+                updated = updated.with_changes(
+                    body=body.with_changes(trailing_whitespace=self._tag(body.trailing_whitespace, line)))
+        return updated
+
+
+def tag(text: str, index: int) -> str:
+    """`text` with every statement line tagged (line numbers unchanged)."""
+    return MetadataWrapper(cst.parse_module(text)).visit(_Tagger(index)).code
+
+
+def _spans(text: str) -> Iterator[tuple[bool, int, int, int, int]]:
+    """(moved, old file, old line, new start line, new end line) of every tagged node of `text`."""
+    wrapper = MetadataWrapper(cst.parse_module(text))
+    positions = wrapper.resolve(PositionProvider)
+    lines = text.splitlines()
+    for node, pos in positions.items():
+        if isinstance(node, (cst.SimpleStatementLine, cst.Decorator)):
+            header = False
+        elif isinstance(node, cst.BaseCompoundStatement):
+            header = True  # its tag ends the header: the first tagged line from its start
+        else:
+            continue
+        last = pos.end.line
+        if header and isinstance(getattr(node, "body", None), cst.IndentedBlock) and node.body.body:
+            last = positions[node.body.body[0]].start.line - 1  # the header only, not the body
+        for number in range(pos.start.line, min(last, len(lines)) + 1):
+            found = list(_TAG.finditer(lines[number - 1]))
+            for match in found:
+                end = pos.start.line if header else pos.end.line
+                yield bool(match.group(1)), int(match.group(2)), int(match.group(3)), pos.start.line, end
+            if found:
+                break
+
+
+@dataclass
+class Rewritten:
+    """The rewritten case: new file texts and where each old (file, line) went."""
+
+    files: dict[str, str]
+    # Old (file, line) -> the new places it can be (more than one when a line's accesses were
+    # moved apart, into two helpers say).
+    line_map: dict[tuple[str, int], list[tuple[str, int]]] = field(default_factory=dict)
+
+    def map(self, file: str, line: int) -> list[tuple[str, int]]:
+        return self.line_map.get((file, line), [])
+
+
+def _old_spans(text: str) -> dict[int, int]:
+    """Old start line -> old end line of each statement (headers: one line)."""
+    out: dict[int, int] = {}
+    for _, _, line, start, end in _spans(text):
+        out[line] = max(out.get(line, line), end if start == line else line)
+    return out
+
+
+def _build_map(old: dict[str, str], tagged_old: dict[str, str], new: dict[str, str],
+               names: Sequence[str]) -> dict[tuple[str, int], list[tuple[str, int]]]:
+    result: dict[tuple[str, int], list[tuple[str, int]]] = {}
+    moved: dict[tuple[str, int], list[tuple[str, int]]] = {}
+    old_extent = {name: _old_spans(tagged_old[name]) for name in names if name in tagged_old}
+    for file, text in new.items():
+        for is_moved, index, line, start, end in _spans(text):
+            src = names[index]
+            old_end = old_extent.get(src, {}).get(line, line)
+            if is_moved:
+                moved.setdefault((src, line), []).append((file, start))
+                continue
+            same_shape = (old_end - line) == (end - start)
+            for offset in range(old_end - line + 1):
+                result.setdefault((src, line + offset), [(file, start + (offset if same_shape else 0))])
+    result.update(moved)
+    # Lines no tag covers (inside a decorator's arguments that moved, say): an identical line
+    # that is unique in the old file and in the new files.
+    new_lines: dict[str, list[tuple[str, int]]] = {}
+    for file, text in new.items():
+        for number, line in enumerate(_strip(text).splitlines(), 1):
+            new_lines.setdefault(line.strip(), []).append((file, number))
+    for file, text in old.items():
+        counts: dict[str, int] = {}
+        for line in text.splitlines():
+            counts[line.strip()] = counts.get(line.strip(), 0) + 1
+        for number, line in enumerate(text.splitlines(), 1):
+            key = line.strip()
+            if (file, number) in result or not key or counts[key] != 1:
+                continue
+            if len(new_lines.get(key, [])) == 1:
+                result[(file, number)] = [new_lines[key][0]]
+    return result
+
+
+def _strip(text: str) -> str:
+    return _TAG.sub("", text)
+
+
+# --------------------------------------------------------------------------------------------
+# What a rewrite sees
+
+
+@dataclass
+class Context:
+    """The parsed case handed to a rewrite: modules by file name, with positions."""
+
+    wrappers: dict[str, MetadataWrapper]
+    main: str
+    names: list[str]  # file names by tag index
+    modules: dict[str, cst.Module] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.modules = {name: w.module for name, w in self.wrappers.items()}
+
+    def index(self, file: str) -> int:
+        return self.names.index(file)
+
+
+Rewrite = Callable[[Context], "dict[str, cst.Module] | None"]
+
+
+def apply(rewrite: Rewrite, files: dict[str, str], main: str) -> Rewritten | None:
+    """Run `rewrite` over a case (`files`: name -> text; `main`: the fixture's name)."""
+    names = sorted(files)
+    tagged = {name: tag(files[name], names.index(name)) for name in names}
+    wrappers = {name: MetadataWrapper(cst.parse_module(text)) for name, text in tagged.items()}
+    result = rewrite(Context(wrappers, main, names))
+    if result is None:
+        return None
+    new_tagged = {name: (module.code if isinstance(module, cst.Module) else module)
+                  for name, module in result.items()}
+    for name, text in tagged.items():
+        new_tagged.setdefault(name, text)
+    line_map = _build_map(files, tagged, new_tagged, names)
+    out = {name: _strip(text) for name, text in new_tagged.items()}
+    if all(out.get(name) == files.get(name) for name in set(out) | set(files)):
+        return None  # nothing changed: the rewrite did not apply
+    return Rewritten(out, line_map)
+
+
+# --------------------------------------------------------------------------------------------
+# Reading modules
+
+
+@dataclass
+class Aliases:
+    """How a module spells triton, triton.language and triton.jit."""
+
+    triton: set[str] = field(default_factory=set)
+    language: set[str] = field(default_factory=set)
+    jit: set[str] = field(default_factory=set)
+
+    @property
+    def tl(self) -> str | None:
+        return min(self.language) if self.language else None
+
+    @property
+    def triton_name(self) -> str | None:
+        return min(self.triton) if self.triton else None
+
+
+def _dotted(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr.value}" if base else None
+    return None
+
+
+def aliases(module: cst.Module) -> Aliases:
+    found = Aliases()
+    for node in _walk(module):
+        if isinstance(node, cst.Import):
+            for alias in node.names:
+                full = _dotted(alias.name)
+                bound = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else None
+                if full == "triton":
+                    found.triton.add(bound or "triton")
+                elif full == "triton.language":
+                    if bound:
+                        found.language.add(bound)
+                    else:
+                        found.triton.add("triton")
+        elif isinstance(node, cst.ImportFrom) and not isinstance(node.names, cst.ImportStar):
+            source = _dotted(node.module) if node.module else None
+            for alias in node.names:
+                name = alias.name.value if isinstance(alias.name, cst.Name) else None
+                bound = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else name
+                if bound is None:
+                    continue
+                if source == "triton" and name == "language":
+                    found.language.add(bound)
+                elif source == "triton" and name == "jit":
+                    found.jit.add(bound)
+                elif source != "triton" and name == "tl":  # a re-export of triton.language
+                    found.language.add(bound)
+                elif source != "triton" and name == "triton":
+                    found.triton.add(bound)
+    return found
+
+
+def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
+def is_jit(decorator: cst.Decorator, names: Aliases) -> bool:
+    expr = decorator.decorator
+    if isinstance(expr, cst.Call):
+        expr = expr.func
+    dotted = _dotted(expr)
+    if dotted is None:
+        return False
+    if dotted in names.jit:
+        return True
+    base, _, attr = dotted.rpartition(".")
+    return attr == "jit" and base in names.triton
+
+
+def jit_functions(module: cst.Module) -> list[cst.FunctionDef]:
+    names = aliases(module)
+    return [n for n in _walk(module) if isinstance(n, cst.FunctionDef)
+            and any(is_jit(d, names) for d in n.decorators)]
+
+
+def all_names(modules: dict[str, cst.Module]) -> set[str]:
+    return {n.value for module in modules.values() for n in _walk(module) if isinstance(n, cst.Name)}
+
+
+class Fresh:
+    """New identifiers that no module of the case uses."""
+
+    def __init__(self, taken: set[str], stem: str = "v") -> None:
+        self.taken = set(taken)
+        self.stem = stem
+        self.count = 0
+
+    def __call__(self, stem: str | None = None) -> str:
+        while True:
+            name = f"{stem or self.stem}{self.count}"
+            self.count += 1
+            if name not in self.taken:
+                self.taken.add(name)
+                return name
+
+
+def paren(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """`expr` parenthesised unless it is atomic."""
+    if isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Integer, cst.Float, cst.Subscript)) or expr.lpar:
+        return expr
+    return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def expr(code: str) -> cst.BaseExpression:
+    return cst.parse_expression(code)
+
+
+def stmt(code: str) -> cst.BaseStatement:
+    return cst.parse_statement(code)
+
+
+def code_of(node: cst.CSTNode) -> str:
+    return cst.Module(body=[]).code_for_node(node)
+
+
+def assigned_names(node: cst.CSTNode) -> set[str]:
+    out: set[str] = set()
+    for n in _walk(node):
+        targets: list[cst.BaseExpression] = []
+        if isinstance(n, cst.Assign):
+            targets = [t.target for t in n.targets]
+        elif isinstance(n, (cst.AugAssign, cst.AnnAssign)):
+            targets = [n.target]
+        elif isinstance(n, cst.For):
+            targets = [n.target]
+        for t in targets:
+            out.update(x.value for x in _walk(t) if isinstance(x, cst.Name))
+    return out
+
+
+def used_names(node: cst.CSTNode) -> set[str]:
+    return {n.value for n in _walk(node) if isinstance(n, cst.Name)}
+
+
+def moved_tag(ctx: Context, file: str, line: int) -> str:
+    return f"#@m{ctx.index(file)}.{line}"
+
+
+def with_comment(statement: cst.SimpleStatementLine, comment: str) -> cst.SimpleStatementLine:
+    ws = statement.trailing_whitespace
+    text = f"{ws.comment.value} {comment}" if ws.comment else comment
+    return statement.with_changes(trailing_whitespace=ws.with_changes(
+        whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(text)))
+
+
+class _InJit(cst.CSTTransformer):
+    """A transformer that knows when it is inside a `@triton.jit` function."""
+
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, module: cst.Module, fresh: Fresh) -> None:
+        super().__init__()
+        self.names = aliases(module)
+        self.fresh = fresh
+        self.depth = 0
+        self.changed = 0
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        if any(is_jit(d, self.names) for d in node.decorators):
+            self.depth += 1
+        return True
+
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.BaseStatement:
+        if any(is_jit(d, self.names) for d in original.decorators):
+            self.depth -= 1
+        return updated
+
+    def line(self, node: cst.CSTNode) -> int:
+        return self.get_metadata(PositionProvider, node).start.line
+
+
+def _each_module(ctx: Context, make: Callable[[cst.Module, Fresh], _InJit],
+                 only_main: bool = True) -> dict[str, cst.Module] | None:
+    fresh = Fresh(all_names(ctx.modules))
+    out: dict[str, cst.Module] = {}
+    for name, wrapper in ctx.wrappers.items():
+        if only_main and name != ctx.main:
+            continue
+        transformer = make(wrapper.module, fresh)
+        new = wrapper.visit(transformer)
+        if transformer.changed:
+            out[name] = new
+    return out or None
+
+
+# --------------------------------------------------------------------------------------------
+# Loops
+
+
+@dataclass
+class _Range:
+    start: cst.BaseExpression
+    stop: cst.BaseExpression
+    step: cst.BaseExpression | None  # None: 1
+
+    @property
+    def start_is_zero(self) -> bool:
+        return isinstance(self.start, cst.Integer) and self.start.evaluated_value == 0
+
+
+def _range_of(loop: cst.For, builtins_only: bool = True) -> _Range | None:
+    """The bounds of `for name in range(...)` with a step that is not negative, else None."""
+    if loop.orelse is not None or not isinstance(loop.target, cst.Name) or loop.asynchronous:
+        return None
+    call = loop.iter
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "range"):
+        return None
+    if any(a.keyword or a.star for a in call.args) or not 1 <= len(call.args) <= 3:
+        return None
+    args = [a.value for a in call.args]
+    if len(args) == 1:
+        return _Range(cst.Integer("0"), args[0], None)
+    step = args[2] if len(args) == 3 else None
+    if step is not None and (isinstance(step, cst.UnaryOperation) or
+                             (isinstance(step, cst.Integer) and step.evaluated_value <= 0)):
+        return None
+    if isinstance(step, cst.Integer) and step.evaluated_value == 1:
+        step = None
+    return _Range(args[0], args[1], step)
+
+
+def _bounds_fixed(loop: cst.For, bounds: _Range) -> bool:
+    """The body assigns none of the names the bounds read (they may then be re-read in the body)."""
+    read = used_names(bounds.start) | used_names(bounds.stop) | (used_names(bounds.step) if bounds.step else set())
+    return not (read & assigned_names(loop.body))
+
+
+def _prepend(body: cst.BaseSuite, statements: Sequence[cst.BaseStatement]) -> cst.BaseSuite:
+    if isinstance(body, cst.IndentedBlock):
+        return body.with_changes(body=[*statements, *body.body])
+    assert isinstance(body, cst.SimpleStatementSuite)
+    return cst.IndentedBlock(body=[*statements, cst.SimpleStatementLine(body=body.body)],
+                             header=body.trailing_whitespace)
+
+
+class _LoopRewriter(_InJit):
+    def leave_For(self, original: cst.For, updated: cst.For) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
+        if not self.depth:
+            return updated
+        bounds = _range_of(updated)
+        if bounds is None:
+            return updated
+        new = self.rewrite(updated, bounds)
+        if new is None:
+            return updated
+        self.changed += 1
+        return new
+
+    def rewrite(self, loop: cst.For, bounds: _Range) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement] | None:
+        raise NotImplementedError
+
+
+class _Reversed(_LoopRewriter):
+    # `for k in range(a, b, s)` visits a, a+s, ... < b; `for r in range(b - a, 0, -s)` with
+    # `k = b - r` visits the same k in the same order (r = b - a, b - a - s, ... > 0).
+    def rewrite(self, loop: cst.For, bounds: _Range) -> cst.For | None:
+        if not _bounds_fixed(loop, bounds):
+            return None
+        assert isinstance(loop.target, cst.Name)
+        r = self.fresh("r")
+        top = bounds.stop if bounds.start_is_zero else cst.BinaryOperation(
+            paren(bounds.stop), cst.Subtract(), paren(bounds.start))
+        step = expr("-1") if bounds.step is None else (
+            cst.UnaryOperation(cst.Minus(), paren(bounds.step)))
+        new_iter = cst.Call(cst.Name("range"), [cst.Arg(top), cst.Arg(expr("0")), cst.Arg(step)])
+        first = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(loop.target)],
+                                                    cst.BinaryOperation(paren(bounds.stop), cst.Subtract(),
+                                                                        cst.Name(r)))])
+        return loop.with_changes(target=cst.Name(r), iter=new_iter, body=_prepend(loop.body, [first]))
+
+
+class _TileCounted(_LoopRewriter):
+    # `for k in range(a, b, s)` -> `for i in range(0, tl.cdiv(b - a, s))` with `k = a + i * s`:
+    # cdiv(b - a, s) iterations, the same k in the same order.
+    def rewrite(self, loop: cst.For, bounds: _Range) -> cst.For | None:
+        tl = self.names.tl
+        if bounds.step is None or tl is None or not _bounds_fixed(loop, bounds):
+            return None
+        assert isinstance(loop.target, cst.Name)
+        i = self.fresh("i")
+        extent = bounds.stop if bounds.start_is_zero else cst.BinaryOperation(
+            paren(bounds.stop), cst.Subtract(), paren(bounds.start))
+        count = cst.Call(expr(f"{tl}.cdiv"), [cst.Arg(extent), cst.Arg(bounds.step)])
+        new_iter = cst.Call(cst.Name("range"), [cst.Arg(expr("0")), cst.Arg(count)])
+        value: cst.BaseExpression = cst.BinaryOperation(cst.Name(i), cst.Multiply(), paren(bounds.step))
+        if not bounds.start_is_zero:
+            value = cst.BinaryOperation(paren(bounds.start), cst.Add(), value)
+        first = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(loop.target)], value)])
+        return loop.with_changes(target=cst.Name(i), iter=new_iter, body=_prepend(loop.body, [first]))
+
+
+class _TlRange(_LoopRewriter):
+    # `tl.range` iterates exactly like `range` (its extra arguments only tune pipelining).
+    def rewrite(self, loop: cst.For, bounds: _Range) -> cst.For | None:
+        tl = self.names.tl
+        if tl is None:
+            return None
+        assert isinstance(loop.iter, cst.Call)
+        return loop.with_changes(iter=loop.iter.with_changes(func=expr(f"{tl}.range")))
+
+
+def _has_continue(body: cst.CSTNode) -> bool:
+    """A `continue` or `break` of this loop (not of a loop nested in it)."""
+    def walk(node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.Continue, cst.Break)):
+            return True
+        if isinstance(node, (cst.For, cst.While, cst.FunctionDef)):
+            return False
+        return any(walk(c) for c in node.children)
+    return any(walk(c) for c in body.children)
+
+
+class _While(_LoopRewriter):
+    # `for k in range(a, b, s): body` -> `k = a; while k < b: body; k += s` (body without
+    # continue/break and not assigning k or the bounds).
+    def rewrite(self, loop: cst.For, bounds: _Range) -> cst.FlattenSentinel[cst.BaseStatement] | None:
+        assert isinstance(loop.target, cst.Name)
+        if (not _bounds_fixed(loop, bounds) or loop.target.value in assigned_names(loop.body)
+                or _has_continue(loop.body) or not isinstance(loop.body, cst.IndentedBlock)):
+            return None
+        k = loop.target.value
+        start = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(k))], bounds.start)])
+        step = bounds.step or cst.Integer("1")
+        bump = cst.SimpleStatementLine([cst.AugAssign(cst.Name(k), cst.AddAssign(), step)])
+        body = loop.body.with_changes(body=[*loop.body.body, bump])
+        test = cst.Comparison(cst.Name(k), [cst.ComparisonTarget(cst.LessThan(), paren(bounds.stop))])
+        new = cst.While(test=test, body=body, leading_lines=[])
+        return cst.FlattenSentinel([start.with_changes(leading_lines=loop.leading_lines), new])
+
+
+def loop_reversed(ctx: Context) -> dict[str, cst.Module] | None:
+    """`for k in range(a, b, s)` counted down: `for r in range(b - a, 0, -s): k = b - r`."""
+    return _each_module(ctx, _Reversed)
+
+
+def loop_tile_counted(ctx: Context) -> dict[str, cst.Module] | None:
+    """`for k in range(a, b, s)` counted in tiles: `for i in range(0, tl.cdiv(b - a, s)): k = a + i * s`."""
+    return _each_module(ctx, _TileCounted)
+
+
+def loop_tl_range(ctx: Context) -> dict[str, cst.Module] | None:
+    """`for k in range(...)` as `for k in tl.range(...)`."""
+    return _each_module(ctx, _TlRange)
+
+
+def loop_while(ctx: Context) -> dict[str, cst.Module] | None:
+    """`for k in range(a, b, s)` as `k = a` / `while k < b:` ... `k += s`."""
+    return _each_module(ctx, _While)
+
+
+class _StridedFromTiles(_LoopRewriter):
+    # `for k in range(0, cdiv(X, S))` -> `for o in range(0, X, S)` with `k = o // S`: o runs over
+    # 0, S, ... < X, cdiv(X, S) values, and o // S is 0, 1, ... in order.
+    def rewrite(self, loop: cst.For, bounds: _Range) -> cst.For | None:
+        stop = bounds.stop
+        if bounds.step is not None or not bounds.start_is_zero or not _bounds_fixed(loop, bounds):
+            return None
+        if not (isinstance(stop, cst.Call) and (_dotted(stop.func) or "").rpartition(".")[2] == "cdiv"
+                and len(stop.args) == 2 and not any(a.keyword or a.star for a in stop.args)):
+            return None
+        assert isinstance(loop.target, cst.Name)
+        extent, step = stop.args[0].value, stop.args[1].value
+        o = self.fresh("o")
+        new_iter = cst.Call(cst.Name("range"), [cst.Arg(expr("0")), cst.Arg(extent), cst.Arg(step)])
+        first = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(loop.target)],
+                                                    cst.BinaryOperation(cst.Name(o), cst.FloorDivide(), paren(step)))])
+        return loop.with_changes(target=cst.Name(o), iter=new_iter, body=_prepend(loop.body, [first]))
+
+
+def loop_strided(ctx: Context) -> dict[str, cst.Module] | None:
+    """`for k in range(0, cdiv(X, S))` walked in elements: `for o in range(0, X, S): k = o // S`."""
+    return _each_module(ctx, _StridedFromTiles)
+
+
+# --------------------------------------------------------------------------------------------
+# Names
+
+
+_BUILTINS = set(dir(__builtins__)) if isinstance(__builtins__, dict) is False else set(__builtins__)
+
+
+def _module_bound(module: cst.Module) -> set[str]:
+    """Names bound at module level (imports, functions, classes, globals): never renamed."""
+    out: set[str] = set()
+    for statement in module.body:
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            out.add(statement.name.value)
+        for node in _walk(statement):
+            if isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
+                for alias in node.names:
+                    if alias.asname and isinstance(alias.asname.name, cst.Name):
+                        out.add(alias.asname.name.value)
+                    else:
+                        out.add((_dotted(alias.name) or "").split(".")[0])
+        if isinstance(statement, cst.SimpleStatementLine):
+            out |= assigned_names(statement)
+        if isinstance(statement, (cst.If, cst.Try, cst.With, cst.For)):  # module-level blocks
+            out |= assigned_names(statement)
+    return out
+
+
+def _function_names(fn: cst.FunctionDef) -> set[str]:
+    params = fn.params
+    found = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            found.add(star.name.value)
+    return found | assigned_names(fn.body)
+
+
+class _Renamer(cst.CSTTransformer):
+    def __init__(self, mapping: dict[str, str], names: dict[str, str], callees: set[str]) -> None:
+        super().__init__()
+        self.mapping = mapping  # keywords and strings
+        self.names = names  # identifiers of this module
+        self.callees = callees  # functions of the case whose keyword arguments are renamed too
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
+        return updated.with_changes(value=self.names.get(updated.value, updated.value))
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
+        return updated.with_changes(attr=original.attr)  # `x.attr`: only the object is a name
+
+    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+        return updated if original.keyword is None else updated.with_changes(keyword=original.keyword)
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        func = original.func
+        launch = isinstance(func, cst.Subscript)  # kernel[grid](...): a launch, whatever the callee
+        while isinstance(func, cst.Subscript):
+            func = func.value
+        name = (_dotted(func) or "").rpartition(".")[2]
+        if name not in self.callees and not launch:
+            return updated
+        args = [a.with_changes(keyword=cst.Name(self.mapping.get(a.keyword.value, a.keyword.value)))
+                if a.keyword is not None else a for a in updated.args]
+        return updated.with_changes(args=args)
+
+    def leave_SimpleString(self, original: cst.SimpleString, updated: cst.SimpleString) -> cst.SimpleString:
+        # Parameter names spelled as strings: autotune keys, Config dicts, heuristics `args["K"]`.
+        value = original.evaluated_value
+        if isinstance(value, str) and value in self.mapping and original.prefix == "":
+            quote = original.quote
+            return updated.with_changes(value=f"{quote}{self.mapping[value]}{quote}")
+        return updated
+
+
+def rename(ctx: Context) -> dict[str, cst.Module] | None:
+    """Every parameter and local of every jit function renamed, consistently, to a meaningless name.
+
+    The same old name gets the same new name everywhere in the case (launch keywords, autotune
+    keys and configs, heuristics `args[...]`, the harness), so launches stay correct. Names bound
+    at module level (imports, functions, globals) and attributes keep their spelling.
+    """
+    modules = ctx.modules
+    kernels = {name: jit_functions(module) for name, module in modules.items()}
+    local: set[str] = set()
+    for fns in kernels.values():
+        for fn in fns:
+            local |= _function_names(fn)
+    # Names bound at the top of a module holding kernels are never renamed; those bound at the
+    # top of another module (a harness's `BLOCK = 16`) keep their spelling there only.
+    bound = {name: _module_bound(module) for name, module in modules.items()}
+    keep = set(_BUILTINS).union(*(bound[name] for name, fns in kernels.items() if fns))
+    targets = sorted(local - keep)
+    if not targets:
+        return None
+    fresh = Fresh(all_names(modules), "n")
+    mapping = {old: fresh() for old in targets}
+    callees = {fn.name.value for fns in kernels.values() for fn in fns}
+    # Host functions of the case whose parameters were renamed are called with renamed keywords too.
+    for module in modules.values():
+        for node in _walk(module):
+            if isinstance(node, cst.FunctionDef) and set(_function_names(node)) & set(mapping):
+                callees.add(node.name.value)
+    out = {}
+    for name, module in modules.items():
+        names_here = {old: new for old, new in mapping.items() if old not in bound[name]}
+        new = module.visit(_Renamer(mapping, names_here, callees))
+        if not new.deep_equals(module):
+            out[name] = new
+    return out or None
+
+
+# --------------------------------------------------------------------------------------------
+# How the kernel is jitted
+
+
+def _apply_decorators(name: str, decorators: Sequence[cst.Decorator]) -> cst.BaseExpression:
+    value: cst.BaseExpression = cst.Name(name)
+    for decorator in reversed(decorators):
+        value = cst.Call(decorator.decorator, [cst.Arg(value)])
+    return value
+
+
+def jit_by_assignment(ctx: Context) -> dict[str, cst.Module] | None:
+    """`@triton.jit def f` (and the decorators above it) as a plain def followed by `f = triton.jit(f)`."""
+    module = ctx.modules[ctx.main]
+    names = aliases(module)
+    body: list[cst.BaseStatement] = []
+    changed = False
+    for statement in module.body:
+        if isinstance(statement, cst.FunctionDef) and any(is_jit(d, names) for d in statement.decorators):
+            decorators = statement.decorators
+            assign = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(statement.name.value))],
+                                                         _apply_decorators(statement.name.value, decorators))])
+            leading = list(decorators[0].leading_lines) if decorators else []
+            body.append(statement.with_changes(decorators=[], leading_lines=leading or statement.leading_lines))
+            body.append(assign)
+            changed = True
+        else:
+            body.append(statement)
+    return {ctx.main: module.with_changes(body=body)} if changed else None
+
+
+# --------------------------------------------------------------------------------------------
+# Accesses moved into jit helpers
+
+
+def _literal(node: cst.BaseExpression, tl: str) -> bool:
+    """A value that can be written inside the helper as it stands (a constant, a tl dtype)."""
+    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)):
+        return True
+    if isinstance(node, cst.Name):
+        return node.value in ("None", "True", "False")
+    if isinstance(node, cst.UnaryOperation):
+        return _literal(node.expression, tl)
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return all(_literal(e.value, tl) for e in node.elements if isinstance(e, cst.Element))
+    if isinstance(node, cst.Attribute):
+        return (_dotted(node) or "").startswith(f"{tl}.")
+    return False
+
+
+class _Mover(_InJit):
+    """Replaces every tl.load/tl.store in jit functions by a call to a new one-access jit helper."""
+
+    def __init__(self, module: cst.Module, fresh: Fresh, ctx: Context, file: str) -> None:
+        super().__init__(module, fresh)
+        self.ctx = ctx
+        self.file = file
+        self.helpers: list[cst.FunctionDef] = []
+        self.jit = None
+        if self.names.triton_name:
+            self.jit = f"{self.names.triton_name}.jit"
+        elif self.names.jit:
+            self.jit = min(self.names.jit)
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        tl = self.names.tl
+        if not self.depth or tl is None or self.jit is None:
+            return updated
+        kind = _dotted(updated.func)
+        if kind not in (f"{tl}.load", f"{tl}.store") or any(a.star for a in updated.args):
+            return updated
+        params: list[str] = []
+        passed: list[cst.Arg] = []
+        inner: list[cst.Arg] = []
+        for arg in updated.args:
+            value = arg.value
+            if _literal(value, tl):
+                inner.append(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+                continue
+            p = self.fresh("p")
+            params.append(p)
+            passed.append(cst.Arg(value))  # positional: the helper's parameters are in order
+            inner.append(arg.with_changes(value=cst.Name(p), comma=cst.MaybeSentinel.DEFAULT))
+        name = self.fresh("access")
+        call = cst.Call(expr(kind), inner)
+        small: cst.BaseSmallStatement = cst.Return(call) if kind.endswith("load") else cst.Expr(call)
+        line = self.line(original)
+        body = with_comment(cst.SimpleStatementLine([small]), moved_tag(self.ctx, self.file, line))
+        self.helpers.append(cst.FunctionDef(
+            name=cst.Name(name),
+            params=cst.Parameters([cst.Param(cst.Name(p)) for p in params]),
+            body=cst.IndentedBlock([body]),
+            decorators=[cst.Decorator(expr(self.jit))],
+            leading_lines=[cst.EmptyLine(), cst.EmptyLine()]))
+        self.changed += 1
+        return cst.Call(cst.Name(name), passed)
+
+
+def _after_imports(module: cst.Module) -> int:
+    """Index in module.body after the last top-level import."""
+    last = 0
+    for i, statement in enumerate(module.body):
+        if isinstance(statement, cst.SimpleStatementLine) and any(
+                isinstance(s, (cst.Import, cst.ImportFrom)) for s in statement.body):
+            last = i + 1
+    return last
+
+
+def _move_accesses(ctx: Context, other_module: bool) -> dict[str, cst.Module] | None:
+    wrapper = ctx.wrappers[ctx.main]
+    fresh = Fresh(all_names(ctx.modules) | {n.rsplit(".", 1)[0] for n in ctx.names})
+    mover = _Mover(wrapper.module, fresh, ctx, ctx.main)
+    module = wrapper.visit(mover)
+    if not mover.helpers:
+        return None
+    at = _after_imports(module)
+    if not other_module:
+        body = [*module.body[:at], *mover.helpers, *module.body[at:]]
+        return {ctx.main: module.with_changes(body=body)}
+    stem = fresh(ctx.main.rsplit(".", 1)[0] + "_access")
+    names = mover.names
+    header = [stmt(f"import {names.triton_name or 'triton'}" if names.triton_name in (None, "triton")
+                   else f"import triton as {names.triton_name}")]
+    if mover.jit and not names.triton_name:
+        header = [stmt(f"from triton import jit as {mover.jit}")]
+    header.append(stmt(f"import triton.language as {names.tl}"))
+    helper_module = cst.Module(body=[*header, *mover.helpers])
+    imported = stmt(f"from {stem} import {', '.join(h.name.value for h in mover.helpers)}")
+    body = [*module.body[:at], imported, *module.body[at:]]
+    return {ctx.main: module.with_changes(body=body), f"{stem}.py": helper_module}
+
+
+def helper_same_module(ctx: Context) -> dict[str, cst.Module] | None:
+    """Every tl.load/tl.store of a kernel moved into its own `@triton.jit` helper in the same module."""
+    return _move_accesses(ctx, other_module=False)
+
+
+def helper_other_module(ctx: Context) -> dict[str, cst.Module] | None:
+    """Every tl.load/tl.store moved into its own `@triton.jit` helper in a new module, imported by name."""
+    return _move_accesses(ctx, other_module=True)
