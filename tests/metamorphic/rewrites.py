@@ -15,88 +15,96 @@ are the original positions; they are stripped before the text is returned.
 
 from __future__ import annotations
 
+import ast
+import bisect
+import dataclasses
+import io
 import re
+import tokenize
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
-import libcst.matchers as m
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 _TAG = re.compile(r"[ \t]*#@(m?)(\d+)\.(\d+)")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 # --------------------------------------------------------------------------------------------
-# Tagging and line maps
+# Tagging and line maps (Python's ast and tokenize: fast enough to redo for every rewrite)
+
+_COMPOUND = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.FunctionDef,
+             ast.AsyncFunctionDef, ast.ClassDef, ast.Try)
 
 
-class _Tagger(cst.CSTTransformer):
-    """Appends `#@F.L` to the comment ending each statement, header and decorator line."""
+def _header_colons(text: str) -> list[tuple[int, int]]:
+    """Positions of every ':' outside brackets (where a compound statement's header ends)."""
+    depth = 0
+    out = []
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type == tokenize.OP:
+            if tok.string in "([{":
+                depth += 1
+            elif tok.string in ")]}":
+                depth -= 1
+            elif tok.string == ":" and depth == 0:
+                out.append(tok.start)
+    return out
 
-    METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, index: int) -> None:
-        super().__init__()
-        self.index = index
+def _tag_lines(text: str) -> dict[int, tuple[int, int]]:
+    """Line holding a node's tag -> (the node's start line, the last line of its span).
 
-    def _tag(self, ws: cst.TrailingWhitespace, line: int) -> cst.TrailingWhitespace:
-        tag = f"#@{self.index}.{line}"
-        if ws.comment is None:
-            return ws.with_changes(whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(tag))
-        return ws.with_changes(comment=cst.Comment(f"{ws.comment.value} {tag}"))
+    Simple statements are tagged on their last line, compound statements on the line that ends
+    their header (their span is that header's first line), decorators on their last line.
+    """
+    tree = ast.parse(text)
+    colons = _header_colons(text)
+    out: dict[int, tuple[int, int]] = {}
 
-    def _line(self, node: cst.CSTNode) -> int:
-        return self.get_metadata(PositionProvider, node).start.line
+    def put(line: int, start: int, end: int) -> None:
+        if line not in out or start < out[line][0]:
+            out[line] = (start, end)
 
-    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine,
-                                  updated: cst.SimpleStatementLine) -> cst.SimpleStatementLine:
-        return updated.with_changes(trailing_whitespace=self._tag(updated.trailing_whitespace,
-                                                                  self._line(original)))
-
-    def leave_Decorator(self, original: cst.Decorator, updated: cst.Decorator) -> cst.Decorator:
-        return updated.with_changes(trailing_whitespace=self._tag(updated.trailing_whitespace,
-                                                                  self._line(original)))
-
-    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:  # type: ignore[override]
-        updated = super().on_leave(original, updated)  # type: ignore[assignment]
-        if isinstance(updated, cst.BaseCompoundStatement) and isinstance(original, cst.CSTNode):
-            body = updated.body
-            line = self._line(original)
-            if isinstance(body, cst.IndentedBlock):
-                updated = updated.with_changes(body=body.with_changes(header=self._tag(body.header, line)))
-            elif isinstance(body, cst.SimpleStatementSuite):
-                updated = updated.with_changes(
-                    body=body.with_changes(trailing_whitespace=self._tag(body.trailing_whitespace, line)))
-        return updated
+    for node in ast.walk(tree):
+        if isinstance(node, _COMPOUND):
+            i = bisect.bisect_left(colons, (node.lineno, node.col_offset))
+            if i < len(colons):
+                put(colons[i][0], node.lineno, node.lineno)
+            for decorator in getattr(node, "decorator_list", []):
+                end = decorator.end_lineno or decorator.lineno
+                put(end, decorator.lineno, end)
+        elif isinstance(node, ast.stmt):
+            end = node.end_lineno or node.lineno
+            put(end, node.lineno, end)
+    return out
 
 
 def tag(text: str, index: int) -> str:
-    """`text` with every statement line tagged (line numbers unchanged)."""
-    return MetadataWrapper(cst.parse_module(text)).visit(_Tagger(index)).code
+    """`text` with every statement, header and decorator tagged `#@index.line` (line numbers unchanged)."""
+    lines = text.splitlines(keepends=True)
+    comments = {tok.start[0] for tok in tokenize.generate_tokens(io.StringIO(text).readline)
+                if tok.type == tokenize.COMMENT}
+    for line, (start, _) in sorted(_tag_lines(text).items()):
+        body = lines[line - 1]
+        stripped = body.rstrip("\r\n")
+        eol = body[len(stripped):]
+        sep = " " if line in comments else "  "
+        lines[line - 1] = f"{stripped}{sep}#@{index}.{start}{eol}"
+    return "".join(lines)
 
 
 def _spans(text: str) -> Iterator[tuple[bool, int, int, int, int]]:
-    """(moved, old file, old line, new start line, new end line) of every tagged node of `text`."""
-    wrapper = MetadataWrapper(cst.parse_module(text))
-    positions = wrapper.resolve(PositionProvider)
-    lines = text.splitlines()
-    for node, pos in positions.items():
-        if isinstance(node, (cst.SimpleStatementLine, cst.Decorator)):
-            header = False
-        elif isinstance(node, cst.BaseCompoundStatement):
-            header = True  # its tag ends the header: the first tagged line from its start
-        else:
+    """(moved, old file, old line, new start line, new end line) of every tag in `text`."""
+    where = _tag_lines(text)
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type != tokenize.COMMENT:
             continue
-        last = pos.end.line
-        if header and isinstance(getattr(node, "body", None), cst.IndentedBlock) and node.body.body:
-            last = positions[node.body.body[0]].start.line - 1  # the header only, not the body
-        for number in range(pos.start.line, min(last, len(lines)) + 1):
-            found = list(_TAG.finditer(lines[number - 1]))
-            for match in found:
-                end = pos.start.line if header else pos.end.line
-                yield bool(match.group(1)), int(match.group(2)), int(match.group(3)), pos.start.line, end
-            if found:
-                break
+        line = tok.start[0]
+        start, end = where.get(line, (line, line))
+        for match in _TAG.finditer(tok.string):
+            yield bool(match.group(1)), int(match.group(2)), int(match.group(3)), start, end
 
 
 @dataclass
@@ -112,19 +120,10 @@ class Rewritten:
         return self.line_map.get((file, line), [])
 
 
-def _old_spans(text: str) -> dict[int, int]:
-    """Old start line -> old end line of each statement (headers: one line)."""
-    out: dict[int, int] = {}
-    for _, _, line, start, end in _spans(text):
-        out[line] = max(out.get(line, line), end if start == line else line)
-    return out
-
-
-def _build_map(old: dict[str, str], tagged_old: dict[str, str], new: dict[str, str],
+def _build_map(old: dict[str, str], old_extent: dict[str, dict[int, int]], new: dict[str, str],
                names: Sequence[str]) -> dict[tuple[str, int], list[tuple[str, int]]]:
     result: dict[tuple[str, int], list[tuple[str, int]]] = {}
     moved: dict[tuple[str, int], list[tuple[str, int]]] = {}
-    old_extent = {name: _old_spans(tagged_old[name]) for name in names if name in tagged_old}
     for file, text in new.items():
         for is_moved, index, line, start, end in _spans(text):
             src = names[index]
@@ -163,17 +162,26 @@ def _strip(text: str) -> str:
 # What a rewrite sees
 
 
-@dataclass
 class Context:
-    """The parsed case handed to a rewrite: modules by file name, with positions."""
+    """A case parsed once and handed to every rewrite: tagged modules by file name."""
 
-    wrappers: dict[str, MetadataWrapper]
-    main: str
-    names: list[str]  # file names by tag index
-    modules: dict[str, cst.Module] = field(default_factory=dict)
+    def __init__(self, files: dict[str, str], main: str) -> None:
+        self.files = files
+        self.main = main
+        self.names = sorted(files)
+        self.tagged = {name: tag(files[name], i) for i, name in enumerate(self.names)}
+        self.modules = {name: cst.parse_module(text) for name, text in self.tagged.items()}
+        self.extent = {name: {start: end for start, end in _tag_lines(text).values()}
+                       for name, text in files.items()}
+        self.identifiers = set(_IDENT.findall("\n".join(files.values()))) | {
+            n.rsplit(".", 1)[0] for n in self.names}
+        self._wrappers: dict[str, MetadataWrapper] = {}
 
-    def __post_init__(self) -> None:
-        self.modules = {name: w.module for name, w in self.wrappers.items()}
+    def wrapper(self, file: str) -> MetadataWrapper:
+        """The module with positions, for rewrites that need an expression's line."""
+        if file not in self._wrappers:
+            self._wrappers[file] = MetadataWrapper(self.modules[file], unsafe_skip_copy=True)
+        return self._wrappers[file]
 
     def index(self, file: str) -> int:
         return self.names.index(file)
@@ -182,21 +190,18 @@ class Context:
 Rewrite = Callable[[Context], "dict[str, cst.Module] | None"]
 
 
-def apply(rewrite: Rewrite, files: dict[str, str], main: str) -> Rewritten | None:
-    """Run `rewrite` over a case (`files`: name -> text; `main`: the fixture's name)."""
-    names = sorted(files)
-    tagged = {name: tag(files[name], names.index(name)) for name in names}
-    wrappers = {name: MetadataWrapper(cst.parse_module(text)) for name, text in tagged.items()}
-    result = rewrite(Context(wrappers, main, names))
+def apply(rewrite: Rewrite, files: dict[str, str] | Context, main: str | None = None) -> Rewritten | None:
+    """Run `rewrite` over a case (`files`: name -> text, `main`: the fixture; or a prepared Context)."""
+    ctx = files if isinstance(files, Context) else Context(files, main or "")
+    result = rewrite(ctx)
     if result is None:
         return None
-    new_tagged = {name: (module.code if isinstance(module, cst.Module) else module)
-                  for name, module in result.items()}
-    for name, text in tagged.items():
+    new_tagged = {name: module.code for name, module in result.items()}
+    for name, text in ctx.tagged.items():
         new_tagged.setdefault(name, text)
-    line_map = _build_map(files, tagged, new_tagged, names)
+    line_map = _build_map(ctx.files, ctx.extent, new_tagged, ctx.names)
     out = {name: _strip(text) for name, text in new_tagged.items()}
-    if all(out.get(name) == files.get(name) for name in set(out) | set(files)):
+    if all(out.get(name) == ctx.files.get(name) for name in set(out) | set(ctx.files)):
         return None  # nothing changed: the rewrite did not apply
     return Rewritten(out, line_map)
 
@@ -263,10 +268,26 @@ def aliases(module: cst.Module) -> Aliases:
     return found
 
 
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
 def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    yield node
-    for child in node.children:
-        yield from _walk(child)
+    """Every node under `node` (itself included), read off the dataclass fields (a libcst visitor
+    pass is ten times slower, and the suite walks every fixture under every rewrite)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        kind = type(current)
+        names = _FIELDS.get(kind)
+        if names is None:
+            names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(current))
+        for name in names:
+            value = getattr(current, name)
+            if isinstance(value, cst.CSTNode):
+                stack.append(value)
+            elif isinstance(value, (list, tuple)):
+                stack.extend(v for v in reversed(value) if isinstance(v, cst.CSTNode))
 
 
 def is_jit(decorator: cst.Decorator, names: Aliases) -> bool:
@@ -288,8 +309,9 @@ def jit_functions(module: cst.Module) -> list[cst.FunctionDef]:
             and any(is_jit(d, names) for d in n.decorators)]
 
 
-def all_names(modules: dict[str, cst.Module]) -> set[str]:
-    return {n.value for module in modules.values() for n in _walk(module) if isinstance(n, cst.Name)}
+def all_names(ctx: Context) -> set[str]:
+    """Every identifier-like word of the case's texts (a superset of its names)."""
+    return set(ctx.identifiers)
 
 
 class Fresh:
@@ -361,8 +383,6 @@ def with_comment(statement: cst.SimpleStatementLine, comment: str) -> cst.Simple
 class _InJit(cst.CSTTransformer):
     """A transformer that knows when it is inside a `@triton.jit` function."""
 
-    METADATA_DEPENDENCIES = (PositionProvider,)
-
     def __init__(self, module: cst.Module, fresh: Fresh) -> None:
         super().__init__()
         self.names = aliases(module)
@@ -380,19 +400,17 @@ class _InJit(cst.CSTTransformer):
             self.depth -= 1
         return updated
 
-    def line(self, node: cst.CSTNode) -> int:
-        return self.get_metadata(PositionProvider, node).start.line
 
 
 def _each_module(ctx: Context, make: Callable[[cst.Module, Fresh], _InJit],
                  only_main: bool = True) -> dict[str, cst.Module] | None:
-    fresh = Fresh(all_names(ctx.modules))
+    fresh = Fresh(all_names(ctx))
     out: dict[str, cst.Module] = {}
-    for name, wrapper in ctx.wrappers.items():
+    for name, module in ctx.modules.items():
         if only_main and name != ctx.main:
             continue
-        transformer = make(wrapper.module, fresh)
-        new = wrapper.visit(transformer)
+        transformer = make(module, fresh)
+        new = module.visit(transformer)
         if transformer.changed:
             out[name] = new
     return out or None
@@ -680,7 +698,7 @@ def rename(ctx: Context) -> dict[str, cst.Module] | None:
     targets = sorted(local - keep)
     if not targets:
         return None
-    fresh = Fresh(all_names(modules), "n")
+    fresh = Fresh(all_names(ctx), "n")
     mapping = {old: fresh() for old in targets}
     callees = {fn.name.value for fns in kernels.values() for fn in fns}
     # Host functions of the case whose parameters were renamed are called with renamed keywords too.
@@ -750,6 +768,8 @@ def _literal(node: cst.BaseExpression, tl: str) -> bool:
 class _Mover(_InJit):
     """Replaces every tl.load/tl.store in jit functions by a call to a new one-access jit helper."""
 
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
     def __init__(self, module: cst.Module, fresh: Fresh, ctx: Context, file: str) -> None:
         super().__init__(module, fresh)
         self.ctx = ctx
@@ -783,7 +803,7 @@ class _Mover(_InJit):
         name = self.fresh("access")
         call = cst.Call(expr(kind), inner)
         small: cst.BaseSmallStatement = cst.Return(call) if kind.endswith("load") else cst.Expr(call)
-        line = self.line(original)
+        line = self.get_metadata(PositionProvider, original).start.line
         body = with_comment(cst.SimpleStatementLine([small]), moved_tag(self.ctx, self.file, line))
         self.helpers.append(cst.FunctionDef(
             name=cst.Name(name),
@@ -806,9 +826,9 @@ def _after_imports(module: cst.Module) -> int:
 
 
 def _move_accesses(ctx: Context, other_module: bool) -> dict[str, cst.Module] | None:
-    wrapper = ctx.wrappers[ctx.main]
-    fresh = Fresh(all_names(ctx.modules) | {n.rsplit(".", 1)[0] for n in ctx.names})
-    mover = _Mover(wrapper.module, fresh, ctx, ctx.main)
+    wrapper = ctx.wrapper(ctx.main)
+    fresh = Fresh(all_names(ctx))
+    mover = _Mover(ctx.modules[ctx.main], fresh, ctx, ctx.main)
     module = wrapper.visit(mover)
     if not mover.helpers:
         return None

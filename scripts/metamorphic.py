@@ -1,0 +1,37 @@
+"""Print the metamorphic matrix: every fixture under every semantics-preserving rewrite.
+
+Usage: python scripts/metamorphic.py [--only SUBSTRING] [--rewrite NAME ...] [--keep DIR]
+A cell holds when `tritonlint check` reports on the rewritten fixture exactly what it reports on
+the original (same codes, at the lines the rewrite moved them to; look-alikes quiet), breaks
+otherwise, and is n/a when the rewrite does not apply. `--keep DIR` leaves the rewritten trees.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "metamorphic"))
+
+import matrix  # noqa: E402
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", help="fixtures whose id contains this")
+    parser.add_argument("--rewrite", action="append", choices=sorted(matrix.REWRITES))
+    parser.add_argument("--keep", type=Path)
+    args = parser.parse_args()
+    cases = [c for c in matrix.cases() if not args.only or args.only in c.id]
+    rewrites = {n: matrix.REWRITES[n] for n in args.rewrite} if args.rewrite else matrix.REWRITES
+    start = time.monotonic()
+    cells = matrix.run(cases, rewrites, keep=args.keep)
+    print(matrix.render(cells))
+    print(f"({len(cases)} fixtures x {len(rewrites)} rewrites in {time.monotonic() - start:.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
