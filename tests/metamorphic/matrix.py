@@ -29,6 +29,9 @@ REWRITES: dict[str, R.Rewrite] = {
     "helper_other_module": R.helper_other_module,
     "jit_by_assignment": R.jit_by_assignment,
     "rename": R.rename,
+    "flag_name_before_launch": R.flag_name_before_launch,
+    "flag_by_heuristics": R.flag_by_heuristics,
+    "tiles_by_autotune": R.tiles_by_autotune,
 }
 
 
@@ -211,4 +214,44 @@ def render(cells: Sequence[Cell]) -> str:
     pct = 100.0 * held / applicable if applicable else 100.0
     lines.append(f"\n{held} of {applicable} applicable cells hold ({pct:.1f} %); "
                  f"{len(cells) - applicable} cells n/a")
+    return "\n".join(lines)
+
+
+# Why a cell breaks, by rewrite and by what changed: the text recorded beside each known break.
+_REASONS = {
+    ("loop_reversed", "lost"): "a loop counted down (`for r in range(b - a, 0, -s)`, `k = b - r`) is not read as a tile walk",
+    ("loop_reversed", "new"): "a loop counted down is not read as a tile walk, so what bounds its last tile is not seen",
+    ("loop_while", "lost"): "a `while k < b: ... k += s` tile loop is not read as a tile walk",
+    ("loop_while", "new"): "a `while` tile loop is not read as a tile walk, so what bounds its last tile is not seen",
+    ("loop_tile_counted", "lost"): "a loop counted in tiles (`range(0, tl.cdiv(b - a, s))`, `k = a + i * s`) is not read like the strided loop it replaces",
+    ("loop_tile_counted", "new"): "a loop counted in tiles is not read like the strided loop it replaces: a guard of the original is lost",
+    ("loop_strided", "lost"): "a strided loop with `k = o // s` is not read like the tile-counted loop it replaces",
+    ("loop_strided", "new"): "a strided loop with `k = o // s` is not read like the tile-counted loop it replaces: a guard is lost",
+    ("loop_tl_range", "lost"): "`tl.range` is not read like `range`",
+    ("loop_tl_range", "new"): "`tl.range` is not read like `range`",
+    ("helper_same_module", "lost"): "the access in a same-module jit helper is not judged with its caller's tiles and flags",
+    ("helper_same_module", "new"): "a mask, `other=` or guard passed to a same-module jit helper as an argument is not seen in it (false alarm)",
+    ("helper_other_module", "lost"): "jit helpers imported from another module are not followed",
+    ("helper_other_module", "new"): "jit helpers imported from another module are not followed",
+    ("jit_by_assignment", "lost"): "a kernel jitted by assignment (`f = triton.jit(f)`, decorators applied as calls) is not fully read",
+    ("jit_by_assignment", "new"): "a kernel jitted by assignment is not fully read",
+    ("rename", "lost"): "with meaningless names the flag or tile is no longer recognised: the finding depended on a name",
+    ("rename", "new"): "with meaningless names a guard is no longer recognised: it depended on a name",
+}
+
+
+def reason(cell: Cell) -> str:
+    if "CRASH" in cell.why:
+        return f"the analysis crashes on this form ({cell.why})"
+    kind = "lost" if ("lost" in cell.why or "no mapped line" in cell.why) else "new"
+    return _REASONS.get((cell.rewrite, kind), cell.why)
+
+
+def known_breaks_source(cells: Sequence[Cell]) -> str:
+    """The cells that break now, as the Python dict test_metamorphic.py keeps (one line each)."""
+    lines = ["KNOWN_BREAKS: dict[tuple[str, str], str] = {"]
+    for c in cells:
+        if c.status == "breaks":
+            lines.append(f"    ({c.case!r}, {c.rewrite!r}):\n        {reason(c)!r},")
+    lines.append("}")
     return "\n".join(lines)

@@ -857,3 +857,245 @@ def helper_same_module(ctx: Context) -> dict[str, cst.Module] | None:
 def helper_other_module(ctx: Context) -> dict[str, cst.Module] | None:
     """Every tl.load/tl.store moved into its own `@triton.jit` helper in a new module, imported by name."""
     return _move_accesses(ctx, other_module=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Launches: where the evenness flag and the tiles are set
+
+
+def _kernels_by_name(ctx: Context) -> dict[str, tuple[str, cst.FunctionDef]]:
+    found: dict[str, tuple[str, cst.FunctionDef]] = {}
+    for file, module in ctx.modules.items():
+        for fn in jit_functions(module):
+            found.setdefault(fn.name.value, (file, fn))
+    return found
+
+
+def _launch(node: cst.CSTNode, kernels: dict[str, tuple[str, cst.FunctionDef]]) -> str | None:
+    """The kernel name when `node` is `kernel[grid](...)` (or `module.kernel[grid](...)`)."""
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Subscript)):
+        return None
+    name = (_dotted(node.func.value) or "").rpartition(".")[2]
+    return name if name in kernels else None
+
+
+def _statement_launch(statement: cst.SimpleStatementLine, kernels: dict[str, tuple[str, cst.FunctionDef]]
+                      ) -> cst.Call | None:
+    """The launch a statement makes directly (`k[grid](...)` or `x = k[grid](...)`), else None."""
+    if len(statement.body) != 1:
+        return None
+    small = statement.body[0]
+    value = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
+    return value if value is not None and _launch(value, kernels) else None
+
+
+def _predicate(value: cst.BaseExpression) -> bool:
+    return isinstance(value, (cst.Comparison, cst.BooleanOperation)) or (
+        isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Not))
+
+
+def _params(fn: cst.FunctionDef) -> list[cst.Param]:
+    return [*fn.params.posonly_params, *fn.params.params]
+
+
+class _Hoist(cst.CSTTransformer):
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, ctx: Context, file: str, fresh: Fresh, kernels: dict[str, tuple[str, cst.FunctionDef]]) -> None:
+        super().__init__()
+        self.ctx, self.file, self.fresh, self.kernels = ctx, file, fresh, kernels
+        self.changed = 0
+
+    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
+                                  ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
+        call = _statement_launch(original, self.kernels)
+        if call is None:
+            return updated
+        before: list[cst.BaseStatement] = []
+        args = []
+        for arg in call.args:
+            if arg.keyword is not None and _predicate(arg.value):
+                name = self.fresh("flag")
+                line = self.get_metadata(PositionProvider, arg.value).start.line
+                assign = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], arg.value)])
+                before.append(with_comment(assign, moved_tag(self.ctx, self.file, line)))
+                args.append(arg.with_changes(value=cst.Name(name)))
+            else:
+                args.append(arg)
+        if not before:
+            return updated
+        self.changed += 1
+        small = updated.body[0]
+        new_call = call.with_changes(args=args)
+        small = small.with_changes(value=new_call)
+        first = before[0].with_changes(leading_lines=updated.leading_lines)
+        return cst.FlattenSentinel([first, *before[1:], updated.with_changes(body=[small], leading_lines=[])])
+
+
+def flag_name_before_launch(ctx: Context) -> dict[str, cst.Module] | None:
+    """A predicate passed at a launch (`EVEN_K=K % BK == 0`) assigned to a name on the line before."""
+    kernels = _kernels_by_name(ctx)
+    fresh = Fresh(all_names(ctx))
+    out = {}
+    for file in ctx.names:
+        hoist = _Hoist(ctx, file, fresh, kernels)
+        new = ctx.wrapper(file).visit(hoist)
+        if hoist.changed:
+            out[file] = new
+    return out or None
+
+
+def _launches(ctx: Context, kernels: dict[str, tuple[str, cst.FunctionDef]]) -> list[tuple[str, str, cst.Call]]:
+    """(file, kernel, call) of every launch of a case kernel."""
+    found = []
+    for file, module in ctx.modules.items():
+        for node in _walk(module):
+            name = _launch(node, kernels)
+            if name is not None:
+                assert isinstance(node, cst.Call)
+                found.append((file, name, node))
+    return found
+
+
+def _arguments(fn: cst.FunctionDef, call: cst.Call) -> dict[str, cst.BaseExpression] | None:
+    """Parameter name -> the argument a launch passes for it (None when a `*args` hides them)."""
+    params = [p.name.value for p in _params(fn)]
+    out: dict[str, cst.BaseExpression] = {}
+    for i, arg in enumerate(call.args):
+        if arg.star:
+            return None
+        if arg.keyword is None:
+            if i >= len(params):
+                return None
+            out[params[i]] = arg.value
+        else:
+            out[arg.keyword.value] = arg.value
+    return out
+
+
+class _Replace(cst.CSTTransformer):
+    def __init__(self, mapping: dict[cst.CSTNode, cst.BaseExpression]) -> None:
+        super().__init__()
+        self.mapping = mapping
+
+    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:  # type: ignore[override]
+        return self.mapping.get(original, updated)  # type: ignore[return-value]
+
+
+def _drop_keywords(call: cst.Call, names: set[str]) -> cst.Call:
+    args = [a for a in call.args if not (a.keyword is not None and a.keyword.value in names)]
+    if args:
+        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return call.with_changes(args=args)
+
+
+def _decorate(ctx: Context, kernel: str, decorator: cst.Decorator, outermost: bool) -> cst.Module:
+    module = ctx.modules[ctx.main]
+    names = aliases(module)
+
+    class Add(cst.CSTTransformer):
+        def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+            if original.name.value != kernel or not any(is_jit(d, names) for d in original.decorators):
+                return updated
+            decorators = list(updated.decorators)
+            at = 0 if outermost else next(i for i, d in enumerate(decorators) if is_jit(d, names))
+            if at == 0 and decorators:
+                decorator_ = decorator.with_changes(leading_lines=decorators[0].leading_lines)
+                decorators[0] = decorators[0].with_changes(leading_lines=[])
+            else:
+                decorator_ = decorator
+            decorators.insert(at, decorator_)
+            return updated.with_changes(decorators=decorators)
+
+    return module.visit(Add())
+
+
+def _one_launch(ctx: Context) -> tuple[str, str, cst.Call, cst.FunctionDef] | None:
+    """The launch of a main-module kernel that is launched exactly once in the case."""
+    kernels = {k: v for k, v in _kernels_by_name(ctx).items() if v[0] == ctx.main}
+    launches = _launches(ctx, kernels)
+    counts: dict[str, int] = {}
+    for _, name, _ in launches:
+        counts[name] = counts.get(name, 0) + 1
+    for file, name, call in launches:
+        if counts[name] == 1:
+            return file, name, call, kernels[name][1]
+    return None
+
+
+def flag_by_heuristics(ctx: Context) -> dict[str, cst.Module] | None:
+    """A predicate passed at the launch moved into `@triton.heuristics({"FLAG": lambda args: ...})`."""
+    found = _one_launch(ctx)
+    triton_name = aliases(ctx.modules[ctx.main]).triton_name
+    if found is None or triton_name is None:
+        return None
+    file, kernel, call, fn = found
+    passed = _arguments(fn, call)
+    if passed is None:
+        return None
+    by_value = {code_of(v): p for p, v in passed.items() if isinstance(v, cst.Name)}
+    for arg in call.args:
+        if arg.keyword is None or not _predicate(arg.value):
+            continue
+        names = [n for n in _walk(arg.value) if isinstance(n, cst.Name)]
+        if any(code_of(n) not in by_value for n in names):
+            continue
+        lam = arg.value.visit(_Replace({n: expr(f'args["{by_value[code_of(n)]}"]') for n in names}))
+        line = ctx.wrapper(file).resolve(PositionProvider)[arg.value].start.line
+        decorator = cst.Decorator(expr(f'{triton_name}.heuristics({{"{arg.keyword.value}": lambda args: {code_of(lam)}}})'),
+                                  trailing_whitespace=cst.TrailingWhitespace(
+                                      whitespace=cst.SimpleWhitespace("  "),
+                                      comment=cst.Comment(moved_tag(ctx, file, line))))
+        out = {ctx.main: _decorate(ctx, kernel, decorator, outermost=False)}
+        launcher = out[ctx.main] if file == ctx.main else ctx.modules[file]
+        out[file] = launcher.visit(_Replace({call: _drop_keywords(call, {arg.keyword.value})})) \
+            if file != ctx.main else _replace_launch(out[ctx.main], call, arg.keyword.value)
+        return out
+    return None
+
+
+def _replace_launch(module: cst.Module, call: cst.Call, keyword: str) -> cst.Module:
+    # The module was rebuilt by the decorator pass, so the launch is found again by its text.
+    text = code_of(call)
+
+    class Drop(cst.CSTTransformer):
+        def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+            return _drop_keywords(updated, {keyword}) if code_of(original) == text else updated
+
+    return module.visit(Drop())
+
+
+def tiles_by_autotune(ctx: Context) -> dict[str, cst.Module] | None:
+    """Literal tiles passed at the launch (`BLOCK_K=32`) moved into a one-config `@triton.autotune`."""
+    found = _one_launch(ctx)
+    triton_name = aliases(ctx.modules[ctx.main]).triton_name
+    if found is None or triton_name is None:
+        return None
+    file, kernel, call, fn = found
+    names = aliases(ctx.modules[ctx.main])
+    if any(d for d in fn.decorators if (_dotted(d.decorator.func if isinstance(d.decorator, cst.Call)
+                                                 else d.decorator) or "").endswith("autotune")):
+        return None
+    keywords = {a.keyword.value for a in call.args if a.keyword is not None}
+    if keywords & {"num_warps", "num_stages", "num_ctas"}:
+        return None
+    constexpr = {p.name.value for p in _params(fn) if p.annotation is not None and
+                 (_dotted(p.annotation.annotation) or "").endswith("constexpr")}
+    literal = {a.keyword.value: a.value for a in call.args if a.keyword is not None
+               and a.keyword.value in constexpr and isinstance(a.value, cst.Integer)}
+    if not literal or names.tl is None:
+        return None
+    config = ", ".join(f'"{k}": {code_of(v)}' for k, v in literal.items())
+    decorator = cst.Decorator(expr(f"{triton_name}.autotune(configs=[{triton_name}.Config({{{config}}})], key=[])"))
+    out = {ctx.main: _decorate(ctx, kernel, decorator, outermost=True)}
+    if file == ctx.main:
+        text = code_of(call)
+
+        class Drop(cst.CSTTransformer):
+            def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+                return _drop_keywords(updated, set(literal)) if code_of(original) == text else updated
+
+        out[ctx.main] = out[ctx.main].visit(Drop())
+    else:
+        out[file] = ctx.modules[file].visit(_Replace({call: _drop_keywords(call, set(literal))}))
+    return out
