@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "metamorphic"))
 
-import matrix  # noqa: E402
+import matrix
 
 
 def main() -> int:

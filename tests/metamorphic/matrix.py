@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-import multiprocessing
-import re
 import io
 import json
+import multiprocessing
+import re
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -111,7 +111,7 @@ def check_tree(root: Path) -> dict[str, set[Finding]]:
     return found
 
 
-_CRASH = re.compile(r"^tritonlint: (?P<path>/[^\n:]+\.py):(?P<line>\d+): internal error", re.M)
+_CRASH = re.compile(r"^tritonlint: (?P<path>/[^\n:]+\.py):(?P<line>\d+): internal error", re.MULTILINE)
 
 
 def compare(before: set[Finding], after: set[Finding], rewritten: R.Rewritten) -> str:
@@ -140,7 +140,7 @@ def _rewrite_case(job: tuple[Case, list[str]]) -> list[tuple[str, R.Rewritten | 
     for name in names:
         try:
             row.append((name, R.apply(REWRITES[name], ctx)))
-        except Exception as error:  # a rewrite that crashes is a bug here, shown in its cell
+        except Exception as error:  # noqa: BLE001 - a rewrite that crashes is shown in its cell
             row.append((name, f"rewrite crashed: {error!r}"))
     return row
 
@@ -255,3 +255,14 @@ def known_breaks_source(cells: Sequence[Cell]) -> str:
             lines.append(f"    ({c.case!r}, {c.rewrite!r}):\n        {reason(c)!r},")
     lines.append("}")
     return "\n".join(lines)
+
+
+def check_tree_cases(selected: Sequence[Case]) -> dict[str, set[Finding]]:
+    """Findings of the original cases only, keyed by case id."""
+    tmp = Path(tempfile.mkdtemp(prefix="metamorphic-"))
+    try:
+        for case in selected:
+            _write(tmp / case.id, case.files)
+        return check_tree(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

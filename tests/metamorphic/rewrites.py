@@ -128,8 +128,8 @@ def _build_map(old: dict[str, str], old_extent: dict[str, dict[int, int]], new: 
         for is_moved, index, line, start, end in _spans(text):
             src = names[index]
             old_end = old_extent.get(src, {}).get(line, line)
-            if is_moved:
-                moved.setdefault((src, line), []).append((file, start))
+            if is_moved:  # anywhere in the statement that now holds it
+                moved.setdefault((src, line), []).extend((file, n) for n in range(start, end + 1))
                 continue
             same_shape = (old_end - line) == (end - start)
             for offset in range(old_end - line + 1):
@@ -356,9 +356,7 @@ def assigned_names(node: cst.CSTNode) -> set[str]:
         targets: list[cst.BaseExpression] = []
         if isinstance(n, cst.Assign):
             targets = [t.target for t in n.targets]
-        elif isinstance(n, (cst.AugAssign, cst.AnnAssign)):
-            targets = [n.target]
-        elif isinstance(n, cst.For):
+        elif isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.For)):
             targets = [n.target]
         for t in targets:
             out.update(x.value for x in _walk(t) if isinstance(x, cst.Name))
@@ -726,6 +724,15 @@ def _apply_decorators(name: str, decorators: Sequence[cst.Decorator]) -> cst.Bas
     return value
 
 
+def _decorator_lines(ctx: Context, decorators: Sequence[cst.Decorator]) -> list[int]:
+    positions = ctx.wrapper(ctx.main).resolve(PositionProvider)
+    lines: list[int] = []
+    for decorator in decorators:
+        pos = positions[decorator]
+        lines.extend(range(pos.start.line, pos.end.line + 1))
+    return lines
+
+
 def jit_by_assignment(ctx: Context) -> dict[str, cst.Module] | None:
     """`@triton.jit def f` (and the decorators above it) as a plain def followed by `f = triton.jit(f)`."""
     module = ctx.modules[ctx.main]
@@ -737,6 +744,10 @@ def jit_by_assignment(ctx: Context) -> dict[str, cst.Module] | None:
             decorators = statement.decorators
             assign = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(statement.name.value))],
                                                          _apply_decorators(statement.name.value, decorators))])
+            # What sat in a decorator (a heuristics lambda) now sits somewhere in the assignment.
+            tags = " ".join(moved_tag(ctx, ctx.main, line) for line in _decorator_lines(ctx, decorators))
+            if tags:
+                assign = with_comment(assign, tags)
             leading = list(decorators[0].leading_lines) if decorators else []
             body.append(statement.with_changes(decorators=[], leading_lines=leading or statement.leading_lines))
             body.append(assign)
