@@ -132,14 +132,14 @@ def compare(before: set[Finding], after: set[Finding], rewritten: R.Rewritten) -
     return "; ".join(problems)
 
 
-def _rewrite_case(job: tuple[Case, list[str]]) -> list[tuple[str, R.Rewritten | str | None]]:
+def _rewrite_case(job: tuple[Case, list[tuple[str, R.Rewrite]]]) -> list[tuple[str, R.Rewritten | str | None]]:
     """Every named rewrite of one case: the result, None (n/a) or the error a rewrite raised."""
-    case, names = job
+    case, named = job
     ctx = R.Context(case.files, case.main)
     row: list[tuple[str, R.Rewritten | str | None]] = []
-    for name in names:
+    for name, rewrite in named:
         try:
-            row.append((name, R.apply(REWRITES[name], ctx)))
+            row.append((name, R.apply(rewrite, ctx)))
         except Exception as error:  # noqa: BLE001 - a rewrite that crashes is shown in its cell
             row.append((name, f"rewrite crashed: {error!r}"))
     return row
@@ -155,8 +155,8 @@ def run(selected: Sequence[Case] | None = None, rewrites: dict[str, R.Rewrite] |
     try:
         for case in selected:
             _write(tmp / "original" / case.id, case.files)
-        names = list(rewrites)
-        jobs = [(case, names) for case in selected]
+        named = list(rewrites.items())
+        jobs = [(case, named) for case in selected]
         # Rewriting is libcst work (parse, transform, print): spread it over the cores.
         with concurrent.futures.ProcessPoolExecutor(max(1, min(workers, len(jobs))),
                                                     mp_context=multiprocessing.get_context("fork")) as pool:
