@@ -32,6 +32,8 @@ REWRITES: dict[str, R.Rewrite] = {
     "flag_name_before_launch": R.flag_name_before_launch,
     "flag_by_heuristics": R.flag_by_heuristics,
     "tiles_by_autotune": R.tiles_by_autotune,
+    "block_pointer": R.block_pointer,
+    "block_pointer_unmasked": R.block_pointer_unmasked,
 }
 
 

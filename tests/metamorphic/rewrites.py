@@ -1110,3 +1110,218 @@ def tiles_by_autotune(ctx: Context) -> dict[str, cst.Module] | None:
     else:
         out[file] = ctx.modules[file].visit(_Replace({call: _drop_keywords(call, set(literal))}))
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# Raw pointers as block pointers
+
+
+def _assign_counts(fn: cst.FunctionDef) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for n in _walk(fn.body):
+        targets: list[cst.BaseExpression] = []
+        if isinstance(n, cst.Assign):
+            targets = [t.target for t in n.targets]
+        elif isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.For)):
+            targets = [n.target]
+        for t in targets:
+            for x in _walk(t):
+                if isinstance(x, cst.Name):
+                    counts[x.value] = counts.get(x.value, 0) + 1
+    return counts
+
+
+def _single_defs(fn: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
+    """Names the function assigns exactly once, by a plain `name = value`, with their values."""
+    counts = _assign_counts(fn)
+    params = {p.name.value for p in _params(fn)}
+    defs: dict[str, cst.BaseExpression] = {}
+    for n in _walk(fn.body):
+        if isinstance(n, cst.Assign) and len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Name):
+            name = n.targets[0].target.value
+            if counts.get(name) == 1 and name not in params:
+                defs[name] = n.value
+    return defs
+
+
+def _unparen(e: cst.BaseExpression) -> cst.BaseExpression:
+    return e.with_changes(lpar=[], rpar=[]) if e.lpar else e
+
+
+def _terms(e: cst.BaseExpression, op: type) -> list[cst.BaseExpression]:
+    e = _unparen(e)
+    if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, op):
+        return [*_terms(e.left, op), *_terms(e.right, op)]
+    return [e]
+
+
+@dataclass
+class _Tile:
+    start: cst.BaseExpression | None  # None: 0
+    block: cst.BaseExpression
+
+
+class _BlockPointers(_InJit):
+    """Rewrites `tl.load(P + offs_m[:, None] * s_m + offs_n[None, :] * s_n, mask=..., other=0)`
+    (and stores, and the 1-D `P + offs`) into `tl.make_block_ptr` accesses."""
+
+    def __init__(self, module: cst.Module, fresh: Fresh, boundary: bool) -> None:
+        super().__init__(module, fresh)
+        self.boundary = boundary
+        self.defs: list[dict[str, cst.BaseExpression]] = []
+        self.params: list[set[str]] = []
+        self.fns: list[cst.FunctionDef] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        super().visit_FunctionDef(node)
+        self.defs.append(_single_defs(node))
+        self.params.append({p.name.value for p in _params(node)})
+        self.fns.append(node)
+        return True
+
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.BaseStatement:
+        self.defs.pop()
+        self.params.pop()
+        self.fns.pop()
+        return super().leave_FunctionDef(original, updated)
+
+    def _resolve(self, e: cst.BaseExpression) -> cst.BaseExpression:
+        e = _unparen(e)
+        while isinstance(e, cst.Name) and e.value in self.defs[-1]:
+            e = _unparen(self.defs[-1][e.value])
+        return e
+
+    def _tile(self, name: str) -> _Tile | None:
+        """`start + tl.arange(0, B)` (either order) or `tl.arange(0, B)` assigned once to `name`."""
+        tl = self.names.tl
+        value = self.defs[-1].get(name)
+        if value is None:
+            return None
+        parts = _terms(value, cst.Add)
+        aranges = [p for p in parts if isinstance(p, cst.Call) and _dotted(p.func) == f"{tl}.arange"]
+        if len(aranges) != 1 or len(parts) > 2:
+            return None
+        arange = aranges[0]
+        if len(arange.args) != 2 or not (isinstance(arange.args[0].value, cst.Integer)
+                                         and arange.args[0].value.evaluated_value == 0):
+            return None
+        rest = [p for p in parts if p is not arange]
+        return _Tile(rest[0] if rest else None, arange.args[1].value)
+
+    @staticmethod
+    def _axis(e: cst.BaseExpression) -> tuple[str, int | None] | None:
+        """`o` -> (o, None); `o[:, None]` -> (o, 0); `o[None, :]` -> (o, 1)."""
+        e = _unparen(e)
+        if isinstance(e, cst.Name):
+            return e.value, None
+        if isinstance(e, cst.Subscript) and isinstance(e.value, cst.Name) and len(e.slice) == 2:
+            kinds = ["none" if isinstance(s.slice, cst.Index) and isinstance(s.slice.value, cst.Name)
+                     and s.slice.value.value == "None" else "all" if isinstance(s.slice, cst.Slice)
+                     and s.slice.lower is None and s.slice.upper is None else "?" for s in e.slice]
+            if kinds == ["all", "none"]:
+                return e.value.value, 0
+            if kinds == ["none", "all"]:
+                return e.value.value, 1
+        return None
+
+    def _bounds(self, mask: cst.BaseExpression | None) -> dict[tuple[str, int | None], cst.BaseExpression] | None:
+        if mask is None:
+            return {}
+        out = {}
+        for term in _terms(self._resolve(mask), cst.BitAnd):
+            term = self._resolve(term)
+            if not (isinstance(term, cst.Comparison) and len(term.comparisons) == 1
+                    and isinstance(term.comparisons[0].operator, cst.LessThan)):
+                return None
+            axis = self._axis(term.left)
+            if axis is None:
+                return None
+            out[axis] = term.comparisons[0].comparator
+        return out
+
+    def _any_bound(self, name: str) -> cst.BaseExpression | None:
+        """Some `name... < X` comparison of the function: the extent of the dimension."""
+        for n in _walk(self.fns[-1]):
+            if (isinstance(n, cst.Comparison) and len(n.comparisons) == 1
+                    and isinstance(n.comparisons[0].operator, cst.LessThan)):
+                axis = self._axis(n.left)
+                if axis is not None and axis[0] == name:
+                    return n.comparisons[0].comparator
+        return None
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        tl = self.names.tl
+        if not self.depth or tl is None:
+            return updated
+        kind = _dotted(updated.func)
+        if kind not in (f"{tl}.load", f"{tl}.store") or any(a.star for a in updated.args):
+            return updated
+        positional = [a.value for a in updated.args if a.keyword is None]
+        keywords = {a.keyword.value: a.value for a in updated.args if a.keyword is not None}
+        store = kind.endswith("store")
+        if len(positional) != (2 if store else 1) or set(keywords) - {"mask", "other"}:
+            return updated
+        other = keywords.get("other")
+        if other is not None and not (isinstance(other, (cst.Integer, cst.Float)) and other.evaluated_value == 0):
+            return updated
+        terms = _terms(self._resolve(positional[0]), cst.Add)
+        bases = [t for t in terms if isinstance(t, cst.Name) and t.value in self.params[-1]]
+        if len(bases) != 1:
+            return updated
+        dims: dict[int | None, tuple[str, cst.BaseExpression]] = {}
+        for term in terms:
+            if term is bases[0]:
+                continue
+            factors = _terms(term, cst.Multiply)
+            found = [(f, self._axis(f)) for f in factors]
+            axes = [(f, a) for f, a in found if a is not None and self._tile(a[0]) is not None]
+            if len(axes) != 1 or len(factors) > 2:
+                return updated
+            strides = [f for f in factors if f is not axes[0][0]]
+            name, axis = axes[0][1]  # type: ignore[misc]
+            if axis in dims:
+                return updated
+            dims[axis] = (name, strides[0] if strides else cst.Integer("1"))
+        if set(dims) not in ({None}, {0, 1}):
+            return updated
+        bounds = self._bounds(keywords.get("mask"))
+        if bounds is None:
+            return updated
+        order = [None] if None in dims else [0, 1]
+        if set(bounds) - {(dims[a][0], a) for a in order}:
+            return updated
+        shape, strides_, offsets, blocks, checks = [], [], [], [], []
+        for i, axis in enumerate(order):
+            name, stride = dims[axis]
+            tile = self._tile(name)
+            assert tile is not None
+            bound = bounds.get((name, axis)) or self._any_bound(name)
+            if bound is None:
+                return updated
+            shape.append(code_of(bound))
+            strides_.append(code_of(stride))
+            offsets.append(code_of(tile.start) if tile.start is not None else "0")
+            blocks.append(code_of(tile.block))
+            if (name, axis) in bounds and self.boundary:
+                checks.append(str(i))
+        if not self.boundary and bounds:
+            return updated  # a mask the block pointer would not mirror
+        tup = lambda items: f"({', '.join(items)},)" if len(items) == 1 else f"({', '.join(items)})"  # noqa: E731
+        pointer = (f"{tl}.make_block_ptr({code_of(bases[0])}, shape={tup(shape)}, strides={tup(strides_)}, "
+                   f"offsets={tup(offsets)}, block_shape={tup(blocks)}, order={'(0,)' if len(order) == 1 else '(1, 0)'})")
+        extra = f", boundary_check={tup(checks)}" if checks else ""
+        if checks and not store:
+            extra += ', padding_option="zero"'
+        value = f", {code_of(positional[1])}" if store else ""
+        self.changed += 1
+        return expr(f"{kind}({pointer}{value}{extra})")
+
+
+def block_pointer(ctx: Context) -> dict[str, cst.Module] | None:
+    """Raw-pointer tiles as `tl.make_block_ptr` accesses, each mask mirrored by a `boundary_check`."""
+    return _each_module(ctx, lambda module, fresh: _BlockPointers(module, fresh, boundary=True))
+
+
+def block_pointer_unmasked(ctx: Context) -> dict[str, cst.Module] | None:
+    """Unmasked raw-pointer tiles as `tl.make_block_ptr` accesses without `boundary_check`."""
+    return _each_module(ctx, lambda module, fresh: _BlockPointers(module, fresh, boundary=False))
