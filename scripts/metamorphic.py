@@ -25,6 +25,8 @@ def main() -> int:
     parser.add_argument("--keep", type=Path)
     parser.add_argument("--known", action="store_true",
                         help="print the breaking cells as the known-breaks dict of the tests instead")
+    parser.add_argument("--write-known", type=Path, metavar="FILE",
+                        help="also write that dict, under the header FILE already has")
     args = parser.parse_args()
     cases = [c for c in matrix.cases() if not args.only or args.only in c.id]
     rewrites = {n: matrix.REWRITES[n] for n in args.rewrite} if args.rewrite else matrix.REWRITES
@@ -34,6 +36,10 @@ def main() -> int:
         print(matrix.known_breaks_source(cells))
         return 0
     print(matrix.render(cells))
+    if args.write_known:
+        text = args.write_known.read_text() if args.write_known.exists() else ""
+        head = text.split("KNOWN_BREAKS", 1)[0]
+        args.write_known.write_text(head + matrix.known_breaks_source(cells) + "\n")
     print(f"({len(cases)} fixtures x {len(rewrites)} rewrites in {time.monotonic() - start:.1f} s)")
     return 0
 

@@ -1306,7 +1306,7 @@ class _BlockPointers(_InJit):
                 checks.append(str(i))
         if not self.boundary and bounds:
             return updated  # a mask the block pointer would not mirror
-        tup = lambda items: f"({', '.join(items)},)" if len(items) == 1 else f"({', '.join(items)})"  # noqa: E731
+        tup = lambda items: f"({', '.join(items)},)" if len(items) == 1 else f"({', '.join(items)})"
         pointer = (f"{tl}.make_block_ptr({code_of(bases[0])}, shape={tup(shape)}, strides={tup(strides_)}, "
                    f"offsets={tup(offsets)}, block_shape={tup(blocks)}, order={'(0,)' if len(order) == 1 else '(1, 0)'})")
         extra = f", boundary_check={tup(checks)}" if checks else ""
