@@ -236,9 +236,39 @@ def _dotted(node: cst.BaseExpression) -> str | None:
     return None
 
 
+def _statements(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Every statement under `node` and the small statements in them, without entering expressions."""
+    body = getattr(node, "body", None)
+    if isinstance(body, (list, tuple)):
+        for child in body:
+            yield child
+            yield from _statements(child)
+    elif isinstance(body, cst.BaseSuite):
+        yield from _statements(body)
+    for extra in ("orelse", "finalbody"):
+        more = getattr(node, extra, None)
+        if isinstance(more, cst.CSTNode):
+            yield from _statements(more)
+    for handler in getattr(node, "handlers", ()):
+        yield from _statements(handler)
+
+
+_ALIASES: dict[int, tuple[cst.Module, Aliases]] = {}
+
+
 def aliases(module: cst.Module) -> Aliases:
+    """How `module` spells triton, triton.language and triton.jit (imports at any statement level)."""
+    hit = _ALIASES.get(id(module))
+    if hit is not None and hit[0] is module:
+        return hit[1]
+    found = _aliases(module)
+    _ALIASES[id(module)] = (module, found)
+    return found
+
+
+def _aliases(module: cst.Module) -> Aliases:
     found = Aliases()
-    for node in _walk(module):
+    for node in _statements(module):
         if isinstance(node, cst.Import):
             for alias in node.names:
                 full = _dotted(alias.name)
@@ -284,10 +314,21 @@ def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
             names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(current))
         for name in names:
             value = getattr(current, name)
-            if isinstance(value, cst.CSTNode):
+            if _is_node(type(value)):
                 stack.append(value)
             elif isinstance(value, (list, tuple)):
-                stack.extend(v for v in reversed(value) if isinstance(v, cst.CSTNode))
+                stack.extend(v for v in reversed(value) if _is_node(type(v)))
+
+
+_NODE_TYPES: dict[type, bool] = {}
+
+
+def _is_node(kind: type) -> bool:
+    # isinstance against libcst's abstract base classes is slow; the answer per type is cached.
+    known = _NODE_TYPES.get(kind)
+    if known is None:
+        known = _NODE_TYPES[kind] = issubclass(kind, cst.CSTNode)
+    return known
 
 
 def is_jit(decorator: cst.Decorator, names: Aliases) -> bool:
@@ -305,7 +346,7 @@ def is_jit(decorator: cst.Decorator, names: Aliases) -> bool:
 
 def jit_functions(module: cst.Module) -> list[cst.FunctionDef]:
     names = aliases(module)
-    return [n for n in _walk(module) if isinstance(n, cst.FunctionDef)
+    return [n for n in _statements(module) if isinstance(n, cst.FunctionDef)
             and any(is_jit(d, names) for d in n.decorators)]
 
 
@@ -401,11 +442,16 @@ class _InJit(cst.CSTTransformer):
 
 
 def _each_module(ctx: Context, make: Callable[[cst.Module, Fresh], _InJit],
-                 only_main: bool = True) -> dict[str, cst.Module] | None:
+                 only_main: bool = True, needle: str = "") -> dict[str, cst.Module] | None:
+    """Runs the transformer `make` builds over the case's modules (the fixture's only, by default).
+
+    A module whose text lacks `needle` is skipped unread: a transform pass is the costly part of
+    the suite, and most rewrites apply to few fixtures.
+    """
     fresh = Fresh(all_names(ctx))
     out: dict[str, cst.Module] = {}
     for name, module in ctx.modules.items():
-        if only_main and name != ctx.main:
+        if (only_main and name != ctx.main) or needle not in ctx.files[name]:
             continue
         transformer = make(module, fresh)
         new = module.visit(transformer)
@@ -561,22 +607,22 @@ class _While(_LoopRewriter):
 
 def loop_reversed(ctx: Context) -> dict[str, cst.Module] | None:
     """`for k in range(a, b, s)` counted down: `for r in range(b - a, 0, -s): k = b - r`."""
-    return _each_module(ctx, _Reversed)
+    return _each_module(ctx, _Reversed, needle="range(")
 
 
 def loop_tile_counted(ctx: Context) -> dict[str, cst.Module] | None:
     """`for k in range(a, b, s)` counted in tiles: `for i in range(0, tl.cdiv(b - a, s)): k = a + i * s`."""
-    return _each_module(ctx, _TileCounted)
+    return _each_module(ctx, _TileCounted, needle="range(")
 
 
 def loop_tl_range(ctx: Context) -> dict[str, cst.Module] | None:
     """`for k in range(...)` as `for k in tl.range(...)`."""
-    return _each_module(ctx, _TlRange)
+    return _each_module(ctx, _TlRange, needle="range(")
 
 
 def loop_while(ctx: Context) -> dict[str, cst.Module] | None:
     """`for k in range(a, b, s)` as `k = a` / `while k < b:` ... `k += s`."""
-    return _each_module(ctx, _While)
+    return _each_module(ctx, _While, needle="range(")
 
 
 class _StridedFromTiles(_LoopRewriter):
@@ -600,7 +646,7 @@ class _StridedFromTiles(_LoopRewriter):
 
 def loop_strided(ctx: Context) -> dict[str, cst.Module] | None:
     """`for k in range(0, cdiv(X, S))` walked in elements: `for o in range(0, X, S): k = o // S`."""
-    return _each_module(ctx, _StridedFromTiles)
+    return _each_module(ctx, _StridedFromTiles, needle="cdiv(")
 
 
 # --------------------------------------------------------------------------------------------
@@ -1319,9 +1365,9 @@ class _BlockPointers(_InJit):
 
 def block_pointer(ctx: Context) -> dict[str, cst.Module] | None:
     """Raw-pointer tiles as `tl.make_block_ptr` accesses, each mask mirrored by a `boundary_check`."""
-    return _each_module(ctx, lambda module, fresh: _BlockPointers(module, fresh, boundary=True))
+    return _each_module(ctx, lambda module, fresh: _BlockPointers(module, fresh, boundary=True), needle="arange(")
 
 
 def block_pointer_unmasked(ctx: Context) -> dict[str, cst.Module] | None:
     """Unmasked raw-pointer tiles as `tl.make_block_ptr` accesses without `boundary_check`."""
-    return _each_module(ctx, lambda module, fresh: _BlockPointers(module, fresh, boundary=False))
+    return _each_module(ctx, lambda module, fresh: _BlockPointers(module, fresh, boundary=False), needle="arange(")
