@@ -1,0 +1,172 @@
+"""Subprocess entry of `tritonlint witness`: runs synthesized launches of a generated module under the guard.
+
+Reads a JSON job (the generated module's path, the launches, the fill, an optional line whose
+masked-off lanes get a reduction's identity), runs each launch under TRITON_INTERPRET=1 with
+verify's InterpreterGuard, and writes one JSON result per launch, plus every tensor argument
+after the run, to the output folder. The parent never parses stdout.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+
+def _load(path: str) -> Any:
+    name = "_tritonlint_witness_" + Path(path).stem
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _value(arg: dict[str, Any], generator: Any) -> Any:
+    import torch
+    import triton.language as tl
+
+    kind = arg["kind"]
+    if kind == "tensor":
+        dtype = getattr(torch, arg["dtype"])
+        if arg["fill"] == "zeros" or not dtype.is_floating_point:
+            return torch.zeros(arg["numel"], dtype=dtype)
+        return torch.randn(arg["numel"], generator=generator, dtype=torch.float32).to(dtype)
+    if kind == "none":
+        return None
+    value = arg["value"]
+    if isinstance(value, dict) and "dtype" in value:
+        return getattr(tl, value["dtype"])
+    return value
+
+
+def _identity_patch(path: str, line: int, value: float) -> Any:
+    """Set the masked-off lanes of the loads at `path:line` to `value` (a reduction's identity)."""
+    import numpy as np
+    from triton.runtime import interpreter as interp
+
+    cls = interp.InterpreterBuilder
+    inner = cls.create_masked_load
+
+    def create_masked_load(self: Any, ptrs: Any, mask: Any, other: Any, *rest: Any) -> Any:
+        ret = inner(self, ptrs, mask, other, *rest)
+        frame = sys._getframe(1)
+        hit = False
+        while frame is not None:
+            if frame.f_code.co_filename == path and frame.f_lineno == line:
+                hit = True
+                break
+            frame = frame.f_back
+        if not hit or mask is None:
+            return ret
+        data = np.array(ret.data, copy=True)
+        off = ~np.broadcast_to(np.asarray(getattr(mask, "data", mask), dtype=bool), data.shape)
+        if data.dtype.kind == "f":
+            data[off] = value
+        return interp.TensorHandle(data, ret.dtype)
+
+    cls.create_masked_load = create_masked_load
+    return lambda: setattr(cls, "create_masked_load", inner)
+
+
+def run_job(job: dict[str, Any], out: Path) -> None:
+    import torch
+
+    from tritonlint.verify.interpreter_guard import InterpreterGuard
+
+    results = []
+    modules: dict[str, Any] = {}
+    load_error = None
+    try:
+        modules = {path: _load(path) for path in dict.fromkeys(launch["module"] for launch in job["launches"])}
+    except BaseException as error:  # noqa: BLE001 - the generated module's failure is a result
+        load_error = "".join(traceback.format_exception_only(type(error), error)).strip()[-2000:]
+    for i, launch in enumerate(job["launches"]):
+        result: dict[str, Any] = {"label": launch.get("label", ""), "status": "crashed", "violations": [],
+                                  "error": None}
+        t0 = time.monotonic()
+        restore = None
+        if load_error is not None:
+            result["error"] = load_error
+            results.append(result)
+            continue
+        guard = InterpreterGuard(fill=job.get("fill", 0), red_zone=1 << 20)
+        try:
+            generator = torch.Generator().manual_seed(0)
+            values = {a["name"]: _value(a, generator) for a in launch["args"]}
+            kernel = getattr(modules[launch["module"]], launch["kernel"])
+            identity = launch.get("identity")
+            if identity is not None:
+                restore = _identity_patch(launch["module"], identity["line"], identity["value"])
+            with guard:
+                kernel[tuple(launch["grid"])](**values)
+            result["status"] = "ok"
+            tensors = {n: v.clone() for n, v in values.items() if isinstance(v, torch.Tensor)}
+            torch.save(tensors, out / f"outputs{i}.pt")
+        except BaseException as error:  # noqa: BLE001 - the kernel's failure is a result
+            result["error"] = _short(error)
+        finally:
+            if restore is not None:
+                restore()
+            result["violations"] = [v.to_dict() for v in guard.violations]
+            result["elapsed"] = time.monotonic() - t0
+        results.append(result)
+    for a, b in job.get("compare", ()):
+        results[a].setdefault("differs", {})[str(b)] = _compare(out, a, b)
+    (out / "results.json").write_text(json.dumps(results, default=str))
+
+
+def _compare(out: Path, a: int, b: int) -> dict[str, Any] | None:
+    """Per tensor argument: the largest difference between two runs' final values (None: a run failed)."""
+    import torch
+
+    pa, pb = out / f"outputs{a}.pt", out / f"outputs{b}.pt"
+    if not pa.exists() or not pb.exists():
+        return None
+    ta, tb = torch.load(pa), torch.load(pb)
+    diffs: dict[str, Any] = {}
+    for name in ta:
+        x, y = ta[name], tb.get(name)
+        if y is None or x.shape != y.shape:
+            diffs[name] = {"max_abs": None, "elements": -1}
+            continue
+        x, y = x.double(), y.double()
+        nan_x, nan_y = torch.isnan(x), torch.isnan(y)
+        both = ~(nan_x | nan_y)
+        delta = (x - y).abs().where(both, torch.zeros_like(x))
+        delta = delta.where(~torch.isinf(delta), torch.zeros_like(x))
+        inf_diff = (torch.isinf(x) | torch.isinf(y)) & both & (x != y)
+        bad = (nan_x != nan_y) | inf_diff | (delta > 1e-4 * (1 + y.abs().where(both, torch.zeros_like(y))))
+        if bad.any():
+            diffs[name] = {"max_abs": float(delta.max()), "elements": int(bad.sum()),
+                           "nan": int((nan_x != nan_y).sum()), "first": int(bad.nonzero()[0][0])}
+    return diffs
+
+
+def _short(error: BaseException) -> str:
+    """The error's message, with the innermost frame of the kernel's source when there is one."""
+    text = "".join(traceback.format_exception_only(type(error), error)).strip()
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if "_tritonlint_witness_" in f.filename
+              or "witness_module" in f.filename]
+    where = f" (at line {frames[-1].lineno} of the generated module)" if frames else ""
+    return (text[-1500:] + where)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    job = json.loads(Path(args[0]).read_text())
+    out = Path(args[1])
+    os.environ["TRITON_INTERPRET"] = "1"
+    run_job(job, out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,289 @@
+"""Witness one finding: extract its kernel, synthesize launches, run them in a child, judge the run and the fix."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tritonlint.witness.extract import ExtractError, enclosing_kernel, extract
+from tritonlint.witness.synth import Facts, Launch, SynthesisError, facts_from, synthesize
+
+MAX_PAIRS = 3  # candidate launches tried per finding (each with its full-tile control)
+# The identity a masked-off lane must hold for the reduction a TL105 finding names.
+IDENTITIES = (("tl.max", float("-inf")), ("tl.min", float("inf")), ("exp", float("-inf")),
+              ("tl.sum", 0.0), ("tl.dot", 0.0))
+
+
+@dataclass
+class Witness:
+    """What running the finding showed."""
+
+    status: str  # "confirmed", "not-reproduced", "cannot-synthesize", "error"
+    reason: str
+    launch: dict[str, Any] | None = None
+    evidence: dict[str, Any] | None = None
+    validation: dict[str, str] | None = None  # the fix's: {"status", "reason"}
+    seconds: float = 0.0
+    # For --emit-repro: the generated module's source and the original line it was judged at.
+    module_source: str = ""
+    module_line: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": self.status, "reason": self.reason, "launch": self.launch, "evidence": self.evidence}
+
+
+@dataclass
+class _Job:
+    launches: list[dict[str, Any]] = field(default_factory=list)
+    compare: list[tuple[int, int]] = field(default_factory=list)
+
+    def add(self, launch: Launch, module: str, identity: dict[str, Any] | None = None) -> int:
+        d = launch.to_dict()
+        d["module"] = module
+        d["identity"] = identity
+        self.launches.append(d)
+        return len(self.launches) - 1
+
+
+def _child(job: _Job, workdir: Path, fill: int, timeout: float) -> list[dict[str, Any]] | str:
+    """Run the job in a fresh interpreter; its results, or why there are none."""
+    out = workdir / "out"
+    out.mkdir(exist_ok=True)
+    spec = workdir / "job.json"
+    spec.write_text(json.dumps({"launches": job.launches, "fill": fill, "compare": job.compare}))
+    env = dict(os.environ, TRITON_INTERPRET="1", PYTHONDONTWRITEBYTECODE="1")
+    try:
+        done = subprocess.run([sys.executable, "-m", "tritonlint.witness.child", str(spec), str(out)],
+                              cwd=workdir, env=env, capture_output=True, text=True, timeout=timeout,
+                              check=False)
+    except subprocess.TimeoutExpired:
+        return f"the run took longer than {timeout:g} s"
+    results = out / "results.json"
+    if not results.exists():
+        return f"the child process failed (exit {done.returncode}): {done.stderr.strip()[-600:]}"
+    loaded: list[dict[str, Any]] = json.loads(results.read_text())
+    return loaded
+
+
+def _identity(message: str) -> float | None:
+    for word, value in IDENTITIES:
+        if word in message:
+            return value
+    return None
+
+
+def _hits(result: dict[str, Any], module: str, lines: set[int]) -> list[dict[str, Any]]:
+    return [v for v in result.get("violations", ()) if v["path"] == module and v["line"] in lines]
+
+
+def _evidence(v: dict[str, Any], launch: Launch, offset: int) -> dict[str, Any]:
+    return {
+        "kind": v["kind"], "tensor": v["tensor"], "direction": v["direction"],
+        "elements_past": v["max_elements"], "tensor_elements": v["tensor_elements"],
+        "lanes": v["lanes"], "executions": v["executions"], "element_type": v["element_type"],
+        "line": v["line"] - offset, "grid": launch.grid, "shape": launch.sizes,
+        "summary": (f"{v['kind']} ran {v['max_elements']} element(s) "
+                    f"{'past the end of' if v['direction'] == 'after' else 'before the start of'} "
+                    f"`{v['tensor']}` ({v['tensor_elements']} elements), {v['lanes']} lane(s) in "
+                    f"{v['executions']} execution(s), {launch.brief()}"),
+    }
+
+
+def _latent(facts: Facts, launch: Launch) -> str:
+    """Why the callers never launch this shape, if they say so."""
+    for a, b in sorted(facts.multiples):
+        if a == launch.axis:
+            return f"the callers keep {a} a multiple of {b}"
+    return ""
+
+
+def _fixed_lines(original: str, fixed: str, lines: set[int]) -> set[int]:
+    """The lines of the fixed text that stand for `lines` of the original, or were changed by the fix."""
+    a, b = original.splitlines(), fixed.splitlines()
+    out: set[int] = set()
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            out |= {j1 + (ln - 1 - i1) + 1 for ln in lines if i1 <= ln - 1 < i2}
+        else:
+            out |= set(range(j1 + 1, j2 + 1))
+    return out
+
+
+def witness(path: Path, display: str, text: str, diagnostic: Any, launches: dict[str, list[Any]],
+            flags: dict[str, dict[str, bool]], fixed: str | None, *, timeout: float = 120.0,
+            fill: int = 0) -> Witness:
+    """Try to make one finding happen; validate its fix under the launch that did."""
+    t0 = time.monotonic()
+    result = _witness(path, display, text, diagnostic, launches, flags, fixed, timeout, fill)
+    result.seconds = time.monotonic() - t0
+    return result
+
+
+def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dict[str, list[Any]],
+             flags: dict[str, dict[str, bool]], fixed: str | None, timeout: float, fill: int) -> Witness:
+    try:
+        kernels = enclosing_kernel(text, diagnostic.line)
+    except SyntaxError as error:
+        return Witness("cannot-synthesize", f"the file does not parse: {error.msg}")
+    if not kernels:
+        return Witness("cannot-synthesize", "the finding is in no jit function")
+    holder = kernels[-1] if len(kernels) > 1 else kernels[0]
+    reasons: list[str] = []
+    last: Witness | None = None
+    deadline = time.monotonic() + timeout
+    for name in kernels[:2]:
+        try:
+            extracted = extract(path, text, name)
+        except ExtractError as error:
+            reasons.append(f"`{name}`: {error}")
+            continue
+        facts = facts_from(diagnostic, launches.get(name, []), flags.get(name, {}))
+        try:
+            pairs = synthesize(extracted, facts, owner=_owner(text, diagnostic.line, holder))[:MAX_PAIRS]
+        except SynthesisError as error:
+            reasons.append(str(error))
+            continue
+        except Exception as error:  # noqa: BLE001 - a kernel shape the synthesizer does not know
+            reasons.append(f"`{name}`: the synthesizer failed on it ({type(error).__name__}: {error})")
+            continue
+        last = _run(path, text, diagnostic, extracted, facts, pairs, fixed, max(5.0, deadline - time.monotonic()),
+                    fill)
+        if last.status == "confirmed":
+            return last
+    if last is not None:
+        return last
+    return Witness("cannot-synthesize", "; ".join(reasons) or "no launchable kernel")
+
+
+def _owner(text: str, line: int, fallback: str) -> str:
+    import ast
+
+    from tritonlint.witness.extract import jit_functions
+
+    holders = [k for k in jit_functions(ast.parse(text)).values() if k.node.lineno <= line <= k.last_line]
+    return min(holders, key=lambda k: k.last_line - k.node.lineno).name if holders else fallback
+
+
+def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
+         pairs: list[tuple[Launch, Launch]], fixed: str | None, timeout: float, fill: int) -> Witness:
+    lines = set(range(diagnostic.line, diagnostic.end_line + 1))
+    with tempfile.TemporaryDirectory(prefix="tritonlint-witness-") as tmp:
+        workdir = Path(tmp)
+        module = str(workdir / "witness_module.py")
+        Path(module).write_text(extracted.source)
+        gen_lines = {ln + extracted.offset for ln in lines}
+        fixed_module = None
+        fixed_gen_lines: set[int] = set()
+        fix_problem = ""
+        if fixed is not None:
+            try:
+                fixed_extracted = extract(path, fixed, extracted.kernel.name)
+                fixed_module = str(workdir / "witness_fixed.py")
+                Path(fixed_module).write_text(fixed_extracted.source)
+                fixed_gen_lines = {ln + fixed_extracted.offset for ln in _fixed_lines(text, fixed, lines)}
+            except (ExtractError, SyntaxError) as error:
+                fix_problem = f"the fixed file cannot be cut out: {error}"
+        identity = _identity(diagnostic.message) if diagnostic.code == "TL105" else None
+        job = _Job()
+        plan: list[dict[str, int]] = []
+        for cand, control in pairs:
+            step = {"cand": job.add(cand, module), "control": job.add(control, module)}
+            if identity is not None:
+                step["ident"] = job.add(cand, module, {"line": min(gen_lines), "value": identity})
+                job.compare.append((step["cand"], step["ident"]))
+            if fixed_module is not None:
+                step["fixed"] = job.add(cand, fixed_module)
+                job.compare.append((step.get("ident", step["cand"]), step["fixed"]))
+            plan.append(step)
+        results = _child(job, workdir, fill, timeout)
+        source = extracted.source
+    if isinstance(results, str):
+        return Witness("error", results, pairs[0][0].to_dict())
+    tried = [cand.label for cand, _ in pairs]
+    errors: list[str] = []
+    chosen: tuple[Launch, dict[str, int]] | None = None
+    witness: Witness | None = None
+    for (cand, control), step in zip(pairs, plan):
+        res = results[step["cand"]]
+        if res["status"] != "ok":
+            errors.append(res["error"] or "crashed")
+            continue
+        chosen = chosen or (cand, step)
+        if identity is not None:
+            diffs = res.get("differs", {}).get(str(step["ident"])) or {}
+            if diffs:
+                name, d = next(iter(diffs.items()))
+                evidence = {"tensor": name, "max_abs": d["max_abs"], "elements": d["elements"],
+                            "nan": d.get("nan", 0), "identity": identity, "grid": cand.grid, "shape": cand.sizes,
+                            "summary": (f"`{name}` differs from the run with the masked-off lanes set to "
+                                        f"{identity} in {d['elements']} element(s) (max |diff| "
+                                        f"{d['max_abs']:.4g}, {d.get('nan', 0)} NaN), {cand.brief()}")}
+                witness = Witness("confirmed", evidence["summary"], cand.to_dict(), evidence)
+                chosen = (cand, step)
+                break
+            continue
+        hits = _hits(res, module, gen_lines)
+        if not hits:
+            continue
+        ctrl = results[step["control"]]
+        if ctrl["status"] == "ok" and _hits(ctrl, module, gen_lines):
+            errors.append(f"{cand.label}: out of bounds at full tiles too ({control.label}): the launch "
+                          "does not match the kernel's indexing")
+            continue
+        evidence = _evidence(hits[0], cand, extracted.offset)
+        latent = _latent(facts, cand)
+        reason = evidence["summary"] + (f"; latent: {latent}" if latent else "")
+        evidence["latent"] = latent or None
+        witness = Witness("confirmed", reason, cand.to_dict(), evidence)
+        chosen = (cand, step)
+        break
+    if witness is None:
+        if chosen is None:
+            witness = Witness("error", f"the kernel does not run under the interpreter: {errors[0]}",
+                              pairs[0][0].to_dict())
+        else:
+            note = f" ({errors[0]})" if errors else ""
+            witness = Witness("not-reproduced", f"stayed in bounds at {', '.join(tried)}{note}",
+                              chosen[0].to_dict())
+    witness.module_source = source
+    witness.module_line = diagnostic.line
+    if fixed is None:
+        return witness
+    witness.validation = _validation(results, chosen, fixed_module, fixed_gen_lines, fix_problem)
+    return witness
+
+
+def _validation(results: list[dict[str, Any]], chosen: tuple[Launch, dict[str, int]] | None,
+                fixed_module: str | None, lines: set[int], problem: str) -> dict[str, str]:
+    if problem:
+        return {"status": "failed", "reason": problem}
+    if chosen is None or fixed_module is None:
+        return {"status": "not-run", "reason": "no launch of the original ran"}
+    cand, step = chosen
+    res = results[step["fixed"]]
+    if res["status"] != "ok":
+        return {"status": "failed", "reason": f"the fixed kernel does not run: {res['error']}"}
+    hits = _hits(res, fixed_module, lines)
+    if hits:
+        v = hits[0]
+        return {"status": "failed", "reason": f"the fixed access still goes out of bounds: {v['kind']} "
+                f"{v['max_elements']} element(s) past `{v['tensor']}` at {cand.brief()}"}
+    base = step.get("ident", step["cand"])
+    diffs = results[base].get("differs", {}).get(str(step["fixed"]))
+    if diffs is None:
+        return {"status": "failed", "reason": "the outputs could not be compared"}
+    if diffs:
+        name, d = next(iter(diffs.items()))
+        against = "the identity run" if "ident" in step else "the original's at a zero fill"
+        return {"status": "failed", "reason": f"`{name}` differs from {against} in {d['elements']} "
+                f"element(s) (max |diff| {d['max_abs']}) at {cand.brief()}"}
+    against = "the identity run" if "ident" in step else "the original's at a zero fill"
+    return {"status": "validated", "reason": f"runs in bounds; outputs equal {against} at {cand.brief()}"}
