@@ -97,6 +97,11 @@ def build_parser(verify_arguments: bool = True) -> argparse.ArgumentParser:
 
         add_verify_arguments(verify)
 
+    witness = commands.add_parser("witness", help="run each finding on a synthesized launch and validate its fix")
+    from tritonlint.witness.cli import add_arguments as add_witness_arguments  # argparse only: no heavy import
+
+    add_witness_arguments(witness)
+
     rule = commands.add_parser("rule", help="print a rule's documentation")
     rule.add_argument("code", metavar="CODE")
     commands.add_parser("rules", help="list every rule")
@@ -174,6 +179,10 @@ def _main(argv: Sequence[str] | None) -> int:
         from tritonlint.verify.cli import run as run_verify
 
         return run_verify(args)
+    if args.command == "witness":
+        from tritonlint.witness.cli import run as run_witness
+
+        return run_witness(args)
     return _check(args)
 
 

@@ -34,7 +34,7 @@ class Witness:
     seconds: float = 0.0
     # For --emit-repro: the generated module's source and the original line it was judged at.
     module_source: str = ""
-    module_line: int = 0
+    module_offset: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {"status": self.status, "reason": self.reason, "launch": self.launch, "evidence": self.evidence}
@@ -254,7 +254,7 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
             witness = Witness("not-reproduced", f"stayed in bounds at {', '.join(tried)}{note}",
                               chosen[0].to_dict())
     witness.module_source = source
-    witness.module_line = diagnostic.line
+    witness.module_offset = extracted.offset
     if fixed is None:
         return witness
     witness.validation = _validation(results, chosen, fixed_module, fixed_gen_lines, fix_problem)

@@ -521,6 +521,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None) 
         raise SynthesisError(f"`{kernel.name}` loads or stores through no parameter it takes")
     strides = uses.stride_params() - set(pointers)
     sizes = {p for p in uses.params if p not in uses.constexprs} - set(pointers) - strides
+    ordered_sizes = [p for p in uses.params if p in sizes]
     defaults = _defaults(kernel.node)
     tuned = autotune_config(kernel)
     heur = heuristic_keys(kernel)
@@ -578,7 +579,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None) 
     tile = value_of(facts.tile)
 
     def build(axis: str | None, extent: int | None, label: str) -> Launch:
-        size_values: dict[str, int] = {s: base for s in sizes}
+        size_values: dict[str, int] = {s: base for s in ordered_sizes}
         if axis is not None and extent is not None:
             size_values[axis] = extent
         # Keep sizes the host keeps multiples of each other multiples.
@@ -628,7 +629,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None) 
                 args.append(Arg(p, "none"))
             else:
                 args.append(Arg(p, "float", value=0.5))
-        shown = {s: size_values[s] for s in sizes if any(a.name == s and a.kind == "int" for a in args)}
+        shown = {s: size_values[s] for s in ordered_sizes if any(a.name == s and a.kind == "int" for a in args)}
         return Launch(kernel.name, args, grid, axis, shown, label)
 
     pairs: list[tuple[Launch, Launch]] = []
