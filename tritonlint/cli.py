@@ -47,7 +47,7 @@ FILES_PER_WORKER = 16
 Item = TypeVar("Item")
 
 
-def build_parser(verify_arguments: bool = True) -> argparse.ArgumentParser:
+def build_parser(verify_arguments: bool = True, witness_arguments: bool = True) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tritonlint", description="Static checker for Triton GPU kernels.")
     parser.add_argument("--version", action="version", version=f"tritonlint {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -98,9 +98,10 @@ def build_parser(verify_arguments: bool = True) -> argparse.ArgumentParser:
         add_verify_arguments(verify)
 
     witness = commands.add_parser("witness", help="run each finding on a synthesized launch and validate its fix")
-    from tritonlint.witness.cli import add_arguments as add_witness_arguments  # argparse only: no heavy import
+    if witness_arguments:  # `check` never imports the witness
+        from tritonlint.witness.cli import add_arguments as add_witness_arguments
 
-    add_witness_arguments(witness)
+        add_witness_arguments(witness)
 
     rule = commands.add_parser("rule", help="print a rule's documentation")
     rule.add_argument("code", metavar="CODE")
@@ -150,7 +151,7 @@ def _out(text: str) -> None:
 
 def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(verify_arguments="verify" in argv)
+    parser = build_parser(verify_arguments="verify" in argv, witness_arguments="witness" in argv)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # argparse exits 2 on usage errors, 0 on --help

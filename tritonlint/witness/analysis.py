@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tritonlint.config import Config
+from tritonlint.config import Config, ConfigError
 from tritonlint.diagnostics import Diagnostic
+
+__all__ = ["CheckedFile", "ConfigError", "check_paths", "config_for", "fixed_text", "render"]
 
 
 @dataclass(frozen=True)

@@ -168,5 +168,25 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def forked_main(job: str, out: str, log: str) -> None:
+    """Entry of a run forked from the preloaded forkserver: its own session, output file, exit."""
+    os.setsid()  # its own process group, so the parent can kill it whole
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+    code = 0
+    try:
+        main([job, out])
+    except BaseException:  # noqa: BLE001 - written to the log, read by the parent
+        traceback.print_exc()
+        code = 3
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
     sys.exit(main())

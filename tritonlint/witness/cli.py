@@ -26,8 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tritonlint.config import ConfigError
     from tritonlint.witness import analysis
+    from tritonlint.witness.analysis import ConfigError
     from tritonlint.witness.runner import Witness, witness
 
     try:

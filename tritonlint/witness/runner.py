@@ -5,9 +5,9 @@ from __future__ import annotations
 import difflib
 import json
 import os
-import subprocess
-import sys
+import signal
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +16,7 @@ from typing import Any
 from tritonlint.witness.extract import ExtractError, enclosing_kernel, extract
 from tritonlint.witness.synth import Facts, Launch, SynthesisError, facts_from, synthesize
 
+_FORK_LOCK = threading.Lock()
 MAX_PAIRS = 3  # candidate launches tried per finding (each with its full-tile control)
 # The identity a masked-off lane must hold for the reduction a TL105 finding names.
 IDENTITIES = (("tl.max", float("-inf")), ("tl.min", float("inf")), ("exp", float("-inf")),
@@ -54,21 +55,32 @@ class _Job:
 
 
 def _child(job: _Job, workdir: Path, fill: int, timeout: float) -> list[dict[str, Any]] | str:
-    """Run the job in a fresh interpreter; its results, or why there are none."""
+    """Run the job in a child process forked from a server that has torch and triton imported
+    (verify's forkserver: a fresh interpreter per finding would pay seconds of imports each)."""
+    from tritonlint.verify.runner import _forkserver, _HiddenMain
+    from tritonlint.witness.child import forked_main
+
     out = workdir / "out"
     out.mkdir(exist_ok=True)
     spec = workdir / "job.json"
     spec.write_text(json.dumps({"launches": job.launches, "fill": fill, "compare": job.compare}))
-    env = dict(os.environ, TRITON_INTERPRET="1", PYTHONDONTWRITEBYTECODE="1")
-    try:
-        done = subprocess.run([sys.executable, "-m", "tritonlint.witness.child", str(spec), str(out)],
-                              cwd=workdir, env=env, capture_output=True, text=True, timeout=timeout,
-                              check=False)
-    except subprocess.TimeoutExpired:
+    ctx = _forkserver()
+    proc = ctx.Process(target=forked_main, args=(str(spec), str(out), str(workdir / "log.txt")), daemon=True)
+    with _FORK_LOCK, _HiddenMain():
+        proc.start()
+    proc.join(timeout)
+    if proc.is_alive():
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        proc.kill()
+        proc.join(10)
         return f"the run took longer than {timeout:g} s"
     results = out / "results.json"
     if not results.exists():
-        return f"the child process failed (exit {done.returncode}): {done.stderr.strip()[-600:]}"
+        log = (workdir / "log.txt").read_text(errors="replace") if (workdir / "log.txt").exists() else ""
+        return f"the child process failed (exit {proc.exitcode}): {log.strip()[-600:]}"
     loaded: list[dict[str, Any]] = json.loads(results.read_text())
     return loaded
 
