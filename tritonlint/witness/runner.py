@@ -92,8 +92,34 @@ def _identity(message: str) -> float | None:
     return None
 
 
-def _hits(result: dict[str, Any], module: str, lines: set[int]) -> list[dict[str, Any]]:
-    return [v for v in result.get("violations", ()) if v["path"] == module and v["line"] in lines]
+def _hits(result: dict[str, Any], module: str, lines: set[int], target: tuple[str, str | None]) -> list[dict[str, Any]]:
+    """The violations of the flagged access: its lines, its kind, the tensor its pointer is based on."""
+    kind, tensor = target
+    return [v for v in result.get("violations", ()) if v["path"] == module and v["line"] in lines
+            and (kind == "any" or v["kind"] == kind) and (tensor is None or v["tensor"] == tensor)]
+
+
+def _target(extracted: Any, text: str, line: int, column: int) -> tuple[str, str | None]:
+    """The flagged call's kind ("load", "store", "atomic") and the kernel parameter its pointer is based on."""
+    import ast
+
+    from tritonlint.witness.synth import Uses
+
+    tree = ast.parse(text)
+    call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.lineno == line
+                 and n.col_offset == column - 1), None)
+    if call is None:
+        return ("any", None)
+    name = ast.unparse(call.func).split(".")[-1]
+    kind = "load" if name == "load" else "store" if name == "store" else "atomic" if name.startswith("atomic") \
+        else "any"
+    if not call.args:
+        return (kind, None)
+    kernel = extracted.kernel
+    if not (kernel.node.lineno <= line <= kernel.last_line):
+        return (kind, None)  # in a helper: its parameter names are not the launch's
+    root = Uses(kernel, extracted.helpers).root(call.args[0])
+    return (kind, root)
 
 
 def _evidence(v: dict[str, Any], launch: Launch, offset: int) -> dict[str, Any]:
@@ -192,6 +218,10 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
         module = str(workdir / "witness_module.py")
         Path(module).write_text(extracted.source)
         gen_lines = {ln + extracted.offset for ln in lines}
+        try:
+            target = _target(extracted, text, diagnostic.line, diagnostic.column)
+        except (SyntaxError, ValueError):
+            target = ("any", None)
         fixed_module = None
         fixed_gen_lines: set[int] = set()
         fix_problem = ""
@@ -242,11 +272,11 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
                 chosen = (cand, step)
                 break
             continue
-        hits = _hits(res, module, gen_lines)
+        hits = _hits(res, module, gen_lines, target)
         if not hits:
             continue
         ctrl = results[step["control"]]
-        if ctrl["status"] == "ok" and _hits(ctrl, module, gen_lines):
+        if ctrl["status"] == "ok" and _hits(ctrl, module, gen_lines, target):
             errors.append(f"{cand.label}: out of bounds at full tiles too ({control.label}): the launch "
                           "does not match the kernel's indexing")
             continue
@@ -269,12 +299,13 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
     witness.module_offset = extracted.offset
     if fixed is None:
         return witness
-    witness.validation = _validation(results, chosen, fixed_module, fixed_gen_lines, fix_problem)
+    witness.validation = _validation(results, chosen, fixed_module, fixed_gen_lines, fix_problem, target)
     return witness
 
 
 def _validation(results: list[dict[str, Any]], chosen: tuple[Launch, dict[str, int]] | None,
-                fixed_module: str | None, lines: set[int], problem: str) -> dict[str, str]:
+                fixed_module: str | None, lines: set[int], problem: str,
+                target: tuple[str, str | None]) -> dict[str, str]:
     if problem:
         return {"status": "failed", "reason": problem}
     if chosen is None or fixed_module is None:
@@ -283,7 +314,7 @@ def _validation(results: list[dict[str, Any]], chosen: tuple[Launch, dict[str, i
     res = results[step["fixed"]]
     if res["status"] != "ok":
         return {"status": "failed", "reason": f"the fixed kernel does not run: {res['error']}"}
-    hits = _hits(res, fixed_module, lines)
+    hits = _hits(res, fixed_module, lines, target)
     if hits:
         v = hits[0]
         return {"status": "failed", "reason": f"the fixed access still goes out of bounds: {v['kind']} "

@@ -336,12 +336,40 @@ class Uses:
             return None
         return self.bound_expr(expr, sizes, seen)
 
+    def pid_axis(self, expr: ast.expr, seen: frozenset[str] = frozenset()) -> int | None:
+        """The program axis an expression is the id of (`tl.program_id(1)`, a local holding it)."""
+        if isinstance(expr, ast.Call):
+            name = _call_name(expr)
+            if name == "program_id":
+                axis = expr.args[0] if expr.args else next((k.value for k in expr.keywords if k.arg == "axis"), None)
+                return axis.value if isinstance(axis, ast.Constant) and isinstance(axis.value, int) else 0
+            if name == "to" and isinstance(expr.func, ast.Attribute):
+                return self.pid_axis(expr.func.value, seen)
+        if isinstance(expr, ast.Name) and expr.id not in seen and len(self.defs.get(expr.id, ())) == 1:
+            return self.pid_axis(self.defs[expr.id][0], seen | {expr.id})
+        return None
+
+    def tile_walk(self, expr: ast.expr) -> Any:
+        """("axis", a, TILE) when the expression holds `program_id(a) * TILE` (the start of a tile)."""
+        for node in ast.walk(expr):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+                for a, b in ((node.left, node.right), (node.right, node.left)):
+                    axis = self.pid_axis(a)
+                    if axis is not None:
+                        tile = b.id if isinstance(b, ast.Name) else (str(b.value) if isinstance(b, ast.Constant) else None)
+                        if tile is not None:
+                            return ("axis", axis, tile)
+        return None
+
     def bound_expr(self, expr: ast.expr, sizes: set[str], seen: frozenset[str]) -> Any:
+        walk = self.tile_walk(expr)
+        if walk is not None:
+            return walk
         found = None
         for node in ast.walk(expr):
             if isinstance(node, (ast.Name, ast.Call)) and node is not expr:
                 got = self.bound(node, sizes, seen)
-                if got is not None and got[0] in ("size", "grid"):
+                if got is not None and got[0] in ("size", "grid", "axis"):
                     return got
                 found = found or got
             elif isinstance(node, ast.Call) and node is expr and _call_name(node) in ("program_id", "arange"):
@@ -470,6 +498,8 @@ class Facts:
     launch_args: dict[str, str]  # kernel parameter -> host text, from one launch site
     multiples: set[tuple[str, str]]  # (a, b): the host keeps a % b == 0
     even_flags: dict[str, bool]  # evenness flags of the kernel -> the value promising full tiles
+    launch: Any = None  # one launch site (tritonlint's Launch record), if any
+    program_axis: tuple[int, str, str] | None = None  # (axis, size, tile) the notes name
 
 
 def facts_from(diagnostic: Any, launches: list[Any], even_flags: dict[str, bool]) -> Facts:
@@ -477,6 +507,7 @@ def facts_from(diagnostic: Any, launches: list[Any], even_flags: dict[str, bool]
     flags: dict[str, bool] = {}
     walk = tile = None
     hints: list[str] = []
+    program_axis = None
     for note in notes:
         m = re.match(r"reachable when (.+)$", note)
         if m:
@@ -487,6 +518,9 @@ def facts_from(diagnostic: Any, launches: list[Any], even_flags: dict[str, bool]
         m = re.search(r"walks `([^`]+)` \(tiles of ([^)]+)\)", note)
         if m:
             walk, tile = m.group(1), m.group(2)
+        m = re.search(r"along axis (\d+), whose tile is partial unless (\w+) is a multiple of (\w+)", note)
+        if m:
+            program_axis = (int(m.group(1)), m.group(2), m.group(3))
         m = re.search(r"unless (\w+) is a multiple of (\w+)", note)
         if m:
             hints.append(m.group(1))
@@ -498,11 +532,29 @@ def facts_from(diagnostic: Any, launches: list[Any], even_flags: dict[str, bool]
     hints += re.findall(r"`([A-Za-z_]\w*)`", diagnostic.message)
     args: dict[str, str] = {}
     multiples: set[tuple[str, str]] = set()
-    for launch in launches:
+    first = launches[0] if launches else None
+    for launch in launches[:1]:
         args = dict(launch.args)
         multiples |= set(launch.multiples)
-        break
-    return Facts(diagnostic.line, diagnostic.code, flags, walk, tile, hints, args, multiples, even_flags)
+    return Facts(diagnostic.line, diagnostic.code, flags, walk, tile, hints, args, multiples, even_flags, first,
+                 program_axis)
+
+
+def launch_axes(launch: Any, params: list[str]) -> dict[int, tuple[str, str]]:
+    """Program axis -> (kernel size parameter, tile) that a launch site's rounded-up grid divides."""
+    out: dict[int, tuple[str, str]] = {}
+    if launch is None:
+        return out
+    for i, axis in enumerate(launch.grid):
+        if not axis.extent:
+            continue
+        sizes = [p for p, text in launch.args.items() if text == axis.extent and p in params]
+        tiles = [axis.meta_key] if axis.meta_key else [p for p, text in launch.args.items() if text == axis.size]
+        if not tiles and axis.size.isdigit():
+            tiles = [axis.size]
+        if sizes and tiles:
+            out[i] = (sizes[0], tiles[0])
+    return out
 
 
 def _walk_var(walk: str | None) -> str | None:
@@ -563,8 +615,17 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None) 
     base = 2 * max(tiles + [DEFAULT_TILE])
     base = min(base, 256)
 
+    tile = value_of(facts.tile)
+    # Program axis -> (the size its tiles walk, the tile): the notes, the launch site, the kernel's masks.
+    axes: dict[int, tuple[str | None, str | None]] = dict(uses.program_axes())
+    for a, pair in launch_axes(facts.launch, uses.params).items():
+        axes[a] = pair
+    if facts.program_axis is not None and facts.program_axis[1] in sizes:
+        axes[facts.program_axis[0]] = (facts.program_axis[1], facts.program_axis[2])
     # The axis to make partial: the size bounding the walked offset, then the sizes notes name.
     axis_order: list[str] = []
+    if facts.program_axis is not None and facts.program_axis[1] in sizes:
+        axis_order.append(facts.program_axis[1])
     owner_uses = uses
     if owner and owner != kernel.name and owner in extracted.helpers:
         owner_uses = uses.helper(owner) or uses
@@ -573,10 +634,13 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None) 
         b = owner_uses.bound(ast.Name(id=walk, ctx=ast.Load()), owner_uses.size_params() | sizes)
         if b and b[0] == "size":
             axis_order.append(b[1])
+        elif b and b[0] == "axis" and axes.get(b[1], (None, None))[0]:
+            axis_order.append(str(axes[b[1]][0]))
+            if facts.tile is None:
+                tile = value_of(b[2])
     axis_order += [h for h in facts.axis_hints if h in sizes]
     axis_order += sorted(sizes - set(axis_order), key=uses.params.index)
     axis_order = [a for a in dict.fromkeys(axis_order) if a not in flag_args][:4]
-    tile = value_of(facts.tile)
 
     def build(axis: str | None, extent: int | None, label: str) -> Launch:
         size_values: dict[str, int] = {s: base for s in ordered_sizes}
@@ -584,16 +648,15 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None) 
             size_values[axis] = extent
         # Keep sizes the host keeps multiples of each other multiples.
         for a, b in facts.multiples:
-            if a in size_values and b in consts and isinstance(consts[b], int) and consts[b] > 0:
+            if a in size_values and a != axis and b in consts and isinstance(consts[b], int) and consts[b] > 0:
                 size_values[a] = -(-size_values[a] // consts[b]) * consts[b]
-        grid_axes = uses.program_axes()
         grid: list[int] = []
-        for a in range(max(list(grid_axes) + [-1]) + 1):
-            size, tile_name = grid_axes.get(a, (None, None))
+        for a in range(max(list(axes) + [-1]) + 1):
+            size, tile_name = axes.get(a, (None, None))
             if size is not None and size in size_values:
                 grid.append(max(1, -(-size_values[size] // value_of(tile_name))))
             else:
-                grid.append(ROW_PROGRAMS if a in grid_axes else 1)
+                grid.append(ROW_PROGRAMS if a in axes else 1)
         while _prod(grid) > MAX_PROGRAMS:
             i = grid.index(max(grid))
             grid[i] = max(1, grid[i] // 2)
@@ -608,7 +671,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None) 
                         dims.append(d)
             extents: list[tuple[str | None, int]] = []
             for stride, bound in dims:
-                extents.append((stride, _extent(bound, size_values, grid, consts, base)))
+                extents.append((stride, _extent(bound, size_values, grid, consts, base, axes)))
             numels[p] = _layout(extents, stride_values)
         for p in uses.params:
             if p in pointers:
@@ -656,10 +719,18 @@ def _used_in_pointer(uses: Uses, p: str) -> bool:
     return any(p in Uses._names(e) for e in uses.accesses)
 
 
-def _extent(bound: Any, sizes: dict[str, int], grid: list[int], consts: dict[str, Any], base: int) -> int:
+def _extent(bound: Any, sizes: dict[str, int], grid: list[int], consts: dict[str, Any], base: int,
+            axes: dict[int, tuple[str | None, str | None]]) -> int:
     if bound is None:
         return 1
-    kind, what = bound
+    kind, what = bound[0], bound[1]
+    if kind == "axis":
+        size = axes.get(what, (None, None))[0]
+        if size is not None and size in sizes:
+            return sizes[size]
+        tile = consts.get(bound[2]) if not bound[2].isdigit() else int(bound[2])
+        tile = tile if isinstance(tile, int) and not isinstance(tile, bool) and tile > 0 else DEFAULT_TILE
+        return (grid[what] if what < len(grid) else 1) * tile
     if kind == "size":
         return sizes.get(what, base)
     if kind == "grid":
