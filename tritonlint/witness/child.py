@@ -36,6 +36,10 @@ def _value(arg: dict[str, Any], generator: Any) -> Any:
     kind = arg["kind"]
     if kind == "tensor":
         dtype = getattr(torch, arg["dtype"])
+        if arg["fill"] == "index":  # gathered ids and segment starts: 0, 1, 2, ... stay in bounds
+            return torch.arange(arg["numel"], dtype=torch.int64).to(dtype)
+        if arg["fill"] == "randint":
+            return torch.randint(0, 256, (arg["numel"],), generator=generator, dtype=torch.int32).to(dtype)
         if arg["fill"] == "zeros" or not dtype.is_floating_point:
             return torch.zeros(arg["numel"], dtype=dtype)
         return torch.randn(arg["numel"], generator=generator, dtype=torch.float32).to(dtype)

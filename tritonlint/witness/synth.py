@@ -253,13 +253,16 @@ class Uses:
                         loaded.add(name)
         if not loaded:
             return False
+        seeds: set[str] = set()
         for expr in self.accesses:
-            if self._names(expr) & loaded:
-                return True
-        if any(self._names(it) & loaded for it in self.loops.values()):
-            return True
-        return any(self._names(c) & loaded and any(
-            isinstance(n, ast.Call) and _call_name(n) == "arange" for n in ast.walk(c)) for c in self.compares)
+            seeds |= self._names(expr)
+        for it in self.loops.values():
+            seeds |= self._names(it)
+        for call in self.calls:
+            seeds |= self._names(call)
+        for c in self.compares:
+            seeds |= self._names(c)
+        return bool(self.reached(seeds, depth=6) & loaded)
 
     # -- dimensions -----------------------------------------------------------------------
 
@@ -277,11 +280,15 @@ class Uses:
     def dims(self, expr: ast.expr, sizes: set[str], strides: set[str]) -> list[tuple[str | None, Any]]:
         """(stride parameter or None for unit stride, bound) of each term of a pointer expression."""
         out: list[tuple[str | None, Any]] = []
+        block = self.block_ptr_of(expr)
+        if block is not None:
+            return self.block_dims(block, sizes, strides)
         for term in self.terms(expr):
             if self.root(term):
                 continue
             factors = _factors(term)
-            stride = next((f.id for f in factors if isinstance(f, ast.Name) and f.id in strides), None)
+            stride = next((f.id for f in factors if isinstance(f, ast.Name) and f.id in strides), None) or next(
+                (f.id for f in factors[1:] if isinstance(f, ast.Name) and f.id in sizes), None)
             rest = [f for f in factors if not (isinstance(f, ast.Name) and f.id == stride)]
             bound = None
             for f in rest:
@@ -291,10 +298,55 @@ class Uses:
             out.append((stride, bound))
         return out
 
+    def block_ptr_of(self, expr: ast.expr, seen: frozenset[str] = frozenset()) -> ast.Call | None:
+        """The `tl.make_block_ptr(...)` call a pointer expression comes from, if any."""
+        if isinstance(expr, ast.Call):
+            name = _call_name(expr)
+            if name == "make_block_ptr":
+                return expr
+            if name == "advance" and expr.args:
+                return self.block_ptr_of(expr.args[0], seen)
+            return None
+        if isinstance(expr, ast.Name) and expr.id not in seen:
+            for value in self.defs.get(expr.id, ()):
+                got = self.block_ptr_of(value, seen | {expr.id})
+                if got is not None:
+                    return got
+        return None
+
+    def block_dims(self, call: ast.Call, sizes: set[str], strides: set[str]) -> list[tuple[str | None, Any]]:
+        """(stride, bound) per dimension of a block pointer, read from its `shape=` and `strides=`."""
+        named = {k.arg: k.value for k in call.keywords}
+        order = ["base", "shape", "strides", "offsets", "block_shape", "order"]
+        for i, arg in enumerate(call.args):
+            named.setdefault(order[i], arg)
+        shape, stride = named.get("shape"), named.get("strides")
+        if not isinstance(shape, (ast.Tuple, ast.List)) or not isinstance(stride, (ast.Tuple, ast.List)):
+            return []
+        out: list[tuple[str | None, Any]] = []
+        for extent, st in zip(shape.elts, stride.elts):
+            stride_name = st.id if isinstance(st, ast.Name) and st.id in strides else None
+            if isinstance(extent, ast.Name) and extent.id in sizes:
+                bound: Any = ("size", extent.id)
+            elif isinstance(extent, ast.Constant) and isinstance(extent.value, int):
+                bound = ("const", extent.value)
+            elif isinstance(extent, ast.Name) and extent.id in self.constexprs:
+                bound = ("tile", extent.id)
+            else:
+                hit = sorted(self.reached(self._names(extent)) & sizes)
+                bound = ("size", hit[0]) if hit else None
+            out.append((stride_name, bound))
+        return out
+
     def bound(self, expr: ast.expr, sizes: set[str], seen: frozenset[str] = frozenset()) -> Any:
         """What bounds an offset: ("size", name), ("grid", axis), ("const", n) or None."""
         if isinstance(expr, ast.Subscript):
             return self.bound(expr.value, sizes, seen)
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.FloorDiv) and isinstance(
+                expr.right, (ast.Name, ast.Constant)):
+            inner = self.bound(expr.left, sizes, seen)
+            divisor = expr.right.id if isinstance(expr.right, ast.Name) else str(expr.right.value)
+            return ("div", inner, divisor) if inner is not None else None
         if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod):
             hit = self._names(expr.right) & sizes
             if hit:
@@ -408,6 +460,42 @@ class Uses:
                             out[pids[0]] = (bound[1], tiles[0])
         return out
 
+    def int_params(self) -> set[str]:
+        """Parameters that reach (through locals) a pointer, a comparison, a loop bound or an index."""
+        seeds: set[str] = set(self.int_uses)
+        for expr in self.accesses:
+            seeds |= self._names(expr)
+        for call in self.block_ptrs:
+            seeds |= self._names(call)
+        for call in self.calls:
+            inner = self.helper(call.func.id) if isinstance(call.func, ast.Name) else None
+            if inner is None:
+                continue
+            inner_ints = inner.int_params() | set(inner.pointers())
+            for i, arg in enumerate(call.args):
+                if i < len(inner.params) and inner.params[i] in inner_ints:
+                    seeds |= self._names(arg)
+            for kw in call.keywords:
+                if kw.arg in inner_ints:
+                    seeds |= self._names(kw.value)
+        return self.reached(seeds, depth=6) & set(self.params)
+
+    def loaded_bits(self, pointer: str) -> bool:
+        """Whether values loaded through `pointer` take bitwise operators (packed integers)."""
+        loaded: set[str] = set()
+        for name, values in self.defs.items():
+            for value in values:
+                for call in ast.walk(value):
+                    if isinstance(call, ast.Call) and _call_name(call) == "load" and call.args \
+                            and self.root(call.args[0]) == pointer:
+                        loaded.add(name)
+        for node in ast.walk(self.fn):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor, ast.RShift,
+                                                                     ast.LShift)):
+                if self._names(node) & self.reached(loaded, depth=1) and self._names(node) & loaded:
+                    return True
+        return False
+
     def size_params(self) -> set[str]:
         return {p for p in self.params if p not in self.constexprs} - set(self.pointers()) - self.stride_params()
 
@@ -432,7 +520,13 @@ class Uses:
             if len(call.args) >= 3:
                 out |= self._names(call.args[2]) & ints
         out |= {p for p in ints if "stride" in p.lower()}
-        return out
+        # A parameter that also bounds an offset is a size, used as a row length (`offs_m * K`).
+        bounding: set[str] = set()
+        for c in self.compares:
+            bounding |= self._names(c)
+        for it in self.loops.values():
+            bounding |= self._names(it)
+        return {p for p in out if p not in bounding or "stride" in p.lower()}
 
 
 def _factors(term: ast.expr) -> list[ast.expr]:
@@ -616,6 +710,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None) 
     base = min(base, 256)
 
     tile = value_of(facts.tile)
+    int_like = uses.int_params()
     # Program axis -> (the size its tiles walk, the tile): the notes, the launch site, the kernel's masks.
     axes: dict[int, tuple[str | None, str | None]] = dict(uses.program_axes())
     for a, pair in launch_axes(facts.launch, uses.params).items():
@@ -661,7 +756,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None) 
             i = grid.index(max(grid))
             grid[i] = max(1, grid[i] // 2)
         args: list[Arg] = []
-        stride_values: dict[str, int] = {}
+        stride_values: dict[str, int] = dict(size_values)  # a size used as a row length keeps its value
         numels: dict[str, int] = {}
         for p, exprs in pointers.items():
             dims: list[tuple[str | None, Any]] = []
@@ -676,8 +771,10 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None) 
         for p in uses.params:
             if p in pointers:
                 index = uses.loaded_as_index(p)
-                args.append(Arg(p, "tensor", numel=max(1, numels[p]), dtype="int32" if index else "float32",
-                                fill="zeros" if index else "randn"))
+                bits = not index and uses.loaded_bits(p)
+                args.append(Arg(p, "tensor", numel=max(1, numels[p]),
+                                dtype="int32" if index else "uint8" if bits else "float32",
+                                fill="index" if index else "randint" if bits else "randn"))
             elif p in consts:
                 args.append(Arg(p, "constexpr", value=consts[p]))
             elif p in heur:
@@ -686,7 +783,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None) 
                 args.append(Arg(p, "int", value=int(flag_args[p])))
             elif p in strides:
                 args.append(Arg(p, "int", value=stride_values.get(p, 1)))
-            elif p in sizes and (p in uses.int_uses or _used_in_pointer(uses, p) or p in facts.axis_hints):
+            elif p in sizes and (p in int_like or p in facts.axis_hints):
                 args.append(Arg(p, "int", value=size_values[p]))
             elif p in defaults and _literal(defaults[p]) is None and _dotted(defaults[p]) == "None":
                 args.append(Arg(p, "none"))
@@ -724,6 +821,10 @@ def _extent(bound: Any, sizes: dict[str, int], grid: list[int], consts: dict[str
     if bound is None:
         return 1
     kind, what = bound[0], bound[1]
+    if kind == "div":
+        divisor = consts.get(bound[2]) if not bound[2].isdigit() else int(bound[2])
+        divisor = divisor if isinstance(divisor, int) and not isinstance(divisor, bool) and divisor > 0 else 1
+        return -(-_extent(what, sizes, grid, consts, base, axes) // divisor)
     if kind == "axis":
         size = axes.get(what, (None, None))[0]
         if size is not None and size in sizes:
