@@ -36,6 +36,8 @@ def _value(arg: dict[str, Any], generator: Any) -> Any:
     kind = arg["kind"]
     if kind == "tensor":
         dtype = getattr(torch, arg["dtype"])
+        if arg["fill"] == "negative":
+            return (-torch.rand(arg["numel"], generator=generator) - 0.5).to(dtype)
         if arg["fill"] == "index":  # gathered ids and segment starts: 0, 1, 2, ... stay in bounds
             return torch.arange(arg["numel"], dtype=torch.int64).to(dtype)
         if arg["fill"] == "randint":
@@ -80,6 +82,40 @@ def _identity_patch(path: str, line: int, value: float) -> Any:
     return lambda: setattr(cls, "create_masked_load", inner)
 
 
+def _record_stores(guard: Any, launch: dict[str, Any], written: dict[str, dict[int, int]]) -> Any:
+    """Count, per tensor and element, the in-bounds writes of the stores at the launch's `watch` lines."""
+    import numpy as np
+    from triton.runtime import interpreter as interp
+
+    watch = launch.get("watch")
+    if not watch:
+        return lambda: None
+    path, lines = launch["module"], set(watch)
+    cls = interp.InterpreterBuilder
+    inner = cls.create_masked_store
+
+    def create_masked_store(self: Any, ptrs: Any, value: Any, mask: Any, *rest: Any) -> Any:
+        frame = sys._getframe(1)
+        while frame is not None and not (frame.f_code.co_filename == path and frame.f_lineno in lines):
+            frame = frame.f_back
+        current = getattr(guard._local, "launch", None)
+        if frame is not None and current is not None:
+            p = np.asarray(ptrs.data).astype(np.int64)
+            active = np.ones(p.shape, bool) if mask is None else np.broadcast_to(
+                np.asarray(getattr(mask, "data", mask), dtype=bool), p.shape)
+            for region in current.regions:
+                inside = active & (p >= region.start) & (p < region.end)
+                if inside.any():
+                    items = (p[inside] - region.start) // max(1, region.itemsize)
+                    counts = written.setdefault(region.name, {})
+                    for x in items.tolist():
+                        counts[int(x)] = counts.get(int(x), 0) + 1
+        return inner(self, ptrs, value, mask, *rest)
+
+    cls.create_masked_store = create_masked_store
+    return lambda: setattr(cls, "create_masked_store", inner)
+
+
 def run_job(job: dict[str, Any], out: Path) -> None:
     import torch
 
@@ -109,9 +145,16 @@ def run_job(job: dict[str, Any], out: Path) -> None:
             identity = launch.get("identity")
             if identity is not None:
                 restore = _identity_patch(launch["module"], identity["line"], identity["value"])
-            with guard:
-                kernel[tuple(launch["grid"])](**values)
+            written: dict[str, dict[int, int]] = {}
+            # Installed before the guard, so that the guard's frame walk still starts at its own frame.
+            undo = _record_stores(guard, launch, written)
+            try:
+                with guard:
+                    kernel[tuple(launch["grid"])](**values)
+            finally:
+                undo()
             result["status"] = "ok"
+            result["written"] = written
             tensors = {n: v.clone() for n, v in values.items() if isinstance(v, torch.Tensor)}
             torch.save(tensors, out / f"outputs{i}.pt")
         except BaseException as error:  # noqa: BLE001 - the kernel's failure is a result
@@ -150,7 +193,9 @@ def _compare(out: Path, a: int, b: int) -> dict[str, Any] | None:
         bad = (nan_x != nan_y) | inf_diff | (delta > 1e-4 * (1 + y.abs().where(both, torch.zeros_like(y))))
         if bad.any():
             diffs[name] = {"max_abs": float(delta.max()), "elements": int(bad.sum()),
-                           "nan": int((nan_x != nan_y).sum()), "first": int(bad.nonzero()[0][0])}
+                           "nan": int((nan_x != nan_y).sum()), "nan_first": int((nan_x & ~nan_y).sum()),
+                           "nan_second": int((nan_y & ~nan_x).sum()), "first": int(bad.nonzero()[0][0]),
+                           "where": [int(i) for i in bad.nonzero().flatten()[:100000]]}
     return diffs
 
 

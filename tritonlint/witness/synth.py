@@ -271,11 +271,22 @@ class Uses:
         if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub)):
             return self.terms(expr.left, seen) + self.terms(expr.right, seen)
         if isinstance(expr, ast.Name) and expr.id not in self.params and expr.id not in seen \
-                and self.root(expr) and len(self.defs.get(expr.id, ())) >= 1:
+                and len(self.defs.get(expr.id, ())) >= 1 and (self.root(expr) or self._multi_dim(self.defs[expr.id][0])):
             return self.terms(self.defs[expr.id][0], seen | {expr.id})
         if isinstance(expr, ast.Subscript) and self.root(expr.value):
             return self.terms(expr.value, seen)
         return [expr]
+
+    def _multi_dim(self, value: ast.expr) -> bool:
+        """An offset local that sums several dimensions (`rows * N + cols`): expanded into its terms."""
+        if not (isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Sub))):
+            return False
+        ints = {p for p in self.params if p not in self.constexprs}
+        for node in ast.walk(value):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+                if any(isinstance(f, ast.Name) and f.id in ints for f in _factors(node)):
+                    return True
+        return False
 
     def dims(self, expr: ast.expr, sizes: set[str], strides: set[str]) -> list[tuple[str | None, Any]]:
         """(stride parameter or None for unit stride, bound) of each term of a pointer expression."""
@@ -794,7 +805,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None) 
 
     pairs: list[tuple[Launch, Launch]] = []
     for axis in axis_order or [None]:
-        for m, r in ((2, tile // 2), (1, 1), (1, tile - 1)):
+        # A tile past whole ones, a single partial tile (a row shorter than its block), one element over.
+        for m, r in ((2, tile // 2), (0, tile // 2), (1, 1)):
             if axis is None or r <= 0 or r >= tile:
                 continue
             # The control: the same launch with the axis a whole number of tiles.
