@@ -29,6 +29,7 @@ from triton.runtime import interpreter as interp
 KERNEL_SOURCE = {source!r}
 LAUNCH = {launch}
 LINE = {line}  # the flagged access, as a line of KERNEL_SOURCE
+WHERE = {where!r}  # the same line in the analysed file
 GUARD = 4096  # elements of poisoned guard region after each tensor
 
 path = os.path.join(tempfile.mkdtemp(), "kernel_under_test.py")
@@ -114,7 +115,7 @@ if not found:
     print("no out-of-bounds access at the flagged line")
     sys.exit(0)
 for kind, name, past, lanes in found[:5]:
-    print(f"{{kind}} at line {{LINE}} ran up to {{past}} element(s) past the end of `{{name}}` "
+    print(f"{{kind}} at {{WHERE}} ran up to {{past}} element(s) past the end of `{{name}}` "
           f"({{bounds[name][0]}} elements, {{lanes}} lane(s)); grid {{tuple(LAUNCH['grid'])}}, {{LAUNCH['sizes']}}")
 outputs = [n for n, v in args.items() if hasattr(v, "isnan") and v[: bounds[n][0]].isnan().any()]
 if outputs:

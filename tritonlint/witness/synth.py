@@ -696,7 +696,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None) 
         elif p in tuned:
             value = tuned[p]
         elif p in facts.even_flags:
-            value = not facts.even_flags[p] if p in facts.flags_off else facts.even_flags[p]
+            value = not facts.even_flags[p]  # the side where tiles can be partial
         elif p in defaults and _literal(defaults[p]) is not None:
             value = _literal(defaults[p])
         else:
