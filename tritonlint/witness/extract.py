@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import copy
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -287,8 +288,11 @@ class _Builder:
                     decorators.append("@triton.jit")
                 elif kind == "heuristics" and isinstance(d, ast.Call):
                     decorators.append("@triton.heuristics(" + ", ".join(ast.unparse(a) for a in d.args) + ")")
-            body = ast.unparse(ast.FunctionDef(name=as_name, args=fn.args, body=fn.body, decorator_list=[],
-                                               returns=None, type_comment=None, type_params=[]))
+            renamed = copy.copy(fn)
+            renamed.name = as_name
+            renamed.decorator_list = []
+            renamed.returns = None
+            body = ast.unparse(renamed)
             self.header += decorators + body.split("\n")
             scope = _local_names(fn)
             for inner in sorted(_names_read(fn)):

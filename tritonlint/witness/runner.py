@@ -175,7 +175,10 @@ def witness(path: Path, display: str, text: str, diagnostic: Any, launches: dict
             fill: int = 0) -> Witness:
     """Try to make one finding happen; validate its fix under the launch that did."""
     t0 = time.monotonic()
-    result = _witness(path, display, text, diagnostic, launches, flags, fixed, timeout, fill)
+    try:
+        result = _witness(path, display, text, diagnostic, launches, flags, fixed, timeout, fill)
+    except Exception as error:  # noqa: BLE001 - one finding's failure must not stop the others
+        result = Witness("error", f"the witness failed on this finding: {type(error).__name__}: {error}")
     result.seconds = time.monotonic() - t0
     return result
 
