@@ -293,13 +293,15 @@ class _Builder:
             renamed.decorator_list = []
             renamed.returns = None
             body = ast.unparse(renamed)
-            self.header += decorators + body.split("\n")
+            # What it reads first: its default values are evaluated when the def runs.
             scope = _local_names(fn)
             for inner in sorted(_names_read(fn)):
                 if inner in scope or inner in _BUILTINS or inner in self.done:
                     continue
                 self.done.add(inner)
-                self.add_foreign(path, inner, inner, depth + 1) if inner in bindings else None
+                if inner in bindings:
+                    self.add_foreign(path, inner, inner, depth + 1)
+            self.header += decorators + body.split("\n")
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
             body = ast.unparse(stmt)
             if as_name != name:

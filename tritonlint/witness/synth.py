@@ -471,6 +471,22 @@ class Uses:
                             out[pids[0]] = (bound[1], tiles[0])
         return out
 
+    def dtype_of(self, pointer: str) -> str | None:
+        """A dtype the kernel compares its pointee with (`W.dtype.element_ty == tl.uint8`, through a local)."""
+        aliases = {pointer}
+        for name, values in self.defs.items():
+            for value in values:
+                if _dotted(value).startswith(f"{pointer}.dtype"):
+                    aliases.add(name)
+        for c in self.compares:
+            sides = [c.left, *c.comparators]
+            if any(_dotted(x).split(".dtype")[0] in aliases or _dotted(x) in aliases - {pointer} for x in sides):
+                for x in sides:
+                    m = re.fullmatch(r"tl\.(u?int8|float8e4nv|float8e5|bfloat16|float16|int16|int32|int64)", _dotted(x))
+                    if m:
+                        return {"float8e4nv": "float8_e4m3fn", "float8e5": "float8_e5m2"}.get(m.group(1), m.group(1))
+        return None
+
     def int_params(self) -> set[str]:
         """Parameters that reach (through locals) a pointer, a comparison, a loop bound or an index."""
         seeds: set[str] = set(self.int_uses)
@@ -782,9 +798,10 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None) 
         for p in uses.params:
             if p in pointers:
                 index = uses.loaded_as_index(p)
-                bits = not index and uses.loaded_bits(p)
-                args.append(Arg(p, "tensor", numel=max(1, numels[p]),
-                                dtype="int32" if index else "uint8" if bits else "float32",
+                declared = uses.dtype_of(p)
+                bits = not index and (uses.loaded_bits(p) or declared in ("uint8", "int8"))
+                dtype = declared or ("int32" if index else "uint8" if bits else "float32")
+                args.append(Arg(p, "tensor", numel=max(1, numels[p]), dtype=dtype,
                                 fill="index" if index else "randint" if bits else "randn"))
             elif p in consts:
                 args.append(Arg(p, "constexpr", value=consts[p]))
