@@ -280,7 +280,10 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
         if res["status"] != "ok":
             errors.append(res["error"] or "crashed")
             continue
-        chosen = chosen or (cand, step)
+        ctrl = results[step["control"]]
+        mismatch = identity is None and ctrl["status"] == "ok" and bool(_hits(ctrl, module, gen_lines, target))
+        if not mismatch:  # a launch that goes out of bounds at full tiles too proves no fix either
+            chosen = chosen or (cand, step)
         if identity is not None:
             diffs = res.get("differs", {}).get(str(step["ident"])) or {}
             # A run whose identity lanes themselves make NaN (`x - mean` at -inf) proves nothing.
@@ -299,8 +302,7 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
         hits = _hits(res, module, gen_lines, target)
         if not hits:
             continue
-        ctrl = results[step["control"]]
-        if ctrl["status"] == "ok" and _hits(ctrl, module, gen_lines, target):
+        if mismatch:
             errors.append(f"{cand.label}: out of bounds at full tiles too ({control.label}): the launch "
                           "does not match the kernel's indexing")
             continue
@@ -312,8 +314,11 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
         chosen = (cand, step)
         break
     if witness is None:
-        if chosen is None:
+        if chosen is None and all(results[step["cand"]]["status"] != "ok" for step in plan):
             witness = Witness("error", f"the kernel does not run under the interpreter: {errors[0]}",
+                              pairs[0][0].to_dict())
+        elif chosen is None:
+            witness = Witness("not-reproduced", f"no launch tried matches the kernel's indexing: {errors[0]}",
                               pairs[0][0].to_dict())
         else:
             note = f" ({errors[0]})" if errors else ""
@@ -334,7 +339,7 @@ def _validation(results: list[dict[str, Any]], chosen: tuple[Launch, dict[str, i
     if problem:
         return {"status": "failed", "reason": problem}
     if chosen is None or fixed_module is None:
-        return {"status": "not-run", "reason": "no launch of the original ran"}
+        return {"status": "not-run", "reason": "no launch of the original ran in a way that matches its indexing"}
     cand, step = chosen
     res = results[step["fixed"]]
     if res["status"] != "ok":
