@@ -281,7 +281,8 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
             errors.append(res["error"] or "crashed")
             continue
         ctrl = results[step["control"]]
-        mismatch = identity is None and ctrl["status"] == "ok" and bool(_hits(ctrl, module, gen_lines, target))
+        # The control must run and stay in bounds at the access: otherwise the launch proves nothing.
+        mismatch = identity is None and (ctrl["status"] != "ok" or bool(_hits(ctrl, module, gen_lines, target)))
         if not mismatch:  # a launch that goes out of bounds at full tiles too proves no fix either
             chosen = chosen or (cand, step)
         if identity is not None:
@@ -303,8 +304,9 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
         if not hits:
             continue
         if mismatch:
-            errors.append(f"{cand.label}: out of bounds at full tiles too ({control.label}): the launch "
-                          "does not match the kernel's indexing")
+            why = "out of bounds at full tiles too" if ctrl["status"] == "ok" else \
+                f"the full-tile control did not run ({str(ctrl['error'])[:200]})"
+            errors.append(f"{cand.label}: {why} ({control.label}): the launch does not match the kernel's indexing")
             continue
         evidence = _evidence(hits[0], cand, extracted.offset)
         latent = _latent(facts, cand)

@@ -111,12 +111,16 @@ class Uses:
         self.block_ptrs: list[ast.Call] = []
         self.int_uses: set[str] = set()
         self.calls: list[ast.Call] = []
+        self.shifts: dict[str, list[ast.expr]] = {}
         for node in ast.walk(self.fn):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
                     self._bind(target, node.value)
             elif isinstance(node, (ast.AnnAssign,)) and node.value is not None:
                 self._bind(node.target, node.value)
+            elif isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and isinstance(node.target, ast.Name):
+                # `K += batch_offset` on a pointer parameter: a shift every access through it carries.
+                self.shifts.setdefault(node.target.id, []).append(node.value)
             elif isinstance(node, ast.For):
                 if isinstance(node.target, ast.Name):
                     self.loops[node.target.id] = node.iter
@@ -294,7 +298,9 @@ class Uses:
         block = self.block_ptr_of(expr)
         if block is not None:
             return self.block_dims(block, sizes, strides)
-        for term in self.terms(expr):
+        root = self.root(expr)
+        shifts = [t for shift in self.shifts.get(root, ()) for t in self.terms(shift)] if root in self.params else []
+        for term in self.terms(expr) + shifts:
             if self.root(term):
                 continue
             factors = _factors(term)
@@ -489,7 +495,9 @@ class Uses:
 
     def int_params(self) -> set[str]:
         """Parameters that reach (through locals) a pointer, a comparison, a loop bound or an index."""
-        seeds: set[str] = set(self.int_uses)
+        floats = {n.left.id for n in self.compares if isinstance(n.left, ast.Name) and any(
+            isinstance(c, ast.Constant) and isinstance(c.value, float) for c in n.comparators)}
+        seeds: set[str] = set(self.int_uses) - floats
         for expr in self.accesses:
             seeds |= self._names(expr)
         for call in self.block_ptrs:
