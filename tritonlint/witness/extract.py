@@ -48,6 +48,7 @@ class Kernel:
     last_line: int
     decorators: list[str] = field(default_factory=list)  # source text of each decorator
     autotune: ast.Call | None = None  # the triton.autotune(...) decorator, if any
+    wrapped: bool = False  # made a kernel by `k = triton.jit(f)`, not by a decorator
     heuristics: ast.Call | None = None
 
 
@@ -77,14 +78,18 @@ def _decorator_kind(node: ast.expr) -> str:
 def jit_functions(tree: ast.Module) -> dict[str, Kernel]:
     """Every function decorated with a `jit` (however imported), at any nesting, by name."""
     found: dict[str, Kernel] = {}
+    # `k = triton.jit(f)`: f is a kernel too, made one after its definition.
+    wrapped = {stmt.value.args[0].id for stmt in tree.body if isinstance(stmt, ast.Assign)
+               and isinstance(stmt.value, ast.Call) and _decorator_kind(stmt.value) == "jit"
+               and stmt.value.args and isinstance(stmt.value.args[0], ast.Name)}
     for node in ast.walk(tree):
         if not isinstance(node, ast.FunctionDef):
             continue
         kinds = [_decorator_kind(d) for d in node.decorator_list]
-        if "jit" not in kinds:
+        if "jit" not in kinds and node.name not in wrapped:
             continue
         first = min([d.lineno for d in node.decorator_list] + [node.lineno])
-        kernel = Kernel(node.name, node, first, node.end_lineno or node.lineno)
+        kernel = Kernel(node.name, node, first, node.end_lineno or node.lineno, wrapped="jit" not in kinds)
         for d, kind in zip(node.decorator_list, kinds):
             if kind == "autotune" and isinstance(d, ast.Call):
                 kernel.autotune = d
@@ -331,6 +336,7 @@ class _Builder:
             body += [""] * (start - len(header) - len(body))
             body += chunk
         reached = {name: k for name, k in self.kernels.items() if name in self.done or name == kernel.name}
+        body += [f"{name} = triton.jit({name})" for name, k in reached.items() if k.wrapped]
         return Extracted("\n".join(header + body) + "\n", offset, kernel, reached, self.kernels)
 
 

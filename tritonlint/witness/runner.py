@@ -190,6 +190,9 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
     except SyntaxError as error:
         return Witness("cannot-synthesize", f"the file does not parse: {error.msg}")
     if not kernels:
+        if diagnostic.code == "TL103":
+            return Witness("cannot-synthesize", "a host-side predicate: the accesses it lets through are "
+                           "witnessed as findings of their own")
         return Witness("cannot-synthesize", "the finding is in no jit function")
     holder = kernels[-1] if len(kernels) > 1 else kernels[0]
     reasons: list[str] = []
