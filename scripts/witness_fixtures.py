@@ -1,4 +1,4 @@
-"""Measure the witness on fixtures/: every finding (a hazard) should be confirmed, every other access not.
+"""Measure the witness on fixtures/ (or on PATHs): every finding (a hazard) should be confirmed, every other access not.
 
 Hazards are the findings `check --select ALL` reports on the fixtures (the `.expected` files).
 Look-alikes are every other `tl.load`/`tl.store` of their jit functions: each is witnessed as if it
@@ -6,6 +6,7 @@ were a finding (no notes: the synthesizer tries the kernel's sizes in turn), and
 confirmed. Prints the counts and every miss; `--json OUT` keeps the per-access results.
 
     python scripts/witness_fixtures.py [--jobs 2] [--json out.json] [FIXTURE...]
+    python scripts/witness_fixtures.py --no-lookalikes --jobs 2 PATH...   # findings only, with timings
 """
 
 from __future__ import annotations
@@ -57,17 +58,15 @@ def main() -> int:
     work = []
     for path in paths:
         files, _errors = analysis.check_paths([path], config)
+        for found in files:
+            for d in found.diagnostics:
+                work.append(("hazard", found, d, analysis.fixed_text(found.text, d)))
+        if args.no_lookalikes:
+            continue
         text = Path(path).read_text(encoding="utf-8")
         found = files[0] if files else None
         flagged = {(d.line, d.column) for d in found.diagnostics} if found else set()
-        for d in found.diagnostics if found else ():
-            work.append(("hazard", found, d, analysis.fixed_text(found.text, d)))
-        if args.no_lookalikes:
-            continue
         base = found or analysis.CheckedFile(Path(path), path, text, (), {}, {})
-        if found is None:
-            # No finding in the file: still read its launch sites through a check of the file.
-            base = analysis.CheckedFile(Path(path), path, text, (), {}, {})
         for line, column, end, kind in _accesses(text):
             if (line, column) in flagged:
                 continue
@@ -92,7 +91,9 @@ def main() -> int:
     print(f"fixes: {sum(r['validation']['status'] == 'validated' for r in fixes)} of {len(fixes)} validated, "
           f"{sum(r['validation']['status'] == 'failed' for r in fixes)} failed, "
           f"{sum(r['validation']['status'] == 'not-run' for r in fixes)} not run")
-    print(f"seconds: {time.monotonic() - t0:.0f}")
+    seconds = sorted(float(str(r["seconds"])) for r in hazards)
+    median = seconds[len(seconds) // 2] if seconds else 0.0
+    print(f"seconds: {time.monotonic() - t0:.0f} in all; median per finding {median:.1f}")
     for r in hazards:
         if r["status"] != "confirmed":
             print(f"MISS {r['path']}:{r['line']} {r['code']} {r['status']}: {str(r['reason'])[:200]}")
