@@ -262,11 +262,11 @@ class Uses:
             seeds |= self._names(expr)
         for it in self.loops.values():
             seeds |= self._names(it)
-        for call in self.calls:
-            seeds |= self._names(call)
-        for c in self.compares:
-            seeds |= self._names(c)
-        return bool(self.reached(seeds, depth=6) & loaded)
+        if self.reached(seeds, depth=6) & loaded:
+            return True
+        # Compared with an offset directly (`offs < seq_end`): a bound read from memory. Not through
+        # locals: a softmax's running max is compared with data, and is no index.
+        return any(self._names(c) & loaded for c in self.compares)
 
     # -- dimensions -----------------------------------------------------------------------
 
