@@ -1,4 +1,4 @@
-"""`check` needs no triton or torch: only tritonlint/verify/ may import them, and the CLI runs without them."""
+"""`check` needs no triton or torch: only tritonlint/verify/ and tritonlint/witness/ may import them, and the CLI runs without them."""
 
 from __future__ import annotations
 
@@ -11,8 +11,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAVY = {"triton", "torch", "numpy"}
-# The dynamic verifier compiles and runs kernels: the one place allowed to import them.
-ALLOWED = ROOT / "tritonlint" / "verify"
+# The dynamic verifier and the witness compile and run kernels: the only places allowed to import them.
+ALLOWED = (ROOT / "tritonlint" / "verify", ROOT / "tritonlint" / "witness")
+WITNESS = ROOT / "tritonlint" / "witness"
+# The witness reaches the analysis through one module, so that moving the analysis rewires one file.
+ANALYSIS = ("tritonlint.source", "tritonlint.semantic", "tritonlint.fixing", "tritonlint.engine", "tritonlint.runner", "tritonlint.cli", "tritonlint.output",
+            "tritonlint.rules", "tritonlint.config")
 
 
 def _imported_modules(tree: ast.AST) -> set[str]:
@@ -36,7 +40,7 @@ def _sources() -> list[Path]:
 def test_the_scan_sees_the_package() -> None:
     names = {p.relative_to(ROOT).as_posix() for p in _sources()}
     assert {"tritonlint/cli.py", "tritonlint/engine.py", "rules/tail_tile/unmasked_tail_load.py"} <= names
-    assert any(p.is_relative_to(ALLOWED) for p in _sources())
+    assert all(any(p.is_relative_to(folder) for p in _sources()) for folder in ALLOWED)
     # The scanner itself catches the spellings it claims to.
     sample = "import torch.nn\nfrom triton import jit\nimportlib.import_module('numpy.linalg')\n"
     assert _imported_modules(ast.parse(sample)) == {"torch", "triton", "numpy"}
@@ -45,12 +49,44 @@ def test_the_scan_sees_the_package() -> None:
 def test_only_verify_imports_triton_or_torch() -> None:
     offenders = {}
     for path in _sources():
-        if path.is_relative_to(ALLOWED):
+        if any(path.is_relative_to(folder) for folder in ALLOWED):
             continue
         heavy = _imported_modules(ast.parse(path.read_text(encoding="utf-8"))) & HEAVY
         if heavy:
             offenders[path.relative_to(ROOT).as_posix()] = sorted(heavy)
     assert not offenders
+
+
+def _imported_full(tree: ast.AST) -> set[str]:
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+    return found
+
+
+def test_only_the_witness_analysis_module_imports_the_analysis() -> None:
+    offenders = {}
+    for path in sorted(WITNESS.rglob("*.py")):
+        if path.name == "analysis.py":
+            continue
+        reached = sorted(m for m in _imported_full(ast.parse(path.read_text(encoding="utf-8")))
+                         if m.startswith(ANALYSIS))
+        if reached:
+            offenders[path.relative_to(ROOT).as_posix()] = reached
+    assert not offenders
+    assert _imported_full(ast.parse((WITNESS / "analysis.py").read_text(encoding="utf-8"))) & {
+        "tritonlint.engine", "tritonlint.runner"}
+
+
+def test_check_never_imports_the_witness() -> None:
+    program = ("import sys, tritonlint.cli as c; c.main(['check', '--quiet', '--no-cache', '-']); "
+               "print(sorted(n for n in sys.modules if n.startswith('tritonlint.witness')))")
+    done = subprocess.run([sys.executable, "-c", program], input="", capture_output=True, text=True, timeout=120,
+                          check=True)
+    assert done.stdout.strip().splitlines()[-1] == "[]"
 
 
 def test_check_runs_with_triton_and_torch_unimportable(tmp_path: Path) -> None:

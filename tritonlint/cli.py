@@ -48,7 +48,7 @@ FILES_PER_WORKER = 16
 Item = TypeVar("Item")
 
 
-def build_parser(verify_arguments: bool = True) -> argparse.ArgumentParser:
+def build_parser(verify_arguments: bool = True, witness_arguments: bool = True) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tritonlint", description="Static checker for Triton GPU kernels.")
     parser.add_argument("--version", action="version", version=f"tritonlint {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -107,6 +107,12 @@ def build_parser(verify_arguments: bool = True) -> argparse.ArgumentParser:
 
         add_verify_arguments(verify)
 
+    witness = commands.add_parser("witness", help="run each finding on a synthesized launch and validate its fix")
+    if witness_arguments:  # `check` never imports the witness
+        from tritonlint.witness.cli import add_arguments as add_witness_arguments
+
+        add_witness_arguments(witness)
+
     rule = commands.add_parser("rule", help="print a rule's documentation")
     rule.add_argument("code", metavar="CODE")
     commands.add_parser("rules", help="list every rule")
@@ -155,7 +161,7 @@ def _out(text: str) -> None:
 
 def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(verify_arguments="verify" in argv)
+    parser = build_parser(verify_arguments="verify" in argv, witness_arguments="witness" in argv)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # argparse exits 2 on usage errors, 0 on --help
@@ -184,6 +190,10 @@ def _main(argv: Sequence[str] | None) -> int:
         from tritonlint.verify.cli import run as run_verify
 
         return run_verify(args)
+    if args.command == "witness":
+        from tritonlint.witness.cli import run as run_witness
+
+        return run_witness(args)
     return _check(args)
 
 

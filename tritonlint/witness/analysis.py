@@ -1,0 +1,82 @@
+"""The one door from the witness into the static analysis: findings, fixes, launch sites, evenness flags.
+
+Everything the witness needs from the checker passes through here, so that moving the analysis
+modules rewires this file alone. Only public data leaves it: Diagnostics, fixed texts, launches.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tritonlint.config import Config, ConfigError
+from tritonlint.diagnostics import Diagnostic
+
+__all__ = ["CheckedFile", "ConfigError", "check_paths", "config_for", "fixed_text", "render"]
+
+
+@dataclass(frozen=True)
+class CheckedFile:
+    """One checked file: its path on disk, its display path, its text and its findings."""
+
+    path: Path
+    display: str
+    text: str
+    diagnostics: tuple[Diagnostic, ...]
+    launches: dict[str, list[Any]]  # kernel name -> launch sites (tritonlint's Launch records)
+    flags: dict[str, dict[str, bool]]  # kernel name -> evenness flag -> the value promising full tiles
+
+
+def config_for(args: argparse.Namespace) -> Config:
+    """The configuration `check` would use with the same selection flags."""
+    from tritonlint.cli import _config
+
+    for name in ("stdin_filename", "extend_select", "extend_per_file_ignores", "exclude", "extend_exclude"):
+        if not hasattr(args, name):
+            setattr(args, name, None)
+    return _config(args)
+
+
+def check_paths(paths: Sequence[str], config: Config) -> tuple[list[CheckedFile], list[str]]:
+    """Check every file under `paths` (no cache); also return the errors of files not checked."""
+    from tritonlint.engine import evenness_flags, find_file_launches
+    from tritonlint.runner import check_file, discover, neighbours_of
+    from tritonlint.source.outline import outline
+
+    out: list[CheckedFile] = []
+    errors: list[str] = []
+    for file in discover(list(paths), config):
+        report = check_file(file, config)
+        errors.extend(report.errors)
+        errors.extend(report.crashes)
+        if not report.diagnostics or report.text is None:
+            continue
+        text = report.text
+        launches: dict[str, list[Any]] = {}
+        flags: dict[str, dict[str, bool]] = {}
+        try:
+            launches = find_file_launches(str(file.path), text, outline(text), neighbours_of(file))
+            flags = evenness_flags(text, config)
+        except Exception as error:  # noqa: BLE001 - launches only add facts; the findings stand
+            errors.append(f"{file.display}: reading launch sites failed: {error!r}")
+        out.append(CheckedFile(file.path, file.display, text, report.diagnostics, launches, flags))
+    return out, errors
+
+
+def fixed_text(text: str, diagnostic: Diagnostic) -> str | None:
+    """The file's text with this one finding's fix applied (None when it has none)."""
+    from tritonlint.engine import apply_edits
+
+    if diagnostic.fix is None or not diagnostic.fix.edits:
+        return None
+    return apply_edits(text, diagnostic.fix.edits)
+
+
+def render(fmt: str, diagnostics: Sequence[Diagnostic], sources: dict[str, str], *, summary: bool = True) -> str:
+    """check's own rendering of these diagnostics."""
+    from tritonlint.output import render as render_output
+
+    return render_output(fmt, diagnostics, sources, summary=summary)

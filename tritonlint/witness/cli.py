@@ -1,0 +1,124 @@
+"""`tritonlint witness`: arguments, the run over every finding, and the three output formats."""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+EXIT_CLEAN, EXIT_CONFIRMED, EXIT_ERROR = 0, 1, 2
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="*", default=["."], metavar="PATH")
+    parser.add_argument("--select", help="comma-separated rule codes or prefixes to enable")
+    parser.add_argument("--ignore", help="comma-separated rule codes or prefixes to disable")
+    parser.add_argument("--config", metavar="PYPROJECT", help="use this pyproject.toml instead of the nearest one")
+    parser.add_argument("--output-format", choices=("text", "json", "sarif"), default="text")
+    parser.add_argument("--jobs", type=int, default=1, metavar="N", help="findings run at once (default 1)")
+    parser.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
+                        help="time allowed per finding (default 120)")
+    parser.add_argument("--emit-repro", metavar="DIR",
+                        help="write a standalone script per confirmed finding into DIR")
+
+
+def run(args: argparse.Namespace) -> int:
+    from tritonlint.witness import analysis
+    from tritonlint.witness.analysis import ConfigError
+    from tritonlint.witness.runner import Witness, witness
+
+    try:
+        config = analysis.config_for(args)
+    except ConfigError as error:
+        print(f"tritonlint: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    files, errors = analysis.check_paths(args.paths, config)
+    for error in errors:
+        print(f"tritonlint: {error}", file=sys.stderr)
+    work = [(f, d) for f in files for d in f.diagnostics]
+    results: dict[int, Witness] = {}
+
+    def one(i: int) -> Witness:
+        f, d = work[i]
+        return witness(f.path, f.display, f.text, d, f.launches, f.flags, analysis.fixed_text(f.text, d),
+                       timeout=args.timeout)
+
+    with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        for i, w in zip(range(len(work)), pool.map(one, range(len(work)))):
+            results[i] = w
+    if args.emit_repro:
+        from tritonlint.witness.repro import emit
+
+        out = Path(args.emit_repro)
+        out.mkdir(parents=True, exist_ok=True)
+        for i, (f, d) in enumerate(work):
+            # A TL105 confirmation is a difference between two runs, not an access past an end.
+            if results[i].status == "confirmed" and d.code != "TL105":
+                written = emit(out, f.display, d, results[i])
+                print(f"tritonlint: wrote {written}", file=sys.stderr)
+    sources = {f.display: f.text for f in files}
+    diagnostics = [d for _, d in work]
+    by_id = {id(d): results[i] for i, (_, d) in enumerate(work)}
+    if args.output_format == "json":
+        sys.stdout.write(_json(analysis, diagnostics, sources, by_id))
+    elif args.output_format == "sarif":
+        sys.stdout.write(_sarif(analysis, diagnostics, sources, by_id))
+    else:
+        sys.stdout.write(_text(analysis, diagnostics, sources, by_id))
+    statuses = [w.status for w in results.values()]
+    if errors and not statuses:
+        return EXIT_ERROR
+    return EXIT_CONFIRMED if "confirmed" in statuses else EXIT_CLEAN
+
+
+def _ordered(diagnostics: list[Any]) -> list[Any]:
+    return sorted(diagnostics, key=lambda d: d.sort_key())
+
+
+def _json(analysis: Any, diagnostics: list[Any], sources: dict[str, str], by_id: dict[int, Any]) -> str:
+    """check's JSON list, each diagnostic with `witness` and its fix with `validation`."""
+    ordered = _ordered(diagnostics)
+    data = json.loads(analysis.render("json", ordered, sources))
+    for item, d in zip(data, ordered):
+        w = by_id[id(d)]
+        item["witness"] = w.to_dict()
+        if item.get("fix") is not None:
+            item["fix"]["validation"] = w.validation or {"status": "not-run", "reason": "no launch ran"}
+    return json.dumps(data, indent=2) + "\n"
+
+
+def _sarif(analysis: Any, diagnostics: list[Any], sources: dict[str, str], by_id: dict[int, Any]) -> str:
+    """check's SARIF log; each result carries the witness (status, reason, launch, evidence) in its properties."""
+    ordered = _ordered(diagnostics)
+    log = json.loads(analysis.render("sarif", ordered, sources))
+    results = log["runs"][0]["results"] if log.get("runs") else []
+    for result, d in zip(results, ordered):
+        w = by_id[id(d)]
+        properties = result.setdefault("properties", {})
+        properties["witness"] = w.to_dict()
+        if w.validation is not None:
+            properties["witness"]["fixValidation"] = w.validation
+    return json.dumps(log, indent=2) + "\n"
+
+
+def _text(analysis: Any, diagnostics: list[Any], sources: dict[str, str], by_id: dict[int, Any]) -> str:
+    lines: list[str] = []
+    ordered = _ordered(diagnostics)
+    for d in ordered:
+        w = by_id[id(d)]
+        lines.append(analysis.render("text", [d], sources, summary=False).rstrip("\n"))
+        lines.append(f"    witness: {w.status}: {w.reason}")
+        if w.validation is not None:
+            lines.append(f"    witness: fix {w.validation['status']}: {w.validation['reason']}")
+    counts: dict[str, int] = {}
+    for d in ordered:
+        counts[by_id[id(d)].status] = counts.get(by_id[id(d)].status, 0) + 1
+    if ordered:
+        shown = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+        lines.append(f"Witnessed {len(ordered)} finding{'s' if len(ordered) != 1 else ''}: {shown}.")
+    else:
+        lines.append("All checks passed!")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,383 @@
+"""Cut a kernel, the jit helpers it calls and the globals they read out of a file into a module that runs alone.
+
+The analysed module is never imported: its other imports may need a GPU, a package that is not
+installed, or run code at import. The generated module holds a fixed header (triton, tl, math,
+torch), the module-level names the kernel reads (constants, helpers from sibling modules), and
+then the kernel's own file's jit functions at their original lines shifted by `offset`, so a line
+the interpreter guard reports maps back to the analysed file by subtracting `offset`.
+`triton.autotune` is dropped (the synthesizer picks one of its configs); `triton.heuristics` is
+kept, so flags it computes follow the sizes of the launch.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import copy
+import textwrap
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HEADER = [
+    "import math",
+    "import functools",
+    "import triton",
+    "import triton.language as tl",
+    "import torch",
+    "from triton.language.extra import libdevice",
+]
+# Modules a kernel file imports that are safe and useful to import in the generated module too.
+_KEPT_MODULES = ("triton", "math", "functools", "torch", "typing", "numpy", "operator", "enum")
+# Names a re-export such as `from pkg.triton_utils import tl, triton` stands for.
+_REEXPORTS = {"tl": "import triton.language as tl", "triton": "import triton",
+              "language": "import triton.language as language", "libdevice": ""}
+_BUILTINS = set(dir(builtins))
+
+
+class ExtractError(Exception):
+    """The kernel cannot be cut out of its file (the reason is the message)."""
+
+
+@dataclass
+class Kernel:
+    """A jit function found in a file."""
+
+    name: str
+    node: ast.FunctionDef
+    first_line: int  # of the first decorator
+    last_line: int
+    decorators: list[str] = field(default_factory=list)  # source text of each decorator
+    autotune: ast.Call | None = None  # the triton.autotune(...) decorator, if any
+    wrapped: bool = False  # made a kernel by `k = triton.jit(f)`, not by a decorator
+    heuristics: ast.Call | None = None
+
+
+@dataclass
+class Extracted:
+    """The generated module's text and what the synthesizer needs to know about it."""
+
+    source: str
+    offset: int  # generated line = original line + offset, for lines of the kernel's file
+    kernel: Kernel
+    helpers: dict[str, Kernel]  # every jit function the kernel reaches, by name (the kernel included)
+    file_kernels: dict[str, Kernel]  # every jit function of the file
+
+
+def _is_jit_decorator(node: ast.expr) -> bool:
+    text = ast.unparse(node)
+    head = text.split("(")[0]
+    return head.split(".")[-1] in ("jit", "autotune", "heuristics") and "jit" in text or \
+        head.split(".")[-1] == "jit"
+
+
+def _decorator_kind(node: ast.expr) -> str:
+    head = ast.unparse(node.func if isinstance(node, ast.Call) else node).split(".")[-1]
+    return head
+
+
+def jit_functions(tree: ast.Module) -> dict[str, Kernel]:
+    """Every function decorated with a `jit` (however imported), at any nesting, by name."""
+    found: dict[str, Kernel] = {}
+    # `k = triton.jit(f)`: f is a kernel too, made one after its definition.
+    wrapped = {stmt.value.args[0].id for stmt in tree.body if isinstance(stmt, ast.Assign)
+               and isinstance(stmt.value, ast.Call) and _decorator_kind(stmt.value) == "jit"
+               and stmt.value.args and isinstance(stmt.value.args[0], ast.Name)}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        kinds = [_decorator_kind(d) for d in node.decorator_list]
+        if "jit" not in kinds and node.name not in wrapped:
+            continue
+        first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+        kernel = Kernel(node.name, node, first, node.end_lineno or node.lineno, wrapped="jit" not in kinds)
+        for d, kind in zip(node.decorator_list, kinds):
+            if kind == "autotune" and isinstance(d, ast.Call):
+                kernel.autotune = d
+            elif kind == "heuristics" and isinstance(d, ast.Call):
+                kernel.heuristics = d
+        found.setdefault(node.name, kernel)
+    return found
+
+
+def _names_read(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} | \
+        {n.value.id for n in ast.walk(node) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
+
+
+def _local_names(fn: ast.FunctionDef) -> set[str]:
+    names = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            names.add(n.id)
+    return names
+
+
+def _module_bindings(tree: ast.Module) -> dict[str, ast.stmt]:
+    """Top-level statements binding each name (the last one wins, as at import)."""
+    out: dict[str, ast.stmt] = {}
+    for stmt in tree.body:
+        targets: list[str] = []
+        if isinstance(stmt, (ast.FunctionDef, ast.ClassDef)):
+            targets = [stmt.name]
+        elif isinstance(stmt, ast.Assign):
+            targets = [n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+            targets = [stmt.target.id]
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            targets = [(a.asname or a.name).split(".")[0] for a in stmt.names]
+        elif isinstance(stmt, ast.If) or isinstance(stmt, ast.Try):
+            # `if HAS_X: from x import y` / `try: import x except ...`: the first branch's bindings
+            for inner in stmt.body:
+                for name, s in _module_bindings(ast.Module(body=[inner], type_ignores=[])).items():
+                    out.setdefault(name, s)
+            continue
+        for name in targets:
+            out[name] = stmt
+    return out
+
+
+def _resolve_module(path: Path, module: str | None, level: int) -> Path | None:
+    """The file a `from module import ...` names, looked up beside the analysed file."""
+    parts = (module or "").split(".") if module else []
+    if level:
+        base = path.parent
+        for _ in range(level - 1):
+            base = base.parent
+        bases = [base]
+    else:
+        bases = list(path.parents)[:8]
+    for base in bases:
+        candidate = base.joinpath(*parts) if parts else base
+        for option in (candidate.with_suffix(".py"), candidate / "__init__.py"):
+            if parts and option.is_file():
+                return option
+        if not parts and (candidate / "__init__.py").is_file():
+            return candidate / "__init__.py"
+    return None
+
+
+class _Builder:
+    def __init__(self, path: Path, text: str) -> None:
+        self.path = path
+        self.text = text
+        self.lines = text.splitlines()
+        try:
+            self.tree = ast.parse(text)
+        except SyntaxError as error:
+            raise ExtractError(f"the file does not parse: {error.msg}") from error
+        self.kernels = jit_functions(self.tree)
+        self.bindings = _module_bindings(self.tree)
+        self.header: list[str] = list(HEADER)
+        self.placed: dict[int, list[str]] = {}  # first original line -> lines of the chunk
+        self.done: set[str] = set()
+        self.foreign: dict[Path, tuple[ast.Module, dict[str, ast.stmt], str]] = {}
+        self.missing: list[str] = []
+
+    def chunk(self, first: int, last: int) -> list[str]:
+        return textwrap.dedent("\n".join(self.lines[first - 1:last])).split("\n")
+
+    def want(self, name: str, scope_locals: set[str]) -> None:
+        if name in self.done or name in scope_locals or name in _BUILTINS:
+            return
+        self.done.add(name)
+        stmt = self.bindings.get(name)
+        if stmt is None:
+            if name in self.kernels:  # a jit function nested in a function or a class
+                self.add_function(self.kernels[name].node)
+            return
+        if isinstance(stmt, ast.FunctionDef):
+            self.add_function(stmt)
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            self.add_import(stmt, name)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            body = ast.unparse(stmt)
+            self.header += ["try:", textwrap.indent(body, "    "), "except Exception:", "    pass"]
+            for inner in _names_read(stmt):
+                self.want(inner, set())
+        elif isinstance(stmt, ast.ClassDef):
+            self.header += ["try:", textwrap.indent(ast.unparse(stmt), "    "), "except Exception:", "    pass"]
+
+    def add_function(self, fn: ast.FunctionDef) -> None:
+        first = min([d.lineno for d in fn.decorator_list] + [fn.lineno])
+        lines = self.chunk(first, fn.end_lineno or fn.lineno)
+        # Autotune is dropped: the launch names one config's values itself.
+        kept = []
+        skip_until = 0
+        for d in fn.decorator_list:
+            if _decorator_kind(d) in ("autotune",) or _decorator_kind(d) not in ("jit", "heuristics"):
+                for ln in range(d.lineno, (d.end_lineno or d.lineno) + 1):
+                    lines[ln - first] = ""
+                skip_until = max(skip_until, d.end_lineno or d.lineno)
+            else:
+                kept.append(d)
+        for d in kept:  # spelled through the header's names, whatever alias the file used
+            if _decorator_kind(d) == "jit":
+                ln = d.lineno - first
+                indent = lines[ln][: len(lines[ln]) - len(lines[ln].lstrip())]
+                lines[ln] = indent + "@triton.jit"
+                for extra in range(d.lineno + 1, (d.end_lineno or d.lineno) + 1):
+                    lines[extra - first] = ""
+            elif isinstance(d, ast.Call):
+                head = ast.unparse(d.func)
+                ln = d.lineno - first
+                lines[ln] = lines[ln].replace(head, "triton.heuristics", 1)
+        self.placed[first] = lines
+        scope = _local_names(fn)
+        for name in sorted(_names_read(fn)):
+            self.want(name, scope)
+
+    def add_import(self, stmt: ast.Import | ast.ImportFrom, name: str) -> None:
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if (alias.asname or alias.name).split(".")[0] == name:
+                    root = alias.name.split(".")[0]
+                    if root in _KEPT_MODULES:
+                        self.header.append(ast.unparse(ast.Import(names=[alias])))
+                    else:
+                        self.missing.append(f"module `{alias.name}`")
+            return
+        alias = next(a for a in stmt.names if (a.asname or a.name) == name)
+        module = stmt.module or ""
+        if stmt.level == 0 and module.split(".")[0] in _KEPT_MODULES:
+            self.header.append(f"from {module} import {alias.name}" + (f" as {alias.asname}" if alias.asname else ""))
+            return
+        if alias.name in _REEXPORTS and _REEXPORTS[alias.name]:
+            line = _REEXPORTS[alias.name]
+            self.header.append(line if alias.asname is None else line.split(" as ")[0] + f" as {alias.asname}")
+            return
+        if alias.name == "libdevice":
+            return
+        target = _resolve_module(self.path, stmt.module, stmt.level)
+        if target is None:
+            self.missing.append(f"`{name}` from `{'.' * stmt.level}{module}`")
+            return
+        self.add_foreign(target, alias.name, alias.asname or alias.name, 0)
+
+    def add_foreign(self, path: Path, name: str, as_name: str, depth: int) -> None:
+        if depth > 4:
+            self.missing.append(f"`{name}` (imports nested too deep)")
+            return
+        if path not in self.foreign:
+            try:
+                text = path.read_text(encoding="utf-8")
+                tree = ast.parse(text)
+            except (OSError, SyntaxError, UnicodeDecodeError):
+                self.missing.append(f"`{name}` from {path.name}")
+                return
+            self.foreign[path] = (tree, _module_bindings(tree), text)
+        tree, bindings, _text = self.foreign[path]
+        stmt = bindings.get(name)
+        if stmt is None:
+            self.missing.append(f"`{name}` from {path.name}")
+            return
+        if isinstance(stmt, ast.ImportFrom):
+            alias = next(a for a in stmt.names if (a.asname or a.name) == name)
+            if stmt.level == 0 and (stmt.module or "").split(".")[0] in _KEPT_MODULES:
+                self.header.append(f"from {stmt.module} import {alias.name} as {as_name}")
+                return
+            if alias.name in _REEXPORTS and _REEXPORTS[alias.name]:
+                self.header.append(_REEXPORTS[alias.name].split(" as ")[0] + f" as {as_name}")
+                return
+            target = _resolve_module(path, stmt.module, stmt.level)
+            if target is None:
+                self.missing.append(f"`{name}` from `{stmt.module}`")
+                return
+            self.add_foreign(target, alias.name, as_name, depth + 1)
+            return
+        if isinstance(stmt, ast.FunctionDef):
+            fn = stmt
+            decorators = []
+            for d in fn.decorator_list:
+                kind = _decorator_kind(d)
+                if kind == "jit":
+                    decorators.append("@triton.jit")
+                elif kind == "heuristics" and isinstance(d, ast.Call):
+                    decorators.append("@triton.heuristics(" + ", ".join(ast.unparse(a) for a in d.args) + ")")
+            renamed = copy.copy(fn)
+            renamed.name = as_name
+            renamed.decorator_list = []
+            renamed.returns = None
+            body = ast.unparse(renamed)
+            # What it reads first: its default values are evaluated when the def runs.
+            scope = _local_names(fn)
+            for inner in sorted(_names_read(fn)):
+                if inner in scope or inner in _BUILTINS or inner in self.done:
+                    continue
+                self.done.add(inner)
+                if inner in bindings:
+                    self.add_foreign(path, inner, inner, depth + 1)
+            self.header += decorators + body.split("\n")
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            body = ast.unparse(stmt)
+            if as_name != name:
+                body += f"\n{as_name} = {name}"
+            self.header += ["try:", textwrap.indent(body, "    "), "except Exception:", "    pass"]
+            for inner in _names_read(stmt):
+                if inner in bindings and inner not in self.done:
+                    self.done.add(inner)
+                    self.add_foreign(path, inner, inner, depth + 1)
+        elif isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if alias.name.split(".")[0] in _KEPT_MODULES:
+                    self.header.append(ast.unparse(ast.Import(names=[alias])))
+
+    def build(self, kernel: Kernel) -> Extracted:
+        self.add_function(kernel.node)
+        self.done.add(kernel.name)
+        header = list(dict.fromkeys(self.header[: len(HEADER)])) + self.header[len(HEADER):]
+        offset = len(header)
+        body: list[str] = []
+        for first in sorted(self.placed):
+            chunk = self.placed[first]
+            start = first - 1 + offset
+            if len(header) + len(body) > start:
+                # Overlapping chunks (a nested kernel inside an extracted function): keep what is placed.
+                continue
+            body += [""] * (start - len(header) - len(body))
+            body += chunk
+        reached = {name: k for name, k in self.kernels.items() if name in self.done or name == kernel.name}
+        body += [f"{name} = triton.jit({name})" for name, k in reached.items() if k.wrapped]
+        return Extracted("\n".join(header + body) + "\n", offset, kernel, reached, self.kernels)
+
+
+def extract(path: Path, text: str, kernel_name: str) -> Extracted:
+    """The generated module for `kernel_name` of the file `path` (whose text is `text`)."""
+    builder = _Builder(path, text)
+    kernel = builder.kernels.get(kernel_name)
+    if kernel is None:
+        raise ExtractError(f"no jit function `{kernel_name}` in {path.name}")
+    extracted = builder.build(kernel)
+    if builder.missing:
+        extracted_missing = ", ".join(dict.fromkeys(builder.missing))
+        # Not fatal: an import the kernel never reaches at run time is harmless; the run will say.
+        extracted.source = f"# unresolved: {extracted_missing}\n" + extracted.source
+        extracted.offset += 1
+    return extracted
+
+
+def enclosing_kernel(text: str, line: int) -> list[str]:
+    """The jit functions to launch to reach `line`: the one holding it, or the kernels calling it."""
+    tree = ast.parse(text)
+    kernels = jit_functions(tree)
+    holder = [k for k in kernels.values() if k.node.lineno <= line <= k.last_line]
+    if not holder:
+        return []
+    inner = min(holder, key=lambda k: k.last_line - k.node.lineno)
+    callers: dict[str, set[str]] = {}
+    for k in kernels.values():
+        for n in ast.walk(k.node):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in kernels:
+                callers.setdefault(n.func.id, set()).add(k.name)
+    order: list[str] = []
+    frontier = [inner.name]
+    seen = {inner.name}
+    while frontier:
+        name = frontier.pop(0)
+        order.append(name)
+        for caller in sorted(callers.get(name, ())):
+            if caller not in seen:
+                seen.add(caller)
+                frontier.append(caller)
+    # Kernels nobody calls come first: they are what the host launches.
+    launched = [n for n in order if n not in callers]
+    return launched + [n for n in order if n in callers]

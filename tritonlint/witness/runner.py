@@ -1,0 +1,382 @@
+"""Witness one finding: extract its kernel, synthesize launches, run them in a child, judge the run and the fix."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import signal
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tritonlint.witness.extract import ExtractError, enclosing_kernel, extract
+from tritonlint.witness.synth import Facts, Launch, SynthesisError, facts_from, synthesize
+
+_FORK_LOCK = threading.Lock()
+MAX_PAIRS = 3  # candidate launches tried per finding (each with its full-tile control)
+
+
+@dataclass
+class Witness:
+    """What running the finding showed."""
+
+    status: str  # "confirmed", "not-reproduced", "cannot-synthesize", "error"
+    reason: str
+    launch: dict[str, Any] | None = None
+    evidence: dict[str, Any] | None = None
+    validation: dict[str, str] | None = None  # the fix's: {"status", "reason"}
+    seconds: float = 0.0
+    # For --emit-repro: the generated module's source and the original line it was judged at.
+    module_source: str = ""
+    module_offset: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": self.status, "reason": self.reason, "launch": self.launch, "evidence": self.evidence}
+
+
+@dataclass
+class _Job:
+    launches: list[dict[str, Any]] = field(default_factory=list)
+    compare: list[tuple[int, int]] = field(default_factory=list)
+
+    def add(self, launch: Launch, module: str, identity: dict[str, Any] | None = None,
+            watch: set[int] | None = None, negative: bool = False) -> int:
+        d = launch.to_dict()
+        d["module"] = module
+        d["identity"] = identity
+        d["watch"] = sorted(watch or ())
+        if negative:  # a max over negative data shows a masked-off 0 at once
+            for arg in d["args"]:
+                if arg["kind"] == "tensor" and arg["fill"] == "randn":
+                    arg["fill"] = "negative"
+        self.launches.append(d)
+        return len(self.launches) - 1
+
+
+def _child(job: _Job, workdir: Path, fill: int, timeout: float) -> list[dict[str, Any]] | str:
+    """Run the job in a child process forked from a server that has torch and triton imported
+    (verify's forkserver: a fresh interpreter per finding would pay seconds of imports each)."""
+    from tritonlint.verify.runner import _forkserver, _HiddenMain
+    from tritonlint.witness.child import forked_main
+
+    out = workdir / "out"
+    out.mkdir(exist_ok=True)
+    spec = workdir / "job.json"
+    spec.write_text(json.dumps({"launches": job.launches, "fill": fill, "compare": job.compare}))
+    ctx = _forkserver()
+    proc = ctx.Process(target=forked_main, args=(str(spec), str(out), str(workdir / "log.txt")), daemon=True)
+    with _FORK_LOCK, _HiddenMain():
+        proc.start()
+    proc.join(timeout)
+    if proc.is_alive():
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        proc.kill()
+        proc.join(10)
+        return f"the run took longer than {timeout:g} s"
+    results = out / "results.json"
+    if not results.exists():
+        log = (workdir / "log.txt").read_text(errors="replace") if (workdir / "log.txt").exists() else ""
+        return f"the child process failed (exit {proc.exitcode}): {log.strip()[-600:]}"
+    loaded: list[dict[str, Any]] = json.loads(results.read_text())
+    return loaded
+
+
+def _identity(message: str, text: str, line: int) -> float | None:
+    """The value the flagged load's masked-off lanes must hold for the reduction the message names to
+    see its identity there: -inf before a max, or before `exp` and a sum; +inf before a min; 0 before a sum."""
+    import re
+
+    m = re.search(r"reach `(tl\.\w+)` at line (\d+)", message)
+    if m is None:
+        return None
+    reduction, at = m.group(1), int(m.group(2))
+    between = "\n".join(text.splitlines()[line - 1:at])
+    if reduction == "tl.max":
+        return float("-inf")
+    if reduction == "tl.min":
+        return float("inf")
+    if re.search(r"\bexp2?\(", between):
+        return float("-inf")
+    return 0.0
+
+
+def _hits(result: dict[str, Any], module: str, lines: set[int], target: tuple[str, str | None]) -> list[dict[str, Any]]:
+    """The violations of the flagged access: its lines, its kind, the tensor its pointer is based on."""
+    kind, tensor = target
+    return [v for v in result.get("violations", ()) if v["path"] == module and v["line"] in lines
+            and (kind == "any" or v["kind"] == kind) and (tensor is None or v["tensor"] == tensor)]
+
+
+def _target(extracted: Any, text: str, line: int, column: int) -> tuple[str, str | None]:
+    """The flagged call's kind ("load", "store", "atomic") and the kernel parameter its pointer is based on."""
+    import ast
+
+    from tritonlint.witness.synth import Uses
+
+    tree = ast.parse(text)
+    call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.lineno == line
+                 and n.col_offset == column - 1), None)
+    if call is None:
+        return ("any", None)
+    name = ast.unparse(call.func).split(".")[-1]
+    kind = "load" if name == "load" else "store" if name == "store" else "atomic" if name.startswith("atomic") \
+        else "any"
+    if not call.args:
+        return (kind, None)
+    kernel = extracted.kernel
+    if not (kernel.node.lineno <= line <= kernel.last_line):
+        return (kind, None)  # in a helper: its parameter names are not the launch's
+    root = Uses(kernel, extracted.helpers).root(call.args[0])
+    return (kind, root)
+
+
+def _evidence(v: dict[str, Any], launch: Launch, offset: int) -> dict[str, Any]:
+    return {
+        "kind": v["kind"], "tensor": v["tensor"], "direction": v["direction"],
+        "elements_past": v["max_elements"], "tensor_elements": v["tensor_elements"],
+        "lanes": v["lanes"], "executions": v["executions"], "element_type": v["element_type"],
+        "line": v["line"] - offset, "grid": launch.grid, "shape": launch.sizes,
+        "summary": (f"{v['kind']} ran {v['max_elements']} element(s) "
+                    f"{'past the end of' if v['direction'] == 'after' else 'before the start of'} "
+                    f"`{v['tensor']}` ({v['tensor_elements']} elements), {v['lanes']} lane(s) in "
+                    f"{v['executions']} execution(s), {launch.brief()}"),
+    }
+
+
+def _latent(facts: Facts, launch: Launch) -> str:
+    """Why the callers never launch this shape, if they say so."""
+    for a, b in sorted(facts.multiples):
+        if a == launch.axis:
+            return f"the callers keep {a} a multiple of {b}"
+    return ""
+
+
+def _fixed_lines(original: str, fixed: str, lines: set[int]) -> set[int]:
+    """The lines of the fixed text that stand for `lines` of the original, or were changed by the fix."""
+    a, b = original.splitlines(), fixed.splitlines()
+    out: set[int] = set()
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            out |= {j1 + (ln - 1 - i1) + 1 for ln in lines if i1 <= ln - 1 < i2}
+        else:
+            out |= set(range(j1 + 1, j2 + 1))
+    return out
+
+
+def witness(path: Path, display: str, text: str, diagnostic: Any, launches: dict[str, list[Any]],
+            flags: dict[str, dict[str, bool]], fixed: str | None, *, timeout: float = 120.0,
+            fill: int = 0) -> Witness:
+    """Try to make one finding happen; validate its fix under the launch that did."""
+    t0 = time.monotonic()
+    try:
+        result = _witness(path, display, text, diagnostic, launches, flags, fixed, timeout, fill)
+    except Exception as error:  # noqa: BLE001 - one finding's failure must not stop the others
+        result = Witness("error", f"the witness failed on this finding: {type(error).__name__}: {error}")
+    result.seconds = time.monotonic() - t0
+    return result
+
+
+def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dict[str, list[Any]],
+             flags: dict[str, dict[str, bool]], fixed: str | None, timeout: float, fill: int) -> Witness:
+    try:
+        kernels = enclosing_kernel(text, diagnostic.line)
+    except SyntaxError as error:
+        return Witness("cannot-synthesize", f"the file does not parse: {error.msg}")
+    if not kernels:
+        if diagnostic.code == "TL103":
+            return Witness("cannot-synthesize", "a host-side predicate: the accesses it lets through are "
+                           "witnessed as findings of their own")
+        return Witness("cannot-synthesize", "the finding is in no jit function")
+    holder = kernels[-1] if len(kernels) > 1 else kernels[0]
+    reasons: list[str] = []
+    last: Witness | None = None
+    deadline = time.monotonic() + timeout
+    for name in kernels[:2]:
+        try:
+            extracted = extract(path, text, name)
+        except ExtractError as error:
+            reasons.append(f"`{name}`: {error}")
+            continue
+        facts = facts_from(diagnostic, launches.get(name, []), flags.get(name, {}))
+        try:
+            pairs = synthesize(extracted, facts, owner=_owner(text, diagnostic.line, holder))[:MAX_PAIRS]
+        except SynthesisError as error:
+            reasons.append(str(error))
+            continue
+        except Exception as error:  # noqa: BLE001 - a kernel shape the synthesizer does not know
+            reasons.append(f"`{name}`: the synthesizer failed on it ({type(error).__name__}: {error})")
+            continue
+        last = _run(path, text, diagnostic, extracted, facts, pairs, fixed, max(5.0, deadline - time.monotonic()),
+                    fill)
+        if last.status == "confirmed":
+            return last
+    if last is not None:
+        return last
+    return Witness("cannot-synthesize", "; ".join(reasons) or "no launchable kernel")
+
+
+def _owner(text: str, line: int, fallback: str) -> str:
+    import ast
+
+    from tritonlint.witness.extract import jit_functions
+
+    holders = [k for k in jit_functions(ast.parse(text)).values() if k.node.lineno <= line <= k.last_line]
+    return min(holders, key=lambda k: k.last_line - k.node.lineno).name if holders else fallback
+
+
+def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
+         pairs: list[tuple[Launch, Launch]], fixed: str | None, timeout: float, fill: int) -> Witness:
+    lines = set(range(diagnostic.line, diagnostic.end_line + 1))
+    with tempfile.TemporaryDirectory(prefix="tritonlint-witness-") as tmp:
+        workdir = Path(tmp)
+        module = str(workdir / "witness_module.py")
+        Path(module).write_text(extracted.source)
+        gen_lines = {ln + extracted.offset for ln in lines}
+        try:
+            target = _target(extracted, text, diagnostic.line, diagnostic.column)
+        except (SyntaxError, ValueError):
+            target = ("any", None)
+        fixed_module = None
+        fixed_gen_lines: set[int] = set()
+        fix_problem = ""
+        if fixed is not None:
+            try:
+                fixed_extracted = extract(path, fixed, extracted.kernel.name)
+                fixed_module = str(workdir / "witness_fixed.py")
+                Path(fixed_module).write_text(fixed_extracted.source)
+                fixed_gen_lines = {ln + fixed_extracted.offset for ln in _fixed_lines(text, fixed, lines)}
+            except (ExtractError, SyntaxError) as error:
+                fix_problem = f"the fixed file cannot be cut out: {error}"
+        identity = _identity(diagnostic.message, text, diagnostic.line) if diagnostic.code == "TL105" else None
+        job = _Job()
+        plan: list[dict[str, int]] = []
+        stores = target[0] in ("store", "any")
+        negative = identity is not None
+        for cand, control in pairs:
+            step = {"cand": job.add(cand, module, watch=gen_lines if stores else None, negative=negative),
+                    "control": job.add(control, module, negative=negative)}
+            if identity is not None:
+                step["ident"] = job.add(cand, module, {"line": min(gen_lines), "value": identity}, negative=negative)
+                job.compare.append((step["cand"], step["ident"]))
+            if fixed_module is not None:
+                step["fixed"] = job.add(cand, fixed_module, watch=fixed_gen_lines if stores else None,
+                                        negative=negative)
+                job.compare.append((step.get("ident", step["cand"]), step["fixed"]))
+            plan.append(step)
+        results = _child(job, workdir, fill, timeout)
+        source = extracted.source
+    if isinstance(results, str):
+        return Witness("error", results, pairs[0][0].to_dict())
+    tried = [cand.label for cand, _ in pairs]
+    errors: list[str] = []
+    chosen: tuple[Launch, dict[str, int]] | None = None
+    witness: Witness | None = None
+    for (cand, control), step in zip(pairs, plan):
+        res = results[step["cand"]]
+        if res["status"] != "ok":
+            errors.append(res["error"] or "crashed")
+            continue
+        ctrl = results[step["control"]]
+        # The control must run and stay in bounds at the access: otherwise the launch proves nothing.
+        mismatch = identity is None and (ctrl["status"] != "ok" or bool(_hits(ctrl, module, gen_lines, target)))
+        if not mismatch:  # a launch that goes out of bounds at full tiles too proves no fix either
+            chosen = chosen or (cand, step)
+        if identity is not None:
+            diffs = res.get("differs", {}).get(str(step["ident"])) or {}
+            # A run whose identity lanes themselves make NaN (`x - mean` at -inf) proves nothing.
+            diffs = {n: d for n, d in diffs.items() if not d.get("nan_second")}
+            if diffs:
+                name, d = next(iter(diffs.items()))
+                evidence = {"tensor": name, "max_abs": d["max_abs"], "elements": d["elements"],
+                            "nan": d.get("nan", 0), "identity": identity, "grid": cand.grid, "shape": cand.sizes,
+                            "summary": (f"`{name}` differs from the run with the masked-off lanes set to "
+                                        f"{identity} in {d['elements']} element(s) (max |diff| "
+                                        f"{d['max_abs']:.4g}, {d.get('nan', 0)} NaN), {cand.brief()}")}
+                witness = Witness("confirmed", evidence["summary"], cand.to_dict(), evidence)
+                chosen = (cand, step)
+                break
+            continue
+        hits = _hits(res, module, gen_lines, target)
+        if not hits:
+            continue
+        if mismatch:
+            why = "out of bounds at full tiles too" if ctrl["status"] == "ok" else \
+                f"the full-tile control did not run ({str(ctrl['error'])[:200]})"
+            errors.append(f"{cand.label}: {why} ({control.label}): the launch does not match the kernel's indexing")
+            continue
+        evidence = _evidence(hits[0], cand, extracted.offset)
+        latent = _latent(facts, cand)
+        reason = evidence["summary"] + (f"; latent: {latent}" if latent else "")
+        evidence["latent"] = latent or None
+        witness = Witness("confirmed", reason, cand.to_dict(), evidence)
+        chosen = (cand, step)
+        break
+    if witness is None:
+        if chosen is None and all(results[step["cand"]]["status"] != "ok" for step in plan):
+            witness = Witness("error", f"the kernel does not run under the interpreter: {errors[0]}",
+                              pairs[0][0].to_dict())
+        elif chosen is None:
+            witness = Witness("not-reproduced", f"no launch tried matches the kernel's indexing: {errors[0]}",
+                              pairs[0][0].to_dict())
+        else:
+            note = f" ({errors[0]})" if errors else ""
+            what = (f"outputs equal the run with the masked-off lanes set to {identity}" if identity is not None
+                    else "stayed in bounds")
+            witness = Witness("not-reproduced", f"{what} at {', '.join(tried)}{note}", chosen[0].to_dict())
+    witness.module_source = source
+    witness.module_offset = extracted.offset
+    if fixed is None:
+        return witness
+    witness.validation = _validation(results, chosen, fixed_module, fixed_gen_lines, fix_problem, target)
+    return witness
+
+
+def _validation(results: list[dict[str, Any]], chosen: tuple[Launch, dict[str, int]] | None,
+                fixed_module: str | None, lines: set[int], problem: str,
+                target: tuple[str, str | None]) -> dict[str, str]:
+    if problem:
+        return {"status": "failed", "reason": problem}
+    if chosen is None or fixed_module is None:
+        return {"status": "not-run", "reason": "no launch of the original ran in a way that matches its indexing"}
+    cand, step = chosen
+    res = results[step["fixed"]]
+    if res["status"] != "ok":
+        return {"status": "failed", "reason": f"the fixed kernel does not run: {res['error']}"}
+    hits = _hits(res, fixed_module, lines, target)
+    if hits:
+        v = hits[0]
+        return {"status": "failed", "reason": f"the fixed access still goes out of bounds: {v['kind']} "
+                f"{v['max_elements']} element(s) past `{v['tensor']}` at {cand.brief()}"}
+    base = step.get("ident", step["cand"])
+    diffs = results[base].get("differs", {}).get(str(step["fixed"]))
+    if diffs is None:
+        return {"status": "failed", "reason": "the outputs could not be compared"}
+    # A store the fix masks may have written, in the original, over elements another program owns
+    # (a row's tail wrapping into the next row): differences there are the fix's point, not a fault.
+    # Counted per element: the original writes such an element twice (its owner and the stray lane).
+    fixed_written = results[step["fixed"]].get("written", {})
+    dropped = {name: {int(i) for i, n in counts.items() if n > fixed_written.get(name, {}).get(i, 0)}
+               for name, counts in results[step["cand"]].get("written", {}).items()}
+    explained = 0
+    for name, d in list(diffs.items()):
+        if set(d.get("where", ())) <= dropped.get(name, set()) and d.get("elements", 0) == len(d.get("where", ())):
+            explained += d["elements"]
+            del diffs[name]
+    if diffs:
+        name, d = next(iter(diffs.items()))
+        against = "the identity run" if "ident" in step else "the original's at a zero fill"
+        return {"status": "failed", "reason": f"`{name}` differs from {against} in {d['elements']} "
+                f"element(s) (max |diff| {d['max_abs']}) at {cand.brief()}"}
+    if explained:
+        against = "the identity run" if "ident" in step else "the original's at a zero fill"
+        return {"status": "validated", "reason": f"runs in bounds; outputs equal {against} at {cand.brief()} "
+                f"except {explained} element(s) the original's flagged store overwrote"}
+    against = "the identity run" if "ident" in step else "the original's at a zero fill"
+    return {"status": "validated", "reason": f"runs in bounds; outputs equal {against} at {cand.brief()}"}
