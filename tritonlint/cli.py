@@ -193,7 +193,15 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.command == "witness":
         from tritonlint.witness.cli import run as run_witness
 
-        return run_witness(args)
+        for name in ("stdin_filename", "extend_select", "extend_per_file_ignores", "exclude", "extend_exclude"):
+            if not hasattr(args, name):  # options `witness` does not take: as if not given
+                setattr(args, name, None)
+        try:
+            config = config_from_args(args)
+        except ConfigError as error:
+            print(f"tritonlint: {error}", file=sys.stderr)
+            return EXIT_ERROR
+        return run_witness(args, config)
     return _check(args)
 
 
@@ -216,7 +224,8 @@ def _print_rule(code: str) -> int:
     return EXIT_ERROR
 
 
-def _config(args: argparse.Namespace) -> Config:
+def config_from_args(args: argparse.Namespace) -> Config:
+    """The configuration a run uses: the nearest (or named) pyproject.toml, then the command line."""
     from dataclasses import replace
 
     start = Path(args.stdin_filename) if _stdin(args) and args.stdin_filename else Path(args.paths[0])
@@ -258,7 +267,7 @@ def _split(text: str) -> list[str]:
 
 def _check(args: argparse.Namespace) -> int:
     try:
-        config = _config(args)
+        config = config_from_args(args)
     except ConfigError as error:
         print(f"tritonlint: {error}", file=sys.stderr)
         return EXIT_ERROR

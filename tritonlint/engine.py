@@ -181,7 +181,7 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False,
     crashes: list[str] = []
     suppressed = 0
     used: list[tuple[int, str]] = []
-    # The text goes with the error so that a notebook's TL001 is placed in its cell.
+    # The text goes with the error so that a notebook's parse error is placed in its cell.
     try:
         found, kernels = parse_file(text)
     except SyntaxError as error:

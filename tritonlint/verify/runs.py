@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import multiprocessing.context
+import multiprocessing.process
 import os
 import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -100,14 +102,21 @@ def _forkserver() -> multiprocessing.context.ForkServerContext:
         return _FORK_CTX
 
 
+def start_forked(target: Callable[..., object], args: tuple[object, ...]) -> multiprocessing.process.BaseProcess:
+    """`target(*args)` started in a daemon process forked from the server that has torch and triton
+    imported (the verifier's runs and the witness's share it)."""
+    ctx = _forkserver()
+    proc = ctx.Process(target=target, args=args, daemon=True)
+    with _FORK_LOCK, _HiddenMain():
+        proc.start()
+    return proc
+
+
 def run_forked(argv: list[str], cwd: Path, env: dict[str, str], timeout: float,
                 log: Path) -> tuple[str, int | None]:
     from tritonlint.verify.child import forked_main
 
-    ctx = _forkserver()
-    proc = ctx.Process(target=forked_main, args=(argv, str(cwd), env, str(log)), daemon=True)
-    with _FORK_LOCK, _HiddenMain():
-        proc.start()
+    proc = start_forked(forked_main, (argv, str(cwd), env, str(log)))
 
     def kill() -> None:
         if proc.pid is not None:  # started: it leads its own process group (forked_main's setsid)

@@ -6,16 +6,15 @@ modules rewires this file alone. Only public data leaves it: Diagnostics, fixed 
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tritonlint.config import Config, ConfigError
+from tritonlint.config import Config
 from tritonlint.diagnostics import Diagnostic
 
-__all__ = ["CheckedFile", "ConfigError", "check_paths", "config_for", "fixed_text", "render"]
+__all__ = ["CheckedFile", "Config", "check_paths", "fixed_text", "render"]
 
 
 @dataclass(frozen=True)
@@ -28,16 +27,6 @@ class CheckedFile:
     diagnostics: tuple[Diagnostic, ...]
     launches: dict[str, list[Any]]  # kernel name -> launch sites (tritonlint's Launch records)
     flags: dict[str, dict[str, bool]]  # kernel name -> evenness flag -> the value promising full tiles
-
-
-def config_for(args: argparse.Namespace) -> Config:
-    """The configuration `check` would use with the same selection flags."""
-    from tritonlint.cli import _config
-
-    for name in ("stdin_filename", "extend_select", "extend_per_file_ignores", "exclude", "extend_exclude"):
-        if not hasattr(args, name):
-            setattr(args, name, None)
-    return _config(args)
 
 
 def check_paths(paths: Sequence[str], config: Config) -> tuple[list[CheckedFile], list[str]]:

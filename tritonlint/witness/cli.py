@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tritonlint.witness.analysis import Config
+
 EXIT_CLEAN, EXIT_CONFIRMED, EXIT_ERROR = 0, 1, 2
 
 
@@ -25,16 +27,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write a standalone script per confirmed finding into DIR")
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, config: Config) -> int:
+    """`tritonlint witness`, with the configuration `check` would use for the same flags."""
     from tritonlint.witness import analysis
-    from tritonlint.witness.analysis import ConfigError
     from tritonlint.witness.runner import Witness, witness
 
-    try:
-        config = analysis.config_for(args)
-    except ConfigError as error:
-        print(f"tritonlint: {error}", file=sys.stderr)
-        return EXIT_ERROR
     files, errors = analysis.check_paths(args.paths, config)
     for error in errors:
         print(f"tritonlint: {error}", file=sys.stderr)

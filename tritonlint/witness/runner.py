@@ -7,7 +7,6 @@ import json
 import os
 import signal
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +15,6 @@ from typing import Any
 from tritonlint.witness.extract import ExtractError, enclosing_kernel, extract
 from tritonlint.witness.synth import Facts, Launch, SynthesisError, facts_from, synthesize
 
-_FORK_LOCK = threading.Lock()
 MAX_PAIRS = 3  # candidate launches tried per finding (each with its full-tile control)
 
 
@@ -60,17 +58,14 @@ class _Job:
 def _child(job: _Job, workdir: Path, fill: int, timeout: float) -> list[dict[str, Any]] | str:
     """Run the job in a child process forked from a server that has torch and triton imported
     (verify's forkserver: a fresh interpreter per finding would pay seconds of imports each)."""
-    from tritonlint.verify.runner import _forkserver, _HiddenMain
+    from tritonlint.verify.runs import start_forked
     from tritonlint.witness.child import forked_main
 
     out = workdir / "out"
     out.mkdir(exist_ok=True)
     spec = workdir / "job.json"
     spec.write_text(json.dumps({"launches": job.launches, "fill": fill, "compare": job.compare}))
-    ctx = _forkserver()
-    proc = ctx.Process(target=forked_main, args=(str(spec), str(out), str(workdir / "log.txt")), daemon=True)
-    with _FORK_LOCK, _HiddenMain():
-        proc.start()
+    proc = start_forked(forked_main, (str(spec), str(out), str(workdir / "log.txt")))
     proc.join(timeout)
     if proc.is_alive():
         try:
