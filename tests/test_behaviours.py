@@ -203,14 +203,19 @@ def test_verify_one_verified_and_one_failed_fix_is_failed(tmp_path: Path) -> Non
     assert done.returncode == 1, done.stderr
 
 
-def test_verify_one_verified_and_one_unexercised_fix_is_not_verified(tmp_path: Path) -> None:
+def test_verify_one_verified_and_one_unreached_fix_is_verified_unless_strict(tmp_path: Path) -> None:
     pytest.importorskip("torch")
     pytest.importorskip("triton")
     harness = tmp_path / "verify_two_fixes_harness.py"
     done = verify(tmp_path, "--no-compile")
     assert done.returncode == 1
-    # The same harness without its shifted launch never reaches the second fix's tail.
+    # The same harness without its shifted launch never reaches the second fix's tail: the run proves
+    # the first fix and lists the second as not reached; --strict fails it for that.
     harness.write_text(harness.read_text().replace("    shifted_sum[(1,)](y, shifted, N, 4, BLOCK=32)\n", ""))
     done = verify(tmp_path, "--no-compile")
+    assert done.stdout.startswith("tritonlint verify: VERIFIED"), done.stdout
+    assert "1 verified, 0 failed, 1 not reached" in done.stdout
+    assert done.returncode == 0
+    done = verify(tmp_path, "--no-compile", "--strict")
     assert done.stdout.startswith("tritonlint verify: NOT-EXERCISED"), done.stdout
     assert done.returncode == 1
