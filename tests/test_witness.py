@@ -20,10 +20,10 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("triton")
 
-from tritonlint.cli import main  # noqa: E402
-from tritonlint.diagnostics import Diagnostic  # noqa: E402
-from tritonlint.witness import analysis  # noqa: E402
-from tritonlint.witness.runner import witness  # noqa: E402
+from tritonlint.cli import main
+from tritonlint.diagnostics import Diagnostic
+from tritonlint.witness import analysis
+from tritonlint.witness.runner import witness
 
 # Rows of X times W, the K loop's X load bounded on M only: on a partial last K tile the last row
 # reads past the end of X (the other rows read into the next row). `rowdot_ok` is its look-alike

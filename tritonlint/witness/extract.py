@@ -241,7 +241,7 @@ class _Builder:
         if stmt.level == 0 and module.split(".")[0] in _KEPT_MODULES:
             self.header.append(f"from {module} import {alias.name}" + (f" as {alias.asname}" if alias.asname else ""))
             return
-        if alias.name in _REEXPORTS and _REEXPORTS[alias.name]:
+        if _REEXPORTS.get(alias.name):
             line = _REEXPORTS[alias.name]
             self.header.append(line if alias.asname is None else line.split(" as ")[0] + f" as {alias.asname}")
             return
@@ -275,7 +275,7 @@ class _Builder:
             if stmt.level == 0 and (stmt.module or "").split(".")[0] in _KEPT_MODULES:
                 self.header.append(f"from {stmt.module} import {alias.name} as {as_name}")
                 return
-            if alias.name in _REEXPORTS and _REEXPORTS[alias.name]:
+            if _REEXPORTS.get(alias.name):
                 self.header.append(_REEXPORTS[alias.name].split(" as ")[0] + f" as {as_name}")
                 return
             target = _resolve_module(path, stmt.module, stmt.level)

@@ -16,6 +16,7 @@ from tritonlint.witness.extract import ExtractError, enclosing_kernel, extract
 from tritonlint.witness.synth import Facts, Launch, SynthesisError, facts_from, synthesize
 
 MAX_PAIRS = 3  # candidate launches tried per finding (each with its full-tile control)
+BIG_TILE = 64  # the tile of the second attempt, for kernels that derive smaller tiles from theirs
 
 
 @dataclass
@@ -210,6 +211,17 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
             continue
         last = _run(path, text, diagnostic, extracted, facts, pairs, fixed, max(5.0, deadline - time.monotonic()),
                     fill)
+        if last.status == "error" and deadline - time.monotonic() > 5:
+            # Constexprs derived from a tile (`BLOCK_K // 32`) may need bigger tiles than 16: once more at 64.
+            try:
+                bigger = synthesize(extracted, facts, owner=_owner(text, diagnostic.line, holder),
+                                    default_tile=BIG_TILE)[:MAX_PAIRS]
+                again = _run(path, text, diagnostic, extracted, facts, bigger, fixed,
+                             max(5.0, deadline - time.monotonic()), fill)
+                if again.status != "error":
+                    last = again
+            except SynthesisError:
+                pass
         if last.status == "confirmed":
             return last
     if last is not None:

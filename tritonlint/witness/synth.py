@@ -686,6 +686,21 @@ def launch_axes(launch: Any, params: list[str]) -> dict[int, tuple[str, str]]:
     return out
 
 
+def _assigned(facts: Facts, param: str) -> Any:
+    """The smallest literal the launch site's argument name is assigned before the launch (`BLOCK_K = 128`)."""
+    if facts.launch is None:
+        return None
+    values = []
+    for text, _line in facts.launch.allocations.get(param, ()):
+        try:
+            value = _literal(ast.parse(text, mode="eval").body)
+        except SyntaxError:
+            continue
+        if isinstance(value, (int, bool)) and not isinstance(value, dict):
+            values.append(value)
+    return min(values) if values else None
+
+
 def _walk_var(walk: str | None) -> str | None:
     if not walk:
         return None
@@ -693,7 +708,8 @@ def _walk_var(walk: str | None) -> str | None:
     return m.group(0) if m else None
 
 
-def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None) -> list[tuple[Launch, Launch]]:
+def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
+               default_tile: int = DEFAULT_TILE) -> list[tuple[Launch, Launch]]:
     """Candidate launches (partial tiles on the finding's axis), each with its control (full tiles)."""
     kernel = extracted.kernel
     uses = Uses(kernel, extracted.helpers)
@@ -717,6 +733,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None) 
             value = facts.flags_off[p]
         elif p in facts.launch_args and _literal(ast.parse(facts.launch_args[p], mode="eval").body) is not None:
             value = _literal(ast.parse(facts.launch_args[p], mode="eval").body)
+        elif _assigned(facts, p) is not None:
+            value = _assigned(facts, p)
         elif p in tuned:
             value = tuned[p]
         elif p in facts.even_flags:
@@ -725,6 +743,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None) 
             value = _literal(defaults[p])
         else:
             value = _guess_constexpr(uses, p)
+            if value == DEFAULT_TILE:
+                value = default_tile
         consts[p] = value
     for key, value in tuned.items():  # autotune may set parameters the kernel does not annotate
         if key in uses.params and key not in consts and key not in heur:
@@ -734,7 +754,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None) 
 
     def value_of(name: str | None) -> int:
         if name is None:
-            return DEFAULT_TILE
+            return default_tile
         if name.isdigit():
             return int(name)
         v = consts.get(name)
@@ -768,8 +788,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None) 
             axis_order.append(str(axes[b[1]][0]))
             if facts.tile is None:
                 tile = value_of(b[2])
-    axis_order += [h for h in facts.axis_hints if h in sizes]
-    axis_order += sorted(sizes - set(axis_order), key=uses.params.index)
+    axis_order += [h for h in facts.axis_hints if h in sizes and h in int_like]
+    axis_order += sorted((sizes & int_like) - set(axis_order), key=uses.params.index)
     axis_order = [a for a in dict.fromkeys(axis_order) if a not in flag_args][:4]
 
     def build(axis: str | None, extent: int | None, label: str) -> Launch:
