@@ -193,7 +193,8 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.command == "witness":
         from tritonlint.witness.cli import run as run_witness
 
-        for name in ("stdin_filename", "extend_select", "extend_per_file_ignores", "exclude", "extend_exclude"):
+        for name in ("stdin_filename", "extend_select", "extend_per_file_ignores", "exclude", "extend_exclude",
+                     "respect_gitignore"):
             if not hasattr(args, name):  # options `witness` does not take: as if not given
                 setattr(args, name, None)
         try:
