@@ -7,7 +7,7 @@ broken on purpose. Runs fork from one preloaded server, so each finding costs ab
 
 from __future__ import annotations
 
-import argparse
+import dataclasses
 import json
 import subprocess
 import sys
@@ -21,6 +21,7 @@ pytest.importorskip("torch")
 pytest.importorskip("triton")
 
 from tritonlint.cli import main
+from tritonlint.config import check_selectors, load_config
 from tritonlint.diagnostics import Diagnostic
 from tritonlint.witness import analysis
 from tritonlint.witness.runner import witness
@@ -81,8 +82,7 @@ def cli_run(tree: Path) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def checked(tree: Path) -> analysis.CheckedFile:
-    config = analysis.config_for(argparse.Namespace(paths=[str(tree / "kernels.py")], select="ALL", ignore=None,
-                                                    config=None))
+    config = dataclasses.replace(load_config(None), select=check_selectors(["ALL"], "--select"))
     files, errors = analysis.check_paths([str(tree / "kernels.py")], config)
     assert not errors and len(files) == 1
     return files[0]
