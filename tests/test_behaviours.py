@@ -135,12 +135,28 @@ def test_a_trailing_file_noqa_after_code_does_not_silence_the_file(tmp_path: Pat
     assert findings(capsys, str(kernel)) == []
 
 
+def test_line_suppressions_in_both_spellings_hide_their_findings(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    kernel = copied(tmp_path, "suppressed.py")
+    assert findings(capsys, str(kernel)) == []
+    text = kernel.read_text()
+    kernel.write_text(text.replace("  # noqa: TL101", ""))
+    assert where(findings(capsys, str(kernel))) == [(8, "TL101")]
+    kernel.write_text(text.replace("  # tritonlint: ignore[TL101] Z is padded to BLOCK on the host", ""))
+    assert where(findings(capsys, str(kernel))) == [(9, "TL101")]
+
+
 # -- notebooks ------------------------------------------------------------------------------------
 
 
 def test_ipython_help_lines_are_masked_in_notebooks(capsys: pytest.CaptureFixture[str]) -> None:
     (found,) = findings(capsys, str(DATA / "help_line.ipynb"))
     assert (found["code"], found["cell"], found["line"], found["column"]) == ("TL101", 4, 4, 9)
+
+
+def test_magic_and_shell_lines_are_masked_in_notebooks(capsys: pytest.CaptureFixture[str]) -> None:
+    (found,) = findings(capsys, str(DATA / "magics.ipynb"))
+    assert (found["code"], found["cell"], found["line"]) == ("TL101", 4, 4)
 
 
 @pytest.mark.parametrize("line", ["tl.load??\n", "?tl.load\n", "tl.*load*?\n"])
