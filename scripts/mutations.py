@@ -139,7 +139,7 @@ MUTATIONS: list[Mutation] = [
       f"{CHECK} --output-format json {FX}/unmasked-tail-load/gemm_even_k_twin.py", "tests/test_output.py"),
     m("O03", "json: fix edits' `end_location`", '"end_location": {"row": end_row, "column": end_column},',
       '"end_location": {"row": row, "column": column},', f"{CHECK} --output-format json {FX}/weak-evenness-predicate",
-      "tests/test_output.py", "tests/test_predicates.py"),
+      b("test_json_fix_edits_spell_the_fix_that_check_fix_writes"), "tests/test_output.py"),
     m("O04", "json: fix `applicability`", '"applicability": fix.applicability.value, "edits": edits}',
       '"applicability": "safe", "edits": edits}', f"{CHECK} --output-format json {FX}/unmasked-tail-load/gemm_even_k_twin.py",
       "tests/test_output.py"),
@@ -170,7 +170,8 @@ MUTATIONS: list[Mutation] = [
       "check --no-cache --exit-non-zero-on-fix --fix - --stdin-filename k.py", "tests/test_cli_habits.py", "tests/test_cli.py",
       stdin=f"{B}/fix_less_equal.py"),
     m("C03", "exit: an unknown rule code is a usage error (exit 2)", "elif not any(known.startswith(code) for known in KNOWN_CODES):",
-      "elif False:", f"check --no-cache --select TL999 {B}/readme_dot.py", "tests/test_cli.py"),
+      "elif False:", f"check --no-cache --select TL999 {B}/readme_dot.py", b("test_an_unknown_rule_code_is_a_usage_error"),
+      "tests/test_cli.py"),
     m("C04", "text: the `--fix` summary", '(f"Found {total} error{\'s\' if total != 1 else \'\'} ({fixed_count} fixed, "',
       '(f"Found {total} errors ({fixed_count} fixed, "', "check --no-cache --fix - --stdin-filename k.py",
       "tests/test_cli.py", "tests/test_cli_habits.py", stdin=f"{B}/fix_less_equal.py"),
@@ -314,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
         for mu in chosen:
             outcome, detail, seconds = run_one(mu, template, work, args.probe_only)
             counts[outcome] = counts.get(outcome, 0) + 1
-            shown = f"`{mu.find.strip()}` -> `{mu.replace.strip()}`".replace("|", "\\|")
+            shown = f"`{mu.find.strip()}` -> `{mu.replace.strip()}`".replace("|", "\\|").replace("\n", "⏎")
             print(f"| {mu.key} | {mu.feature} | {shown} | {outcome} | {detail.replace('|', '/')} | {seconds:.0f} |",
                   flush=True)
     killed = counts.get("killed", 0)
