@@ -65,6 +65,7 @@ VERIFY = (b("test_verify_one_verified_and_one_failed_fix_is_failed"),
 CHECK = "check --no-cache --exit-zero"
 # What an editor sees: diagnostics on open, the quick fixes, and the re-check after a configuration
 # edit and a save; on a line whose string holds a character outside the BMP.
+CACHE = ("scripts/cache_probe.py", f"{B}/syntax_error.ipynb", f"{B}/autotune_default.py")
 LSP = ("scripts/lsp_probe.py", f"{B}/server/non_bmp.py", '[tool.tritonlint]\nignore = ["TL101"]\n')
 
 MUTATIONS: list[Mutation] = [
@@ -175,19 +176,19 @@ MUTATIONS: list[Mutation] = [
     m("C04", "text: the `--fix` summary", '(f"Found {total} error{\'s\' if total != 1 else \'\'} ({fixed_count} fixed, "',
       '(f"Found {total} errors ({fixed_count} fixed, "', "check --no-cache --fix - --stdin-filename k.py",
       "tests/test_cli.py", "tests/test_cli_habits.py", stdin=f"{B}/fix_less_equal.py"),
-    m("C05", "discovery: `node_modules` skipped", '"node_modules"', '"node_modules_"', f"{CHECK} {FX}", "tests/test_cli.py", "tests/test_paths.py"),
+    m("C05", "discovery: `node_modules` skipped", '"node_modules"', '"node_modules_"', f"{CHECK} {B}/discovery", "tests/test_cli.py", "tests/test_paths.py"),
     m("C06", "`--statistics` counts per rule", "if args.statistics and diagnostics:", "if False:",
       f"{CHECK} --statistics {FX}", "tests/test_cli.py", "tests/test_cli_habits.py"),
     # the cache
     m("K01", "cache: `TRITONLINT_CACHE_DIR`", "    if os.environ.get(CACHE_DIR_ENV):\n        return Path(os.environ[CACHE_DIR_ENV])\n", "",
-      f"check --exit-zero {B}/fix_less_equal.py", b("test_the_cache_folder_can_be_set_from_the_environment"), "tests/test_cache.py"),
+      CACHE, b("test_the_cache_folder_can_be_set_from_the_environment"), "tests/test_cache.py"),
     m("K02", "cache: the folder carries a .gitignore", '((".gitignore", "# Automatically created by tritonlint.\\n*\\n"),',
-      '((".gitignore", "# Automatically created by tritonlint.\\n"),', f"check --exit-zero --cache-dir probe-cache {B}",
+      '((".gitignore", "# Automatically created by tritonlint.\\n"),', CACHE,
       "tests/test_cache.py"),
     m("K03", "cache: a warm notebook TL001 keeps its cell", " or (report.unchecked and is_notebook(file.path.name))", "",
-      f"check --exit-zero {B}/syntax_error.ipynb", b("test_a_notebook_that_does_not_parse_is_reported_in_its_cell")),
+      CACHE, b("test_a_notebook_that_does_not_parse_is_reported_in_its_cell")),
     m("K04", "cache: the key holds the configuration", 'digest.update(json.dumps(settings, sort_keys=True).encode())', "pass",
-      f"check --exit-zero --cache-dir probe-cache {B}", "tests/test_cache.py"),
+      CACHE, "tests/test_cache.py"),
     # the server
     m("V01", "server: a save re-checks the same version", "if result.version != document.version or result.version < document.published:",
       "if result.version != document.version or result.version <= document.published:", LSP, SERVER),
