@@ -216,7 +216,7 @@ MUTATIONS: list[Mutation] = [
     m("R03", "TL111/TL112: guarded stores when selected", 'return (hazard for hazard in kernel.tail_hazards("store") if hazard.guard)',
       "return iter(())", f"{CHECK} --select ALL {B}/launch_padded_block_first.py", PADDED, "tests/test_launch.py"),
     m("X04", "fix: a masked load's `other=0`", 'OTHER = "0"', 'OTHER = "1"', f"{CHECK} --diff --unsafe-fixes {B}/readme_dot.py",
-      "tests/test_cli.py", CEIL),
+      "tests/test_cli.py", b("test_a_fix_derived_from_a_less_or_equal_comparison_keeps_it")),
 ]
 
 
@@ -236,7 +236,9 @@ def copy_tree(root: Path, target: Path) -> None:
 def locate(tree: Path, snippet: str) -> list[tuple[Path, int]]:
     found = []
     for source in SOURCES:
-        for path in sorted((tree / source).rglob("*.py")):
+        # os.walk does not follow the copy's tritonlint/rules link: each file is searched once.
+        paths = [Path(folder) / name for folder, _, names in os.walk(tree / source) for name in names]
+        for path in sorted(p for p in paths if p.suffix == ".py"):
             text = path.read_text(encoding="utf-8")
             start = text.find(snippet)
             while start != -1:
@@ -311,6 +313,9 @@ def main(argv: list[str] | None = None) -> int:
         work = Path(scratch)
         template = work / "clean"
         copy_tree(ROOT, template)
+        # With PYTHONPATH at the copy, `tritonlint.rules` must resolve to the copy's rules/, not to
+        # the checkout's (where an editable install maps it): a link inside the copied package.
+        (template / "tritonlint" / "rules").symlink_to(Path("..") / "rules")
         print("| key | feature | mutation | outcome | killed by | s |")
         print("| --- | --- | --- | --- | --- | --- |")
         for mu in chosen:
