@@ -216,7 +216,7 @@ MUTATIONS: list[Mutation] = [
     m("R03", "TL111/TL112: guarded stores when selected", 'return (hazard for hazard in kernel.tail_hazards("store") if hazard.guard)',
       "return iter(())", f"{CHECK} --select ALL {B}/launch_padded_block_first.py", PADDED, "tests/test_launch.py"),
     m("X04", "fix: a masked load's `other=0`", 'OTHER = "0"', 'OTHER = "1"', f"{CHECK} --diff --unsafe-fixes {B}/readme_dot.py",
-      "tests/test_cli.py", b("test_a_fix_derived_from_a_less_or_equal_comparison_keeps_it")),
+      b("test_a_fix_derived_from_a_less_or_equal_comparison_keeps_it"), "tests/test_cli.py"),
 ]
 
 
@@ -265,7 +265,7 @@ def run_one(mutation: Mutation, template: Path, work: Path, probe_only: bool) ->
     """(outcome, detail, seconds): outcome is killed, survived, invisible (the probe did not change) or bad."""
     started = time.monotonic()
     tree = work / mutation.key
-    shutil.copytree(template, tree)
+    shutil.copytree(template, tree, symlinks=True)
     cache = work / f"{mutation.key}-cache"
     env = environment(tree, cache)
     try:
@@ -287,7 +287,16 @@ def run_one(mutation: Mutation, template: Path, work: Path, probe_only: bool) ->
         last = (done.stdout.strip().splitlines() or [""])[-1]
         if done.returncode == 1:
             failed = [line.split(" ")[1] for line in done.stdout.splitlines() if line.startswith("FAILED ")]
-            return "killed", failed[0] if failed else last, time.monotonic() - started
+            if not failed:
+                return "bad", f"pytest failed without naming a test: {last}", time.monotonic() - started
+            # The kill counts only if that test passes on the copy without the mutation.
+            path.write_text(text, encoding="utf-8")
+            clean = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
+                                    failed[0]], cwd=tree, env=env, capture_output=True, text=True, timeout=900,
+                                   check=False)
+            if clean.returncode != 0:
+                return "bad", f"{failed[0]} fails without the mutation too", time.monotonic() - started
+            return "killed", failed[0], time.monotonic() - started
         if done.returncode == 0:
             return "survived", last, time.monotonic() - started
         return "bad", f"pytest exit {done.returncode}: {last}", time.monotonic() - started
