@@ -286,7 +286,9 @@ def run_one(mutation: Mutation, template: Path, work: Path, probe_only: bool) ->
                               check=False)
         last = (done.stdout.strip().splitlines() or [""])[-1]
         if done.returncode == 1:
-            failed = [line.split(" ")[1] for line in done.stdout.splitlines() if line.startswith("FAILED ")]
+            # `FAILED node_id - message`; a parametrized id may itself hold spaces.
+            failed = [line[len("FAILED "):].split(" - ")[0] for line in done.stdout.splitlines()
+                      if line.startswith("FAILED ")]
             if not failed:
                 return "bad", f"pytest failed without naming a test: {last}", time.monotonic() - started
             # The kill counts only if that test passes on the copy without the mutation.
