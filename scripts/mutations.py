@@ -65,6 +65,7 @@ VERIFY = (b("test_verify_one_verified_and_one_failed_fix_is_failed"),
 CHECK = "check --no-cache --exit-zero"
 # What an editor sees: diagnostics on open, the quick fixes, and the re-check after a configuration
 # edit and a save; on a line whose string holds a character outside the BMP.
+CACHE = ("scripts/cache_probe.py", f"{B}/syntax_error.ipynb", f"{B}/autotune_default.py")
 LSP = ("scripts/lsp_probe.py", f"{B}/server/non_bmp.py", '[tool.tritonlint]\nignore = ["TL101"]\n')
 
 MUTATIONS: list[Mutation] = [
@@ -111,14 +112,16 @@ MUTATIONS: list[Mutation] = [
     m("U01", "suppressions: `# tritonlint: noqa` on a line of its own only", "if match is None or token.line[:token.start[1]].strip():",
       "if match is None:", f"{CHECK} {B}/trailing_noqa.py", b("test_a_trailing_file_noqa_after_code_does_not_silence_the_file")),
     m("U02", "suppressions: `# noqa: TL101` on the flagged line", "for match in _NOQA.finditer(text):", "for match in []:",
-      f"{CHECK} {FX}", "tests/test_suppressions.py", "tests/test_suppression_units.py"),
+      f"{CHECK} {B}/suppressed.py", b("test_line_suppressions_in_both_spellings_hide_their_findings"),
+      "tests/test_suppression_units.py"),
     m("U03", "suppressions: `# tritonlint: ignore[...]`", "for match in _TRITONLINT.finditer(text):", "for match in []:",
-      f"{CHECK} {FX}", "tests/test_suppressions.py", "tests/test_suppression_units.py"),
+      f"{CHECK} {B}/suppressed.py", b("test_line_suppressions_in_both_spellings_hide_their_findings"),
+      "tests/test_suppression_units.py"),
     # notebooks
     m("B01", "notebooks: help suffix lines (`tl.load?`) are masked", ' or _HELP_SUFFIX.fullmatch(line) else line', " else line",
       f"{CHECK} {B}/help_line.ipynb", b("test_ipython_help_lines_are_masked_in_notebooks"), b("test_every_help_spelling_is_masked")),
     m("B02", "notebooks: `%` and `!` lines are masked", 'line.lstrip()[:1] in ("%", "!", "?")', 'line.lstrip()[:1] in ("?",)',
-      f"{CHECK} {FX}", "tests/test_notebooks.py"),
+      f"{CHECK} {B}/magics.ipynb", b("test_magic_and_shell_lines_are_masked_in_notebooks"), "tests/test_notebooks.py"),
     m("B03", "notebooks: a TL001 is placed in its cell", "return FileReport(path, errors=(f\"{path}:{error.lineno or 0}: syntax error: {error.msg}\",), unchecked=True,\n                          text=text)",
       "return FileReport(path, errors=(f\"{path}:{error.lineno or 0}: syntax error: {error.msg}\",), unchecked=True)",
       f"{CHECK} {B}/syntax_error.ipynb", b("test_a_notebook_that_does_not_parse_is_reported_in_its_cell")),
@@ -136,8 +139,8 @@ MUTATIONS: list[Mutation] = [
     m("O02", "json: `notes`", '"notes": list(diagnostic.notes),', '"notes": [],',
       f"{CHECK} --output-format json {FX}/unmasked-tail-load/gemm_even_k_twin.py", "tests/test_output.py"),
     m("O03", "json: fix edits' `end_location`", '"end_location": {"row": end_row, "column": end_column},',
-      '"end_location": {"row": row, "column": column},', f"{CHECK} --output-format json {FX}/unmasked-tail-load/gemm_even_k_twin.py",
-      "tests/test_output.py"),
+      '"end_location": {"row": row, "column": column},', f"{CHECK} --output-format json {FX}/weak-evenness-predicate",
+      b("test_json_fix_edits_spell_the_fix_that_check_fix_writes"), "tests/test_output.py"),
     m("O04", "json: fix `applicability`", '"applicability": fix.applicability.value, "edits": edits}',
       '"applicability": "safe", "edits": edits}', f"{CHECK} --output-format json {FX}/unmasked-tail-load/gemm_even_k_twin.py",
       "tests/test_output.py"),
@@ -145,7 +148,7 @@ MUTATIONS: list[Mutation] = [
       f"{CHECK} --output-format github {FX}/unmasked-tail-load/gemm_even_k_twin.py", "tests/test_output.py"),
     m("O06", "github: newlines escaped in the message", '.replace("\\r", "%0D").replace("\\n", "%0A")', '.replace("\\r", "%0D")',
       f"{CHECK} --output-format github {FX}/unmasked-tail-load/gemm_even_k_twin.py", "tests/test_output.py"),
-    m("O07", "github: `:` escaped in properties", '.replace(":", "%3A")', "",
+    m("O07", "github: the title names the rule", '"title": f"{d.code} {d.name}"', '"title": f"{d.code}"',
       f"{CHECK} --output-format github {B}/help_line.ipynb", "tests/test_output.py", "tests/test_notebooks.py"),
     m("O08", "sarif: region columns", '"startColumn": start[1],', '"startColumn": start[0],',
       f"{CHECK} --output-format sarif {FX}/unmasked-tail-load/gemm_even_k_twin.py", "tests/test_output.py"),
@@ -168,23 +171,24 @@ MUTATIONS: list[Mutation] = [
       "check --no-cache --exit-non-zero-on-fix --fix - --stdin-filename k.py", "tests/test_cli_habits.py", "tests/test_cli.py",
       stdin=f"{B}/fix_less_equal.py"),
     m("C03", "exit: an unknown rule code is a usage error (exit 2)", "elif not any(known.startswith(code) for known in KNOWN_CODES):",
-      "elif False:", f"check --no-cache --select TL999 {B}/readme_dot.py", "tests/test_cli.py"),
+      "elif False:", f"check --no-cache --select TL999 {B}/readme_dot.py", b("test_an_unknown_rule_code_is_a_usage_error"),
+      "tests/test_cli.py"),
     m("C04", "text: the `--fix` summary", '(f"Found {total} error{\'s\' if total != 1 else \'\'} ({fixed_count} fixed, "',
       '(f"Found {total} errors ({fixed_count} fixed, "', "check --no-cache --fix - --stdin-filename k.py",
       "tests/test_cli.py", "tests/test_cli_habits.py", stdin=f"{B}/fix_less_equal.py"),
-    m("C05", "discovery: `node_modules` skipped", '"node_modules"', '"node_modules_"', f"{CHECK} {FX}", "tests/test_cli.py", "tests/test_paths.py"),
+    m("C05", "discovery: `node_modules` skipped", '"node_modules"', '"node_modules_"', f"{CHECK} {B}/discovery", "tests/test_cli.py", "tests/test_paths.py"),
     m("C06", "`--statistics` counts per rule", "if args.statistics and diagnostics:", "if False:",
       f"{CHECK} --statistics {FX}", "tests/test_cli.py", "tests/test_cli_habits.py"),
     # the cache
     m("K01", "cache: `TRITONLINT_CACHE_DIR`", "    if os.environ.get(CACHE_DIR_ENV):\n        return Path(os.environ[CACHE_DIR_ENV])\n", "",
-      f"check --exit-zero {B}/fix_less_equal.py", b("test_the_cache_folder_can_be_set_from_the_environment"), "tests/test_cache.py"),
+      CACHE, b("test_the_cache_folder_can_be_set_from_the_environment"), "tests/test_cache.py"),
     m("K02", "cache: the folder carries a .gitignore", '((".gitignore", "# Automatically created by tritonlint.\\n*\\n"),',
-      '((".gitignore", "# Automatically created by tritonlint.\\n"),', f"check --exit-zero --cache-dir probe-cache {B}",
+      '((".gitignore", "# Automatically created by tritonlint.\\n"),', CACHE,
       "tests/test_cache.py"),
     m("K03", "cache: a warm notebook TL001 keeps its cell", " or (report.unchecked and is_notebook(file.path.name))", "",
-      f"check --exit-zero {B}/syntax_error.ipynb", b("test_a_notebook_that_does_not_parse_is_reported_in_its_cell")),
+      CACHE, b("test_a_notebook_that_does_not_parse_is_reported_in_its_cell")),
     m("K04", "cache: the key holds the configuration", 'digest.update(json.dumps(settings, sort_keys=True).encode())', "pass",
-      f"check --exit-zero --cache-dir probe-cache {B}", "tests/test_cache.py"),
+      CACHE, "tests/test_cache.py"),
     # the server
     m("V01", "server: a save re-checks the same version", "if result.version != document.version or result.version < document.published:",
       "if result.version != document.version or result.version <= document.published:", LSP, SERVER),
@@ -212,7 +216,7 @@ MUTATIONS: list[Mutation] = [
     m("R03", "TL111/TL112: guarded stores when selected", 'return (hazard for hazard in kernel.tail_hazards("store") if hazard.guard)',
       "return iter(())", f"{CHECK} --select ALL {B}/launch_padded_block_first.py", PADDED, "tests/test_launch.py"),
     m("X04", "fix: a masked load's `other=0`", 'OTHER = "0"', 'OTHER = "1"', f"{CHECK} --diff --unsafe-fixes {B}/readme_dot.py",
-      "tests/test_cli.py", CEIL),
+      b("test_a_fix_derived_from_a_less_or_equal_comparison_keeps_it"), "tests/test_cli.py"),
 ]
 
 
@@ -232,7 +236,9 @@ def copy_tree(root: Path, target: Path) -> None:
 def locate(tree: Path, snippet: str) -> list[tuple[Path, int]]:
     found = []
     for source in SOURCES:
-        for path in sorted((tree / source).rglob("*.py")):
+        # os.walk does not follow the copy's tritonlint/rules link: each file is searched once.
+        paths = [Path(folder) / name for folder, _, names in os.walk(tree / source) for name in names]
+        for path in sorted(p for p in paths if p.suffix == ".py"):
             text = path.read_text(encoding="utf-8")
             start = text.find(snippet)
             while start != -1:
@@ -259,7 +265,7 @@ def run_one(mutation: Mutation, template: Path, work: Path, probe_only: bool) ->
     """(outcome, detail, seconds): outcome is killed, survived, invisible (the probe did not change) or bad."""
     started = time.monotonic()
     tree = work / mutation.key
-    shutil.copytree(template, tree)
+    shutil.copytree(template, tree, symlinks=True)
     cache = work / f"{mutation.key}-cache"
     env = environment(tree, cache)
     try:
@@ -280,8 +286,19 @@ def run_one(mutation: Mutation, template: Path, work: Path, probe_only: bool) ->
                               check=False)
         last = (done.stdout.strip().splitlines() or [""])[-1]
         if done.returncode == 1:
-            failed = [line.split(" ")[1] for line in done.stdout.splitlines() if line.startswith("FAILED ")]
-            return "killed", failed[0] if failed else last, time.monotonic() - started
+            # `FAILED node_id - message`; a parametrized id may itself hold spaces.
+            failed = [line[len("FAILED "):].split(" - ")[0] for line in done.stdout.splitlines()
+                      if line.startswith("FAILED ")]
+            if not failed:
+                return "bad", f"pytest failed without naming a test: {last}", time.monotonic() - started
+            # The kill counts only if that test passes on the copy without the mutation.
+            path.write_text(text, encoding="utf-8")
+            clean = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
+                                    failed[0]], cwd=tree, env=env, capture_output=True, text=True, timeout=900,
+                                   check=False)
+            if clean.returncode != 0:
+                return "bad", f"{failed[0]} fails without the mutation too", time.monotonic() - started
+            return "killed", failed[0], time.monotonic() - started
         if done.returncode == 0:
             return "survived", last, time.monotonic() - started
         return "bad", f"pytest exit {done.returncode}: {last}", time.monotonic() - started
@@ -307,12 +324,15 @@ def main(argv: list[str] | None = None) -> int:
         work = Path(scratch)
         template = work / "clean"
         copy_tree(ROOT, template)
+        # With PYTHONPATH at the copy, `tritonlint.rules` must resolve to the copy's rules/, not to
+        # the checkout's (where an editable install maps it): a link inside the copied package.
+        (template / "tritonlint" / "rules").symlink_to(Path("..") / "rules")
         print("| key | feature | mutation | outcome | killed by | s |")
         print("| --- | --- | --- | --- | --- | --- |")
         for mu in chosen:
             outcome, detail, seconds = run_one(mu, template, work, args.probe_only)
             counts[outcome] = counts.get(outcome, 0) + 1
-            shown = f"`{mu.find.strip()}` -> `{mu.replace.strip()}`".replace("|", "\\|")
+            shown = f"`{mu.find.strip()}` -> `{mu.replace.strip()}`".replace("|", "\\|").replace("\n", "⏎")
             print(f"| {mu.key} | {mu.feature} | {shown} | {outcome} | {detail.replace('|', '/')} | {seconds:.0f} |",
                   flush=True)
     killed = counts.get("killed", 0)

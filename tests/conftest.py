@@ -5,6 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# No example database: Hypothesis would otherwise keep examples in .hypothesis/ inside the checkout
+# and replay them in later runs, so a run could fail or pass by what an earlier one left there.
+settings.register_profile("isolated", database=None)
+settings.load_profile("isolated")
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"

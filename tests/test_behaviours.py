@@ -135,12 +135,28 @@ def test_a_trailing_file_noqa_after_code_does_not_silence_the_file(tmp_path: Pat
     assert findings(capsys, str(kernel)) == []
 
 
+def test_line_suppressions_in_both_spellings_hide_their_findings(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    kernel = copied(tmp_path, "suppressed.py")
+    assert findings(capsys, str(kernel)) == []
+    text = kernel.read_text()
+    kernel.write_text(text.replace("  # noqa: TL101", ""))
+    assert where(findings(capsys, str(kernel))) == [(8, "TL101")]
+    kernel.write_text(text.replace("  # tritonlint: ignore[TL101] Z is padded to BLOCK on the host", ""))
+    assert where(findings(capsys, str(kernel))) == [(9, "TL101")]
+
+
 # -- notebooks ------------------------------------------------------------------------------------
 
 
 def test_ipython_help_lines_are_masked_in_notebooks(capsys: pytest.CaptureFixture[str]) -> None:
     (found,) = findings(capsys, str(DATA / "help_line.ipynb"))
     assert (found["code"], found["cell"], found["line"], found["column"]) == ("TL101", 4, 4, 9)
+
+
+def test_magic_and_shell_lines_are_masked_in_notebooks(capsys: pytest.CaptureFixture[str]) -> None:
+    (found,) = findings(capsys, str(DATA / "magics.ipynb"))
+    assert (found["code"], found["cell"], found["line"]) == ("TL101", 4, 4)
 
 
 @pytest.mark.parametrize("line", ["tl.load??\n", "?tl.load\n", "tl.*load*?\n"])
@@ -162,6 +178,40 @@ def test_a_notebook_that_does_not_parse_is_reported_in_its_cell(tmp_path: Path,
         main(["check", "--output-format", "json", str(notebook)])
         (warm,) = json.loads(capsys.readouterr().out)
         assert (warm["cell"], warm["line"]) == (4, 2)
+
+
+# -- output and exit codes -----------------------------------------------------------------------
+
+
+def apply_json_edits(text: str, edits: list[dict[str, object]]) -> str:
+    """Apply JSON fix edits (1-based rows and columns, ruff's spelling) to `text`."""
+    lines = text.splitlines(keepends=True)
+
+    def offset(where: object) -> int:
+        assert isinstance(where, dict)
+        return sum(len(line) for line in lines[:where["row"] - 1]) + where["column"] - 1
+
+    for edit in sorted(edits, key=lambda e: offset(e["location"]), reverse=True):
+        text = text[:offset(edit["location"])] + str(edit["content"]) + text[offset(edit["end_location"]):]
+    return text
+
+
+def test_json_fix_edits_spell_the_fix_that_check_fix_writes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A TL103 fix replaces the predicate (`K % 2 == 0` -> `K % 32 == 0`): its end is not its start.
+    kernel = tmp_path / "case.py"
+    shutil.copy(ROOT / "fixtures" / "weak-evenness-predicate" / "launch_literal_predicate.py", kernel)
+    before = kernel.read_text()
+    found = findings(capsys, "--unsafe-fixes", str(kernel))
+    edits = [edit for f in found if f["fix"] for edit in f["fix"]["edits"]]  # type: ignore[index, union-attr]
+    assert any(edit["location"] != edit["end_location"] for edit in edits)
+    main(["check", "--no-cache", "--fix", "--unsafe-fixes", str(kernel)])
+    capsys.readouterr()
+    assert apply_json_edits(before, edits) == kernel.read_text() != before
+
+
+def test_an_unknown_rule_code_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--no-cache", "--select", "TL999", str(DATA / "readme_dot.py")]) == 2
+    assert "unknown rule selector 'TL999'" in capsys.readouterr().err
 
 
 # -- the cache ------------------------------------------------------------------------------------
