@@ -15,8 +15,18 @@ from typing import TYPE_CHECKING, TypeVar
 from tritonlint import __version__
 from tritonlint.cache import Cache, default_cache_dir
 from tritonlint.config import Config, ConfigError, check_selectors, find_pyproject, load_config
-from tritonlint.notebook import NotebookError, in_cells, is_notebook
+from tritonlint.notebook import NotebookError
 from tritonlint.report import FileReport
+from tritonlint.reporting import (
+    EXIT_CLEAN,
+    EXIT_ERROR,
+    EXIT_FINDINGS,
+    out,
+    out_bytes,
+    print_problems,
+    report_results,
+    silence_stdout,
+)
 from tritonlint.runner import (
     SourceFile,
     add_suppressions_file,
@@ -28,20 +38,16 @@ from tritonlint.runner import (
     fix_file,
     force_excluded,
     is_folder,
-    matches,
 )
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
 
-    from tritonlint.diagnostics import Diagnostic
     from tritonlint.rule import Rule
 
 # Kept in step with tritonlint.output.FORMATS (a test checks); importing the output package here
 # would cost every run its imports.
 FORMATS = ("text", "concise", "full", "json", "sarif", "github")
-TEXT_FORMATS = ("text", "concise", "full")
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 # Fewer files than this per worker, and a process pool costs more than it saves.
 FILES_PER_WORKER = 16
 
@@ -130,7 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _main(argv)
     except BrokenPipeError:  # output was cut short (`| head`): like ruff, stop quietly
-        _silence_stdout()
+        silence_stdout()
         return EXIT_FINDINGS
     except Exception as error:  # noqa: BLE001  (the last line of defence: report, exit 2)
         import traceback
@@ -139,24 +145,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"tritonlint: internal error: {type(error).__name__}: {str(error)[:300]} "
               f"[{Path(where.filename).name}:{where.lineno}]", file=sys.stderr)
         return EXIT_ERROR
-
-
-def _silence_stdout() -> None:
-    """Point stdout at /dev/null, so that flushing it at exit does not fail a second time."""
-    with contextlib.suppress(OSError, ValueError, AttributeError):
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-
-
-def _out(text: str) -> None:
-    """Write to stdout; a reader that went away (`| head -1`) ends the output, not the run."""
-    if not text:
-        return
-    try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        _silence_stdout()
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -168,7 +156,7 @@ def _main(argv: Sequence[str] | None) -> int:
         return int(exit_.code or 0)
     if args.command == "rules":
         for rule in _documented_rules():  # TL001 and TL100 too: they are reported and documented
-            _out(f"{rule.code}  {rule.name:<24} {'fixable' if rule.fixable else '       '}  {rule.summary}\n")
+            out(f"{rule.code}  {rule.name:<24} {'fixable' if rule.fixable else '       '}  {rule.summary}\n")
         return EXIT_CLEAN
     if args.command == "rule":
         return _print_rule(args.code)
@@ -217,9 +205,9 @@ def _documented_rules() -> tuple[type[Rule], ...]:
 def _print_rule(code: str) -> int:
     for rule in _documented_rules():
         if code.upper() in (rule.code, rule.name.upper()):
-            _out(f"# {rule.code} {rule.name}\n\n")
+            out(f"# {rule.code} {rule.name}\n\n")
             for section, body in rule.doc_sections().items():
-                _out(f"## {section}\n{body}\n\n")
+                out(f"## {section}\n{body}\n\n")
             return EXIT_CLEAN
     print(f"tritonlint: unknown rule {code!r} (see `tritonlint rules`)", file=sys.stderr)
     return EXIT_ERROR
@@ -317,14 +305,14 @@ def _check_with(args: argparse.Namespace, config: Config, pool: ProcessPoolExecu
     if args.fix or args.diff:  # never from the cache: fixing needs the syntax tree
         work = functools.partial(fix_file, config=config, unsafe=args.unsafe_fixes, write=not args.diff,
                                  unused=unused)
-        return _report(_map(work, files), args, config, files)
+        return report_results(_map(work, files), args, config, files)
     cache = None
     if not args.no_cache:
         cache = Cache.for_config(Path(args.cache_dir) if args.cache_dir else default_cache_dir(config), config)
     reports = check_files(files, config, cache, unused=unused, pool=pool)
     if args.add_suppressions:
         return _add_suppressions(files, reports, config)
-    return _report(reports, args, config, files)
+    return report_results(reports, args, config, files)
 
 
 def _check_stdin(args: argparse.Namespace, config: Config) -> int:
@@ -352,21 +340,13 @@ def _check_stdin(args: argparse.Namespace, config: Config) -> int:
             except NotebookError as error:
                 print(f"tritonlint: {name}: {error}; fix not written", file=sys.stderr)
                 fixed = data
-            _out_bytes(fixed)
+            out_bytes(fixed)
             with contextlib.redirect_stdout(sys.stderr):
-                return _report([report], args, config, [file])
-        return _report([report], args, config, [file])
+                return report_results([report], args, config, [file])
+        return report_results([report], args, config, [file])
     cache = None if args.no_cache else Cache.for_config(
         Path(args.cache_dir) if args.cache_dir else default_cache_dir(config), config)
-    return _report(check_files([file], config, cache, unused=args.report_unused_suppressions), args, config, [file])
-
-
-def _out_bytes(data: bytes) -> None:
-    try:
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        _silence_stdout()
+    return report_results(check_files([file], config, cache, unused=args.report_unused_suppressions), args, config, [file])
 
 
 def check_files(files: Sequence[SourceFile], config: Config, cache: Cache | None, *,
@@ -467,7 +447,7 @@ def _add_suppressions(files: Sequence[SourceFile], reports: list[FileReport], co
     added = changed = 0
     failed = False
     for report in reports:
-        _print_problems(report)
+        print_problems(report)
         failed = failed or bool(report.errors)
         count, error = add_suppressions_file(report, by_display[report.path], config.line_length)
         if error is not None:
@@ -481,162 +461,3 @@ def _add_suppressions(files: Sequence[SourceFile], reports: list[FileReport], co
     return EXIT_FINDINGS if failed else EXIT_CLEAN
 
 
-def _print_problems(report: FileReport) -> None:
-    """Notices, internal errors, and errors that are not TL001 findings (a fix that was not written)."""
-    errors = report.errors if not report.unchecked else ()
-    for line in report.notices + errors + report.crashes:
-        print(f"tritonlint: {line}", file=sys.stderr)
-
-
-def _kept(report: FileReport, config: Config, files: Sequence[SourceFile]) -> list[Diagnostic]:
-    """The report's findings, TL001 for a file that was not checked, less those per-file-ignores hide."""
-    from tritonlint.unchecked import unchecked_diagnostics
-
-    found = [*report.diagnostics, *unchecked_diagnostics(report)]
-    if report.text is not None and is_notebook(report.path):
-        found = in_cells(found, report.text)
-    if not config.per_file_ignores:
-        return found
-    path = next((file.path for file in files if file.display == report.path), Path(report.path))
-    ignored = [codes for pattern, codes in config.per_file_ignores if matches(path, [pattern], config)]
-    return [d for d in found if d.code == "TL001"
-            or not any(d.code.startswith(prefix) for codes in ignored for prefix in codes)]
-
-
-def _report(reports: list[FileReport], args: argparse.Namespace, config: Config,
-            files: Sequence[SourceFile]) -> int:
-    """Print the findings (to `--output-file` when given) and return the exit code."""
-    if not args.output_file:
-        return _emit(reports, args, config, files)
-    target = Path(args.output_file)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)  # ruff creates the folders too
-        handle = open(target, "w", encoding="utf-8", newline="")  # noqa: SIM115  (closed by the `with` below)
-    except OSError as error:
-        print(f"tritonlint: --output-file {args.output_file}: cannot write: {error.strerror or error}",
-              file=sys.stderr)
-        return EXIT_ERROR
-    with handle, contextlib.redirect_stdout(handle):
-        return _emit(reports, args, config, files)
-
-
-def _emit(reports: list[FileReport], args: argparse.Namespace, config: Config,
-          files: Sequence[SourceFile]) -> int:
-    from tritonlint.output import render
-
-    text_format = args.output_format in TEXT_FORMATS
-    for report in reports:
-        _print_problems(report)
-    kept = {report.path: _kept(report, config, files) for report in reports}
-    diagnostics = sorted((d for found in kept.values() for d in found), key=lambda d: d.sort_key())
-    crashed = any(report.crashes for report in reports)
-    fixed = [report for report in reports if report.fixed_text is not None]
-    fixed_count = sum(len(report.fixed) for report in fixed)
-    if args.diff:
-        for d in diagnostics:  # the diff must stay a diff: files not checked go to stderr
-            if d.code == "TL001":
-                print(f"tritonlint: {d.path}:{d.line}: {d.message}", file=sys.stderr)
-        for report in fixed:
-            _out(_unified_diff(report))
-        if not fixed and not args.unsafe_fixes:
-            unsafe = sum(d.fix is not None and d.fix.applicability.value == "unsafe" for d in diagnostics)
-            if unsafe:
-                print(f"No errors would be fixed ({unsafe} fix{'es' if unsafe != 1 else ''} available with "
-                      f"`--unsafe-fixes`).", file=sys.stderr)
-        if crashed:
-            return EXIT_ERROR
-        unchecked = any(d.code == "TL001" for d in diagnostics)
-        return EXIT_FINDINGS if (fixed or unchecked) and not args.exit_zero else EXIT_CLEAN
-    if args.statistics:
-        # Like ruff: the counts replace the findings (a JSON document of them with --output-format json).
-        _out(_statistics(args, diagnostics))
-    else:
-        # After --fix the diagnostics index the fixed text; JSON and SARIF place edits with it.
-        sources = {report.path: report.fixed_text or report.text or "" for report in reports if report.diagnostics}
-        output = render(args.output_format, diagnostics, sources, color=_color(args),
-                        summary=not args.quiet and not (args.fix and fixed_count),
-                        rules=_sarif_rules(args, diagnostics))
-        if text_format and args.fix and fixed_count and not args.quiet:
-            total = fixed_count + len(diagnostics)
-            output += (f"Found {total} error{'s' if total != 1 else ''} ({fixed_count} fixed, "
-                       f"{len(diagnostics)} remaining).\n")
-        if output:
-            _out(output if output.endswith("\n") else output + "\n")
-    if args.show_fixes and args.fix and fixed:
-        shown = _show_fixes(fixed, fixed_count)
-        if text_format:
-            _out(shown)
-        else:
-            sys.stderr.write(shown)
-    if args.fix and fixed and not args.quiet:
-        print(f"tritonlint: fixed {len(fixed)} file(s)", file=sys.stderr)
-    if crashed:
-        return EXIT_ERROR
-    if args.exit_zero:
-        return EXIT_CLEAN
-    if diagnostics or (args.exit_non_zero_on_fix and fixed):
-        return EXIT_FINDINGS
-    return EXIT_CLEAN
-
-
-def _statistics(args: argparse.Namespace, diagnostics: Sequence[Diagnostic]) -> str:
-    from tritonlint.output import statistics, statistics_json
-    from tritonlint.output.text import summary_line
-
-    if args.output_format == "json":
-        return statistics_json(diagnostics, unsafe_fixes=args.unsafe_fixes)
-    table = statistics(diagnostics)
-    if args.quiet or args.output_format not in TEXT_FORMATS:
-        return table
-    return table + summary_line(diagnostics) + "\n"
-
-
-def _color(args: argparse.Namespace) -> bool:
-    """`--color always/never`; else as ruff decides: a non-empty NO_COLOR turns colour off
-    (https://no-color.org), then a non-empty FORCE_COLOR turns it on, then a terminal does."""
-    if args.color != "auto":
-        return bool(args.color == "always")
-    if getattr(args, "output_file", None):
-        return False  # a file is not a terminal, whatever the environment says (ruff agrees)
-    if os.environ.get("NO_COLOR"):
-        return False
-    if os.environ.get("FORCE_COLOR"):
-        return True
-    return sys.stdout.isatty()
-
-
-def _show_fixes(fixed: Sequence[FileReport], count: int) -> str:
-    """ruff's `--show-fixes` list: each file, and per rule how many findings its fixes removed."""
-    from collections import Counter
-
-    from tritonlint.output import rule_names
-
-    names = rule_names()
-    lines = [f"Fixed {count} error{'s' if count != 1 else ''}:"]
-    for report in fixed:
-        lines.append(f"- {report.path}:")
-        for code, number in sorted(Counter(report.fixed).items()):
-            lines.append(f"    {number} \u00d7 {code} ({names.get(code, '')})")
-    return "".join(line + "\n" for line in lines)
-
-
-def _sarif_rules(args: argparse.Namespace, diagnostics: Sequence[Diagnostic]) -> list[type[Rule]] | None:
-    """SARIF's rule descriptors: every shipped rule, TL100 when it can be reported, TL001 when reported."""
-    if args.output_format != "sarif":
-        return None
-    from tritonlint.rule import all_rules
-    from tritonlint.suppressions import UnusedSuppression
-    from tritonlint.unchecked import FileNotChecked
-
-    extra: list[type[Rule]] = [FileNotChecked] if any(d.code == "TL001" for d in diagnostics) else []
-    if args.report_unused_suppressions:
-        extra.append(UnusedSuppression)
-    return [*all_rules(), *extra] if extra else None
-
-
-def _unified_diff(report: FileReport) -> str:
-    import difflib
-
-    before = (report.text or "").splitlines(keepends=True)
-    after = (report.fixed_text or "").splitlines(keepends=True)
-    return "".join(difflib.unified_diff(before, after, fromfile=f"a/{report.path}", tofile=f"b/{report.path}"))

@@ -114,7 +114,7 @@ def _target(extracted: Any, text: str, line: int, column: int) -> tuple[str, str
     """The flagged call's kind ("load", "store", "atomic") and the kernel parameter its pointer is based on."""
     import ast
 
-    from tritonlint.witness.synth import Uses
+    from tritonlint.witness.uses import Uses
 
     tree = ast.parse(text)
     call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.lineno == line
