@@ -61,7 +61,7 @@ def b(name: str) -> str:
 PADDED = b("test_an_output_allocated_in_whole_tiles_keeps_the_store_quiet")
 CEIL = b("test_a_math_ceil_grid_is_read_as_rounded_up")
 VERIFY = (b("test_verify_one_verified_and_one_failed_fix_is_failed"),
-          b("test_verify_one_verified_and_one_unexercised_fix_is_not_verified"))
+          b("test_verify_one_verified_and_one_unreached_fix_is_verified_unless_strict"))
 CHECK = "check --no-cache --exit-zero"
 # What an editor sees: diagnostics on open, the quick fixes, and the re-check after a configuration
 # edit and a save; on a line whose string holds a character outside the BMP.
@@ -96,18 +96,18 @@ MUTATIONS: list[Mutation] = [
       f"{CHECK} {B}/log2_softmax.py", b("test_lanes_are_followed_through_exp2")),
     m("N02", "TL105: a max needs -inf in the switched-off lanes", '"max": -math.inf, ', '"max": 0.0, ',
       f"{CHECK} {FX}/unsafe-masked-lanes", BEHAVIOURS, "tests/test_unsafe_masked_lanes.py"),
-    m("N03", "TL105: the fix writes the identity", '_IDENTITY_TEXT = {0.0: "0.0", -math.inf: \'float("-inf")\'',
-      '_IDENTITY_TEXT = {0.0: "0.0", -math.inf: \'float("inf")\'', f"{CHECK} {B}/log2_softmax.py", b("test_lanes_are_followed_through_exp2")),
+    m("N03", "TL105: the fix writes the identity", 'IDENTITY_TEXT = {0.0: "0.0", -math.inf: \'float("-inf")\'',
+      'IDENTITY_TEXT = {0.0: "0.0", -math.inf: \'float("inf")\'', f"{CHECK} {B}/log2_softmax.py", b("test_lanes_are_followed_through_exp2")),
     # TL104
     m("S01", "TL104: held back where the same call has a TL101", "if found is not None and self.kernel.hazards.hazard_of(access) is None:",
       "if found is not None:", f"{CHECK} {B}/tl104_with_tl101.py", b("test_tl104_is_held_back_where_the_call_has_a_tl101_and_the_fix_is_one_mask")),
     # fixes
     m("X01", "fix: a mask taken from `offs <= last` keeps `<=`", 'operator = "<" if isinstance(target.operator, cst.LessThan) else "<="',
       'operator = "<"', f"{CHECK} {B}/fix_less_equal_comparison.py", b("test_a_fix_derived_from_a_less_or_equal_comparison_keeps_it"), b("test_a_fix_taken_from_a_less_or_equal_mask_keeps_it")),
-    m("X02", "fix: a launch-grid mask", 'return f"{_atom(mine[0])}{mine[1]} < {hazard.bound}", Applicability.UNSAFE',
-      'return f"{_atom(mine[0])}{mine[1]} <= {hazard.bound}", Applicability.UNSAFE', f"{CHECK} {B}/launch_math_ceil.py", CEIL, "tests/test_launch.py"),
-    m("X03", "fix: a loop-bound mask `offs < K - k`", 'text = f"{_atom(mine[0])}{mine[1]} < {_atom(stop_text)} - {_subtrahend(shifted) if shifted else variable}"',
-      'text = f"{_atom(mine[0])}{mine[1]} < {_atom(stop_text)}"', f"{CHECK} {B}/readme_dot.py", "tests/test_cli.py", b("test_tl104_is_held_back_where_the_call_has_a_tl101_and_the_fix_is_one_mask")),
+    m("X02", "fix: a launch-grid mask", 'return f"{atom_of(mine[0])}{mine[1]} < {hazard.bound}", Applicability.UNSAFE',
+      'return f"{atom_of(mine[0])}{mine[1]} <= {hazard.bound}", Applicability.UNSAFE', f"{CHECK} {B}/launch_math_ceil.py", CEIL, "tests/test_launch.py"),
+    m("X03", "fix: a loop-bound mask `offs < K - k`", 'text = f"{atom_of(mine[0])}{mine[1]} < {atom_of(stop_text)} - {_subtrahend(shifted) if shifted else variable}"',
+      'text = f"{atom_of(mine[0])}{mine[1]} < {atom_of(stop_text)}"', f"{CHECK} {B}/readme_dot.py", "tests/test_cli.py", b("test_tl104_is_held_back_where_the_call_has_a_tl101_and_the_fix_is_one_mask")),
     # suppressions
     m("U01", "suppressions: `# tritonlint: noqa` on a line of its own only", "if match is None or token.line[:token.start[1]].strip():",
       "if match is None:", f"{CHECK} {B}/trailing_noqa.py", b("test_a_trailing_file_noqa_after_code_does_not_silence_the_file")),
@@ -177,7 +177,7 @@ MUTATIONS: list[Mutation] = [
       '(f"Found {total} errors ({fixed_count} fixed, "', "check --no-cache --fix - --stdin-filename k.py",
       "tests/test_cli.py", "tests/test_cli_habits.py", stdin=f"{B}/fix_less_equal.py"),
     m("C05", "discovery: `node_modules` skipped", '"node_modules"', '"node_modules_"', f"{CHECK} {B}/discovery", "tests/test_cli.py", "tests/test_paths.py"),
-    m("C06", "`--statistics` counts per rule", "if args.statistics and diagnostics:", "if False:",
+    m("C06", "`--statistics` counts per rule", "if args.statistics:", "if False:",
       f"{CHECK} --statistics {FX}", "tests/test_cli.py", "tests/test_cli_habits.py"),
     # the cache
     m("K01", "cache: `TRITONLINT_CACHE_DIR`", "    if os.environ.get(CACHE_DIR_ENV):\n        return Path(os.environ[CACHE_DIR_ENV])\n", "",
@@ -201,20 +201,20 @@ MUTATIONS: list[Mutation] = [
     m("V05", "server: the suppression action's reason", 'SUPPRESSION_REASON = "TODO: why this access is safe"', 'SUPPRESSION_REASON = "TODO"',
       LSP, "tests/test_server.py"),
     # verify's verdicts
-    m("W01", "verify: one failed fix makes the run FAILED", 'if reasons or any(f.verdict == "failed" for f in report.fixes):',
-      'if all(f.verdict == "failed" for f in report.fixes):', f"verify {B}/verify_two_fixes.py --harness {B}/verify_two_fixes_harness.py --no-compile", *VERIFY),
-    m("W02", "verify: VERIFIED needs every fix verified", 'elif report.fixes and all(f.verdict == "verified" for f in report.fixes):',
-      'elif report.fixes and any(f.verdict == "verified" for f in report.fixes):',
+    m("W01", "verify: one failed fix makes the run FAILED", 'if problems or any(f.verdict == Verdict.FAILED for f in fixes):',
+      'if all(f.verdict == Verdict.FAILED for f in fixes):', f"verify {B}/verify_two_fixes.py --harness {B}/verify_two_fixes_harness.py --no-compile", *VERIFY),
+    m("W02", "verify: VERIFIED needs every fix verified", 'if not problems and reached and all(f.verdict == Verdict.VERIFIED for f in reached):',
+      'if not problems and reached and any(f.verdict == Verdict.VERIFIED for f in reached):',
       f"verify {B}/verify_two_fixes.py --harness {B}/verify_two_fixes_harness.py --no-compile", *VERIFY),
-    m("W03", "verify: exit 0 only when verified", 'return 0 if self.verdict == "verified" else 1', 'return 0 if self.verdict != "failed" else 1',
+    m("W03", "verify: exit 0 only when verified", 'return 0 if self.verdict == Verdict.VERIFIED else 1', 'return 0 if self.verdict != Verdict.FAILED else 1',
       f"verify {B}/verify_two_fixes.py --harness {B}/verify_two_fixes_harness.py --no-compile", *VERIFY),
     # the rules
-    m("R01", "TL102: unmasked tail stores", 'return (hazard for hazard in kernel.tail_hazards("store") if not hazard.guard)',
-      "return iter(())", f"{CHECK} {B}/launch_math_ceil.py", CEIL, "tests/test_rules.py"),
-    m("R02", "TL104: insufficient store masks", 'yield from checker.hazards("store")', "yield from ()",
+    m("R01", "TL102: unmasked tail stores", 'kernel.tail_hazards("store")\n                if not hazard.guard)',
+      'kernel.tail_hazards("store")\n                if False)', f"{CHECK} {B}/launch_math_ceil.py", CEIL, "tests/test_rules.py"),
+    m("R02", "TL104: insufficient store masks", 'for kind in ("load", "store"):', 'for kind in ("load",):',
       f"{CHECK} {FX}/insufficient-mask", "tests/test_insufficient_mask.py", "tests/test_rules.py"),
-    m("R03", "TL111/TL112: guarded stores when selected", 'return (hazard for hazard in kernel.tail_hazards("store") if hazard.guard)',
-      "return iter(())", f"{CHECK} --select ALL {B}/launch_padded_block_first.py", PADDED, "tests/test_launch.py"),
+    m("R03", "TL111/TL112: guarded stores when selected", 'kernel.tail_hazards("store")\n                if hazard.guard)',
+      'kernel.tail_hazards("store")\n                if False)', f"{CHECK} --select ALL {B}/launch_padded_block_first.py", PADDED, "tests/test_launch.py"),
     m("X04", "fix: a masked load's `other=0`", 'OTHER = "0"', 'OTHER = "1"', f"{CHECK} --diff --unsafe-fixes {B}/readme_dot.py",
       b("test_a_fix_derived_from_a_less_or_equal_comparison_keeps_it"), "tests/test_cli.py"),
 ]
