@@ -15,6 +15,7 @@ import sys
 import time
 import traceback
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 
@@ -63,7 +64,7 @@ def _identity_patch(path: str, line: int, value: float) -> Any:
 
     def create_masked_load(self: Any, ptrs: Any, mask: Any, other: Any, *rest: Any) -> Any:
         ret = inner(self, ptrs, mask, other, *rest)
-        frame = sys._getframe(1)
+        frame: FrameType | None = sys._getframe(1)
         hit = False
         while frame is not None:
             if frame.f_code.co_filename == path and frame.f_lineno == line:
@@ -95,7 +96,7 @@ def _record_stores(guard: Any, launch: dict[str, Any], written: dict[str, dict[i
     inner = cls.create_masked_store
 
     def create_masked_store(self: Any, ptrs: Any, value: Any, mask: Any, *rest: Any) -> Any:
-        frame = sys._getframe(1)
+        frame: FrameType | None = sys._getframe(1)
         while frame is not None and not (frame.f_code.co_filename == path and frame.f_lineno in lines):
             frame = frame.f_back
         current = getattr(guard._local, "launch", None)

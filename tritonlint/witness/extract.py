@@ -125,7 +125,7 @@ def _module_bindings(tree: ast.Module) -> dict[str, ast.stmt]:
             targets = [stmt.target.id]
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
             targets = [(a.asname or a.name).split(".")[0] for a in stmt.names]
-        elif isinstance(stmt, ast.If) or isinstance(stmt, ast.Try):
+        elif isinstance(stmt, (ast.If, ast.Try)):
             # `if HAS_X: from x import y` / `try: import x except ...`: the first branch's bindings
             for inner in stmt.body:
                 for name, s in _module_bindings(ast.Module(body=[inner], type_ignores=[])).items():

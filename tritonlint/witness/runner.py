@@ -70,7 +70,8 @@ def _child(job: _Job, workdir: Path, fill: int, timeout: float) -> list[dict[str
     proc.join(timeout)
     if proc.is_alive():
         try:
-            os.killpg(proc.pid, signal.SIGKILL)
+            if proc.pid is not None:  # always set once started
+                os.killpg(proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
         proc.kill()

@@ -212,7 +212,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     for p in uses.params:
         if p not in uses.constexprs or p in heur:
             continue
-        value = None
+        value: Any = None
         if p in facts.flags_off:
             value = facts.flags_off[p]
         elif p in facts.launch_args and literal(ast.parse(facts.launch_args[p], mode="eval").body) is not None:
@@ -285,12 +285,12 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             if a in size_values and a != axis and b in consts and isinstance(consts[b], int) and consts[b] > 0:
                 size_values[a] = -(-size_values[a] // consts[b]) * consts[b]
         grid: list[int] = []
-        for a in range(max(list(axes) + [-1]) + 1):
-            size, tile_name = axes.get(a, (None, None))
+        for dim in range(max(list(axes) + [-1]) + 1):
+            size, tile_name = axes.get(dim, (None, None))
             if size is not None and size in size_values:
                 grid.append(max(1, -(-size_values[size] // value_of(tile_name))))
             else:
-                grid.append(ROW_PROGRAMS if a in axes else 1)
+                grid.append(ROW_PROGRAMS if dim in axes else 1)
         while _prod(grid) > MAX_PROGRAMS:
             i = grid.index(max(grid))
             grid[i] = max(1, grid[i] // 2)
@@ -333,7 +333,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         return Launch(kernel.name, args, grid, axis, shown, label)
 
     pairs: list[tuple[Launch, Launch]] = []
-    for axis in axis_order or [None]:
+    candidate_axes: list[str | None] = list(axis_order) or [None]
+    for axis in candidate_axes:
         # A tile past whole ones, a single partial tile (a row shorter than its block), one element over.
         for m, r in ((2, tile // 2), (0, tile // 2), (1, 1)):
             if axis is None or r <= 0 or r >= tile:

@@ -232,9 +232,9 @@ class Uses:
             return False
         ints = {p for p in self.params if p not in self.constexprs}
         for node in ast.walk(value):
-            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
-                if any(isinstance(f, ast.Name) and f.id in ints for f in factors_of(node)):
-                    return True
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) \
+                    and any(isinstance(f, ast.Name) and f.id in ints for f in factors_of(node)):
+                return True
         return False
 
     def dims(self, expr: ast.expr, sizes: set[str], strides: set[str]) -> list[tuple[str | None, Any]]:
@@ -312,7 +312,7 @@ class Uses:
         if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod):
             hit = self._names(expr.right) & sizes
             if hit:
-                return ("size", sorted(hit)[0])
+                return ("size", min(hit))
         if isinstance(expr, ast.Call):
             name = call_name(expr)
             if name == "program_id":
@@ -335,14 +335,14 @@ class Uses:
                 left = self._names(c.left)
                 right = set().union(*(self._names(x) for x in c.comparators))
                 if v in left and self.reached(right) & sizes:
-                    return ("size", sorted(self.reached(right) & sizes, key=self.params.index)[0])
+                    return ("size", min(self.reached(right) & sizes, key=self.params.index))
                 if v in right and self.reached(left) & sizes:
-                    return ("size", sorted(self.reached(left) & sizes, key=self.params.index)[0])
+                    return ("size", min(self.reached(left) & sizes, key=self.params.index))
             if v in self.loops:
                 it = self.loops[v]
-                hit = [n for n in self._names(it) if n in sizes]
-                if hit:
-                    return ("size", sorted(hit, key=self.params.index)[0])
+                in_loop = [n for n in self._names(it) if n in sizes]
+                if in_loop:
+                    return ("size", min(in_loop, key=self.params.index))
             for value in self.defs.get(v, ()):
                 got = self.bound_expr(value, sizes, seen | {v})
                 if got is not None:
@@ -470,10 +470,10 @@ class Uses:
                             and self.root(call.args[0]) == pointer:
                         loaded.add(name)
         for node in ast.walk(self.fn):
-            if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor, ast.RShift,
-                                                                     ast.LShift)):
-                if self._names(node) & self.reached(loaded, depth=1) and self._names(node) & loaded:
-                    return True
+            if isinstance(node, ast.BinOp) \
+                    and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor, ast.RShift, ast.LShift)) \
+                    and self._names(node) & self.reached(loaded, depth=1) and self._names(node) & loaded:
+                return True
         return False
 
     def size_params(self) -> set[str]:
