@@ -287,8 +287,6 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
         'TL103 at 19 lost (expected at heuristic_packed_k.py:19); TL101 at 26 lost (expected at heuristic_packed_k.py:26)',
     ('weak-evenness-predicate/heuristic_packed_k', 'block_pointer_unmasked'):
         'TL103 at 19 lost (expected at heuristic_packed_k.py:19); TL101 at 26 lost (expected at heuristic_packed_k.py:26)',
-    ('weak-evenness-predicate/heuristic_split_k', 'loop_reversed'):
-        'a loop counted down (`for r in range(b - a, 0, -s)`, `k = b - r`) is not read as a tile walk',
     ('weak-evenness-predicate/heuristic_split_k', 'loop_while'):
         'a `while k < b: ... k += s` tile loop is not read as a tile walk',
     ('weak-evenness-predicate/heuristic_split_k', 'helper_same_module'):
@@ -297,8 +295,6 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
         'jit helpers imported from another module are not followed',
     ('weak-evenness-predicate/heuristic_split_k', 'jit_by_assignment'):
         'a kernel jitted by assignment (`f = triton.jit(f)`, decorators applied as calls) is not fully read',
-    ('weak-evenness-predicate/launch_literal_predicate', 'loop_reversed'):
-        'a loop counted down (`for r in range(b - a, 0, -s)`, `k = b - r`) is not read as a tile walk',
     ('weak-evenness-predicate/launch_literal_predicate', 'loop_while'):
         'a `while k < b: ... k += s` tile loop is not read as a tile walk',
     ('weak-evenness-predicate/launch_literal_predicate', 'helper_same_module'):
