@@ -33,22 +33,22 @@ groups=("$@")
 config() {
   case $1 in
     fixer) src="tritonlint/fixing rules/tail_tile"
-           tests="tests/test_fixer_units.py tests/test_fixtures.py tests/test_fix_order.py tests/test_fix_equivalence.py tests/test_fuzz.py tests/test_layouts.py tests/test_fix_layout.py"
+           tests="tests/fixing/test_fixer_units.py tests/test_fixtures.py tests/fixing/test_fix_order.py tests/fixing/test_fix_equivalence.py tests/test_fuzz.py tests/fixing/test_layouts.py tests/fixing/test_fix_layout.py"
            select="not check_and_fix_properties and not removing_the_fix_mask and not valid_python"; names='*' ;;
     suppressions) src=tritonlint/suppressions.py
-           tests="tests/test_suppressions.py tests/test_suppression_units.py tests/test_cli.py tests/test_cli_habits.py"; select=; names='*' ;;
+           tests="tests/cli/test_suppressions.py tests/cli/test_suppression_units.py tests/cli/test_cli.py tests/cli/test_cli_habits.py"; select=; names='*' ;;
     output) src=tritonlint/output
-           tests="tests/test_output.py tests/test_cli.py tests/test_cli_habits.py"; select=; names='*' ;;
+           tests="tests/cli/test_output.py tests/cli/test_cli.py tests/cli/test_cli_habits.py"; select=; names='*' ;;
     verdict) src=tritonlint/verify/runner.py
-           tests="tests/test_verify_runner.py"; select=; names='*_judge*' ;;
+           tests="tests/verify/test_verify_runner.py"; select=; names='*_judge*' ;;
     engine) src=tritonlint/engine.py
-           tests="tests/test_engine.py tests/test_suppressions.py tests/test_fixtures.py tests/test_faults.py tests/test_fuzz.py tests/test_launch.py tests/test_fix_layout.py tests/test_stages.py"
+           tests="tests/test_engine.py tests/cli/test_suppressions.py tests/test_fixtures.py tests/cli/test_faults.py tests/test_fuzz.py tests/semantic/test_launch.py tests/fixing/test_fix_layout.py tests/semantic/test_stages.py"
            select="not check_and_fix_properties and not removing_the_fix_mask and not valid_python"; names='*' ;;
     analysis) src="tritonlint/semantic/evaluator.py tritonlint/semantic/walks.py tritonlint/semantic/flags.py tritonlint/semantic/verdicts.py tritonlint/semantic/binder.py tritonlint/semantic/dataflow.py tritonlint/semantic/facts"
-           tests="tests/test_stages.py tests/test_fixer_units.py tests/test_fix_order.py tests/test_engine.py tests/test_fixtures.py tests/test_fuzz.py"
+           tests="tests/semantic/test_stages.py tests/fixing/test_fixer_units.py tests/fixing/test_fix_order.py tests/test_engine.py tests/test_fixtures.py tests/test_fuzz.py"
            select="not check_and_fix_properties and not removing_the_fix_mask and not valid_python"; names='*' ;;
     masks) src="rules/insufficient_mask rules/unsafe_masked_lanes"
-           tests="tests/test_masks_units.py tests/test_unsafe_masked_lanes.py tests/test_insufficient_mask.py tests/test_fixtures.py tests/test_stages.py tests/test_explain.py"
+           tests="tests/rules/test_masks_units.py tests/rules/unsafe_masked_lanes/test_unsafe_masked_lanes.py tests/rules/insufficient_mask/test_insufficient_mask.py tests/test_fixtures.py tests/semantic/test_stages.py tests/cli/test_explain.py"
            select="not check_and_fix_properties and not removing_the_fix_mask and not valid_python"; names='*' ;;
     *) echo "mutation.sh: unknown group $1" >&2; exit 2 ;;
   esac

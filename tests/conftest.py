@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,14 @@ settings.load_profile("isolated")
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
+
+# The tests mirror the code in folders (tests/cli/, tests/fixing/, tests/rules/<family>/...), with no
+# `__init__.py` files and pytest's default import mode: each test file is imported by its basename, so
+# no two test files may share one (collection stops with
+# "import file mismatch" if they do). Shared helpers such
+# as tests/fuzz_kernels.py stay in tests/ and are importable from every folder through this entry.
+if str(ROOT / "tests") not in sys.path:
+    sys.path.insert(0, str(ROOT / "tests"))
 
 
 @pytest.fixture(autouse=True)

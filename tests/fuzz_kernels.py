@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 CONFIG = Config()
 # The fix properties are about the kernel's load and store calls; TL103 reports (and fixes) the
-# host predicate of a flag, outside them (tests/test_predicates.py holds its properties).
+# host predicate of a flag, outside them (tests/rules/weak_evenness_predicate/test_predicates.py holds its properties).
 KERNEL_CONFIG = Config(ignore=frozenset({"TL103"}))
 ACCESS = ("load", "store")
 _NEWLINE = re.compile(r"\r\n|\r|\n")

@@ -50,6 +50,6 @@ def test_regen_rewrites_stale_files_and_names_them(tmp_path: Path) -> None:
 def test_the_test_suite_has_no_rewrite_switch() -> None:
     """`pytest --regen` is no option any more: asking for it is a usage error, not a rewrite."""
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "--regen", "--collect-only",
-                           str(ROOT / "tests" / "test_paths.py")], cwd=ROOT, capture_output=True, text=True,
+                           str(ROOT / "tests" / "semantic" / "test_paths.py")], cwd=ROOT, capture_output=True, text=True,
                           check=False)
     assert done.returncode == 4 and "unrecognized arguments: --regen" in done.stderr, done.stderr

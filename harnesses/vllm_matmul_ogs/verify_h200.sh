@@ -25,7 +25,7 @@ for step in "$@"; do
         echo "compute-sanitizer: $(command -v compute-sanitizer || echo absent) $(compute-sanitizer --version 2>/dev/null | tail -1)"
         uname -r; date -u; } 2>&1 | tee "$out/versions.txt" ;;
     gputests)
-      timeout 500 python3 -m pytest -q -p no:cacheprovider tests/test_verify_gpu.py ${GPUTESTS_K:+-k "$GPUTESTS_K"} 2>&1 | tee "$out/gputests.txt" | tail -30 ;;
+      timeout 500 python3 -m pytest -q -p no:cacheprovider tests/verify/test_verify_gpu.py ${GPUTESTS_K:+-k "$GPUTESTS_K"} 2>&1 | tee "$out/gputests.txt" | tail -30 ;;
     vllm)
       # --only: the Hopper scale load alone; the fixer's other changes (Blackwell, CDNA4, routing)
       # are on paths this Hopper harness never takes, and would leave the verdict NOT-EXERCISED.

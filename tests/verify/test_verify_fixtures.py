@@ -30,7 +30,7 @@ pytest.importorskip("triton")
 from tritonlint.verify.runner import Report, verify
 from tritonlint.verify.trees import call_span as _call_span
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 HARNESSES = sorted(FIXTURES.glob("*/*_harness.py"))
 # These run with every default fill; the others with 0x00 and 0xff.
 ALL_FILLS = {"gemm_even_k_twin", "mxfp4_hopper_scale_swizzled", "elementwise_store_unmasked",

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent  # this checkout, wherever it lies
+REPO = Path(__file__).resolve().parents[2]  # this checkout, wherever it lies
 
 BUGGY = """\
 import triton

@@ -12,7 +12,7 @@ from tritonlint.engine import check_source
 from tritonlint.incremental import IncrementalChecker
 from tritonlint.source.outline import outline
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FILES = sorted(p for p in (*ROOT.glob("fixtures/*/*.py"), *ROOT.glob("tests/regressions/*.py"))
                if not p.name.endswith(("_harness.py", ".fixed.py")))
 

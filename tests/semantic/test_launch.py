@@ -14,7 +14,7 @@ from tritonlint.config import Config, check_selectors
 from tritonlint.engine import check_source, fix_source
 from tritonlint.semantic.host.launches import find_launches
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures" / "unmasked-tail-load"
 PACKAGE = FIXTURES / "launch_package"
 

@@ -12,7 +12,7 @@ import pytest
 
 from tritonlint.cli import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "behaviours"
 
 

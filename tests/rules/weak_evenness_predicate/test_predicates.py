@@ -12,7 +12,7 @@ from tritonlint.cli import main
 from tritonlint.config import Config
 from tritonlint.engine import check_source
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = ROOT / "fixtures" / "weak-evenness-predicate"
 
 KERNEL = '''import triton

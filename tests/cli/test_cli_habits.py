@@ -17,7 +17,7 @@ import pytest
 
 from tritonlint.cli import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 # One TL102 at 9:5 with a safe fix (the store of a dimension whose load is masked).
 SAFE = """\

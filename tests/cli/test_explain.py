@@ -96,7 +96,7 @@ def test_a_line_without_an_access_and_bad_arguments(tmp_path: Path, capsys: pyte
 def test_the_readme_explain_example_prints_what_it_shows(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """The `--explain` block in README.md, run on the README's first example, prints exactly that."""
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     first = readme[readme.index("## A first example"):]
     source = first[first.index("<<'EOF'\n") + 8:first.index("\nEOF\n") + 1]
     section = readme[readme.index("## Why is (or isn't) this line flagged?"):]

@@ -17,7 +17,7 @@ from tritonlint.fixing import edits
 from tritonlint.source.locations import Span
 from tritonlint.source.outline import line_starts
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # Fixture modules that define kernels (a package's launcher module defines none).
 FIXTURES = sorted(path for path in (ROOT / "fixtures").rglob("*.py")
                   if not path.name.startswith("_") and not path.stem.endswith("_harness")

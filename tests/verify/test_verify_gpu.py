@@ -1,7 +1,7 @@
 """`tritonlint verify --device cuda` on a real GPU: the padded allocator, memcheck, vLLM's matmul_ogs.
 
 Skipped without a CUDA GPU (CI has none). On the lent H200 (docs/verification/gpu.md) it runs as
-`python3 -m pytest -q tests/test_verify_gpu.py`. The vLLM test also needs the vendored package,
+`python3 -m pytest -q tests/verify/test_verify_gpu.py`. The vLLM test also needs the vendored package,
 `scripts/fetch_vllm_triton_kernels.sh` (or TRITONLINT_VLLM_TK=DIR/triton_kernels), and sm_90.
 """
 
@@ -26,7 +26,7 @@ from tritonlint.verify import runner  # noqa: E402
 from tritonlint.verify.runner import find_compute_sanitizer, verify  # noqa: E402
 
 pytestmark = pytest.mark.gpu
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 VLLM_TK = Path(os.environ.get("TRITONLINT_VLLM_TK", REPO / ".vllm_tk" / "original" / "triton_kernels"))
 
 # A row sum over 100 floats in tiles of 32 whose tail tile reads 28 floats (112 bytes) past x:

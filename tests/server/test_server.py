@@ -78,7 +78,7 @@ def _make_client() -> RecordingClient:
     return client
 
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def readme_commands() -> dict[str, list[str]]:

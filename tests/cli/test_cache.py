@@ -18,7 +18,7 @@ from tritonlint.cli import main
 from tritonlint.config import Config
 from tritonlint.runner import SourceFile, check_file
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 BUGGY = """\
 import triton

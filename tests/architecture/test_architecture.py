@@ -20,7 +20,7 @@ from tritonlint.config import Config
 from tritonlint.engine import check_source
 from tritonlint.rule import all_rules, rules_package
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = "tritonlint"
 
 # What each layer may import from the product, besides itself (a rule family: its own folder).

@@ -12,7 +12,7 @@ from fuzz_kernels import tail_mask_of
 from tritonlint.config import Config
 from tritonlint.engine import fix_source
 
-CASE = Path(__file__).resolve().parents[1] / "fixtures" / "unmasked-tail-load" / "mxfp4_hopper_scale_swizzled.py"
+CASE = Path(__file__).resolve().parents[2] / "fixtures" / "unmasked-tail-load" / "mxfp4_hopper_scale_swizzled.py"
 MX_PACK_DIVISOR = 32
 
 

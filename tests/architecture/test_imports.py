@@ -9,7 +9,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HEAVY = {"triton", "torch", "numpy"}
 # The dynamic verifier and the witness compile and run kernels: the only places allowed to import them.
 ALLOWED = (ROOT / "tritonlint" / "verify", ROOT / "tritonlint" / "witness")

@@ -17,7 +17,7 @@ import pytest
 from tritonlint.cli import build_parser, main
 from tritonlint.config import load_config
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 BUGGY = """\

@@ -17,7 +17,7 @@ import pytest
 
 from tritonlint.cli import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 # A store walks `offs` unmasked while the load of the same dimension is masked: one TL102 at 9:5.
 BUGGY = """\
@@ -481,7 +481,7 @@ def test_symlink_loops_are_not_followed(run: Run, tmp_path: Path) -> None:
 
 
 def _tree(root: Path) -> dict[str, tuple[int, int]]:
-    # The results cache is tritonlint's own folder (tests/test_cache.py covers it), not checked code.
+    # The results cache is tritonlint's own folder (tests/cli/test_cache.py covers it), not checked code.
     return {p.relative_to(root).as_posix(): (p.stat().st_size, p.stat().st_mtime_ns)
             for p in root.rglob("*") if p.is_file() and ".tritonlint_cache" not in p.relative_to(root).parts}
 

@@ -512,7 +512,7 @@ def test_a_specialization_is_all_even_by_checks_own_flag_recogniser(tmp_path: Pa
     from tritonlint.verify.compiled import all_even as _all_even
 
     kernel = tmp_path / "k.py"
-    kernel.write_text((Path(__file__).resolve().parents[1] / "fixtures/unmasked-tail-load/flag_named_oddly.py").read_text())
+    kernel.write_text((Path(__file__).resolve().parents[2] / "fixtures/unmasked-tail-load/flag_named_oddly.py").read_text())
     assert _all_even(kernel, "bmm_divisible_kernel", {"DIVISIBLE_K": True, "DIVISIBLE_M": True, "DIVISIBLE_N": True})
     assert not _all_even(kernel, "bmm_divisible_kernel", {"DIVISIBLE_K": False, "DIVISIBLE_M": True})
     assert _all_even(kernel, "weighted_row_sum_kernel", {"MASK_K": False})
@@ -551,7 +551,7 @@ def test_keep_only_never_leaves_a_tree_that_does_not_compile(tmp_path: Path) -> 
 def test_only_selects_one_fix_end_to_end(capsys: pytest.CaptureFixture[str]) -> None:
     """flag_named_oddly: three findings in three kernels its harness all runs. With only the first fix
     kept, the other two accesses still go out of bounds in the fixed tree: FAILED, and they are named."""
-    case = Path(__file__).resolve().parents[1] / "fixtures" / "unmasked-tail-load" / "flag_named_oddly.py"
+    case = Path(__file__).resolve().parents[2] / "fixtures" / "unmasked-tail-load" / "flag_named_oddly.py"
     harness = case.with_name("flag_named_oddly_harness.py")
     code = cli.run(parse([str(case), "--harness", str(harness), "--only", f"{case}:52", "--no-compile",
                           "--output-format", "json"]))

@@ -18,7 +18,7 @@ from tritonlint.verify.judge import Judgement, judge
 from tritonlint.verify.records import Fix, Report, RunResult, Verdict
 from tritonlint.verify.trees import diff_trees, line_maps, map_fixed_line, without_fix
 
-CASE = Path(__file__).resolve().parents[1] / "fixtures" / "unmasked-tail-load" / "flag_named_oddly.py"
+CASE = Path(__file__).resolve().parents[2] / "fixtures" / "unmasked-tail-load" / "flag_named_oddly.py"
 GEMV, ROWSUM = 73, 86  # the lines of two of its three findings (kernels gemv_no_k_tail, weighted_row_sum)
 
 # Runs the row sum (its K tail is reached) and the gemv at a K with no tail (its fix is never reached).

@@ -19,8 +19,8 @@ from tritonlint.output._common import LineIndex
 from tritonlint.output.text import summary_line
 from tritonlint.rule import Rule
 
-ROOT = Path(__file__).resolve().parent.parent
-SCHEMA = Path(__file__).resolve().parent / "data" / "sarif-schema-2.1.0.json"
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMA = Path(__file__).resolve().parents[1] / "data" / "sarif-schema-2.1.0.json"
 
 SOURCE = (
     "import triton\n"
