@@ -89,7 +89,7 @@ def _markers(text: str) -> set[tuple[int, str]]:
 
 
 def test_there_are_fixtures() -> None:
-    # Issue 2 asks for at least 20 fixture kernels; a glob that silently matched nothing would
+    # The suite promises at least 20 fixture kernels; a glob that silently matched nothing would
     # make every test below vacuous.
     assert len(CASES) >= 20, [c.name for c in CASES]
     assert FIXTURES.joinpath("unmasked-tail-store").is_dir()

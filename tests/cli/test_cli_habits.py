@@ -1,4 +1,4 @@
-"""Issue 15 through the command line: broken pipes, TL001, selectors, colour, stdin, file-level noqa,
+"""The habits of the command line: broken pipes, TL001, selectors, colour, stdin, file-level noqa,
 per-file-ignores and the rest of ruff's habits. In-process through `main(argv)`, or a real subprocess
 where a terminal, a closed pipe or stdin is the point."""
 

@@ -1,5 +1,5 @@
 """The fixer's mask for the seed bug's shape equals the upstream triton_kernels fix for every K
-that is a multiple of 32 (issue 3), evaluated lane by lane with numpy."""
+that is a multiple of 32, evaluated lane by lane with numpy."""
 
 from __future__ import annotations
 
