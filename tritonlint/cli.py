@@ -114,6 +114,9 @@ def build_parser(verify_arguments: bool = True, witness_arguments: bool = True) 
         add_verify_arguments(verify)
 
     witness = commands.add_parser("witness", help="run each finding on a synthesized launch and validate its fix")
+    # The options of `check` that `witness` does not take read as not given when the configuration is built.
+    witness.set_defaults(stdin_filename=None, extend_select=None, extend_per_file_ignores=None, exclude=None,
+                         extend_exclude=None, respect_gitignore=None)
     if witness_arguments:  # `check` never imports the witness
         from tritonlint.witness.cli import add_arguments as add_witness_arguments
 
@@ -181,10 +184,6 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.command == "witness":
         from tritonlint.witness.cli import run as run_witness
 
-        for name in ("stdin_filename", "extend_select", "extend_per_file_ignores", "exclude", "extend_exclude",
-                     "respect_gitignore"):
-            if not hasattr(args, name):  # options `witness` does not take: as if not given
-                setattr(args, name, None)
         try:
             config = config_from_args(args)
         except ConfigError as error:
