@@ -219,16 +219,30 @@ def test_stdin_filename_with_a_path_reads_stdin_and_says_so(tmp_path: Path) -> N
 # --- folders that cannot be read -----------------------------------------------------------------------
 
 
-def _as_nobody() -> list[str] | None:
-    """A prefix that runs a command as an unprivileged user, when this process is root and can."""
+def _as_nobody() -> tuple[list[str] | None, str]:
+    """A prefix that runs a command as an unprivileged user, when this process is root and can.
+
+    The probe is a whole `check` of a readable kernel, run as that user from a folder of its own:
+    a bare `import tritonlint` from the repository root would find the package in the current
+    folder even where the user cannot reach the installed one (a virtual environment in a
+    root-only folder), and the test would then blame the tool for the environment.
+    """
     if os.geteuid() != 0:
-        return []
+        return [], ""
     setpriv = shutil.which("setpriv")
     if setpriv is None:
-        return None
+        return None, "running as root without setpriv: permissions do not stop root"
     prefix = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
-    probe = subprocess.run([*prefix, sys.executable, "-c", "import tritonlint"], capture_output=True, check=False)
-    return prefix if probe.returncode == 0 else None
+    folder = Path(tempfile.mkdtemp(prefix="tritonlint-probe-"))
+    try:
+        folder.chmod(0o755)
+        write(folder / "k.py").chmod(0o644)
+        probe = cli("check", "--no-cache", "k.py", cwd=folder, user=prefix)
+    finally:
+        shutil.rmtree(folder)
+    if probe.returncode != 1 or "TL102" not in probe.stdout.decode():
+        return None, f"an unprivileged user cannot run this install: {probe.stderr.decode().strip()[-300:]!r}"
+    return prefix, ""
 
 
 @pytest.fixture
@@ -246,9 +260,9 @@ def open_tree() -> Iterator[Path]:
 
 
 def test_an_unreadable_folder_is_tl001_and_the_run_goes_on(open_tree: Path) -> None:
-    prefix = _as_nobody()
+    prefix, why_not = _as_nobody()
     if prefix is None:
-        pytest.skip("running as root without setpriv: permissions do not stop root")
+        pytest.skip(why_not)
     write(open_tree / "a" / "k.py").parent.chmod(0o755)
     (open_tree / "a").chmod(0o755)
     (open_tree / "a" / "k.py").chmod(0o644)
