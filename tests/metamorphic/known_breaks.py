@@ -275,8 +275,6 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
         "the access in a same-module jit helper is not judged with its caller's tiles and flags",
     ('unsafe-masked-lanes/variance_without_where', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
-    ('weak-evenness-predicate/heuristic_packed_k', 'loop_reversed'):
-        'a loop counted down (`for r in range(b - a, 0, -s)`, `k = b - r`) is not read as a tile walk',
     ('weak-evenness-predicate/heuristic_packed_k', 'loop_while'):
         'a `while k < b: ... k += s` tile loop is not read as a tile walk',
     ('weak-evenness-predicate/heuristic_packed_k', 'helper_same_module'):
@@ -289,8 +287,6 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
         'TL103 at 19 lost (expected at heuristic_packed_k.py:19); TL101 at 26 lost (expected at heuristic_packed_k.py:26)',
     ('weak-evenness-predicate/heuristic_packed_k', 'block_pointer_unmasked'):
         'TL103 at 19 lost (expected at heuristic_packed_k.py:19); TL101 at 26 lost (expected at heuristic_packed_k.py:26)',
-    ('weak-evenness-predicate/heuristic_split_k', 'loop_reversed'):
-        'a loop counted down (`for r in range(b - a, 0, -s)`, `k = b - r`) is not read as a tile walk',
     ('weak-evenness-predicate/heuristic_split_k', 'loop_while'):
         'a `while k < b: ... k += s` tile loop is not read as a tile walk',
     ('weak-evenness-predicate/heuristic_split_k', 'helper_same_module'):
@@ -299,8 +295,6 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
         'jit helpers imported from another module are not followed',
     ('weak-evenness-predicate/heuristic_split_k', 'jit_by_assignment'):
         'a kernel jitted by assignment (`f = triton.jit(f)`, decorators applied as calls) is not fully read',
-    ('weak-evenness-predicate/launch_literal_predicate', 'loop_reversed'):
-        'a loop counted down (`for r in range(b - a, 0, -s)`, `k = b - r`) is not read as a tile walk',
     ('weak-evenness-predicate/launch_literal_predicate', 'loop_while'):
         'a `while k < b: ... k += s` tile loop is not read as a tile walk',
     ('weak-evenness-predicate/launch_literal_predicate', 'helper_same_module'):
@@ -313,4 +307,14 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
         'TL101 at 27 lost (expected at launch_literal_predicate.py:27); TL101 at 49 lost (expected at launch_literal_predicate.py:49); TL103 at 58 lost (expected at launch_literal_predicate.py:58); TL103 at 73 lost (expected at launch_literal_predicate.py:73)',
     ('weak-evenness-predicate/launch_safe_predicates', 'helper_same_module'):
         'a mask, `other=` or guard passed to a same-module jit helper as an argument is not seen in it (false alarm)',
+    ('weak-evenness-predicate/loop_counted_down', 'helper_same_module'):
+        "the access in a same-module jit helper is not judged with its caller's tiles and flags",
+    ('weak-evenness-predicate/loop_counted_down', 'helper_other_module'):
+        'jit helpers imported from another module are not followed',
+    ('weak-evenness-predicate/loop_counted_down', 'jit_by_assignment'):
+        'a kernel jitted by assignment (`f = triton.jit(f)`, decorators applied as calls) is not fully read',
+    ('weak-evenness-predicate/loop_counted_down', 'block_pointer'):
+        'TL103 at 52 lost (expected at loop_counted_down.py:52); TL101 at 59 lost (expected at loop_counted_down.py:59)',
+    ('weak-evenness-predicate/loop_counted_down', 'block_pointer_unmasked'):
+        'TL103 at 52 lost (expected at loop_counted_down.py:52); TL101 at 59 lost (expected at loop_counted_down.py:59)',
 }
