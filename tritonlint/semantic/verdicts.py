@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import libcst as cst
 
+from tritonlint.semantic.block_tiles import BlockTile, block_tile, bounding_sibling, on_even_side
 from tritonlint.semantic.facts import full_tile_loop, full_tiles
 from tritonlint.semantic.host.launches import padded
 from tritonlint.semantic.ir import (
@@ -257,17 +258,42 @@ class HazardFinder:
             launched = self._launch_evidence(access, walk)
             if launched is not None:
                 return launched
+        tile = block_tile(self.kernel, access, walk.dim) if walk.loop is None and walk.dim is not None else None
+        if tile is not None:
+            judged = self._block_tile_evidence(access, walk, tile)
+            if judged is not None:
+                return judged
         return Judgement(walk, None, "no evidence that a tile can be partial (no evenness flag, masked sibling "
                          "or partial loop speaks of it)")
 
-    def _launch_evidence(self, access: Access, walk: Walk) -> Judgement | None:
+    def _block_tile_evidence(self, access: Access, walk: Walk, tile: BlockTile) -> Judgement | None:
+        """A block pointer's program tile (no `boundary_check` on it, or it would be bounded) with
+        the evidence its raw-pointer twin would have: a sibling bounding the same tile, or a launch
+        whose grid rounds the extent up by the tile. Not on the even side of a flag for that tile."""
+        if on_even_side(self.kernel, access, tile) is not None:
+            return None
+        sibling = bounding_sibling(self.kernel, access, tile)
+        if sibling is not None:
+            evidence = f"the tl.{sibling.kind} at line {self.kernel.line_of(sibling.call)} bounds the same tile " \
+                       f"of {tile.size} by {tile.extent}"
+            return Judgement(walk, TailHazard(access, walk, "reachable on every tile, the partial last one included",
+                                              evidence), evidence)
+        if not self.kernel.launches:
+            return None
+        axis = self._axis_read([tile.start], tile.order, tile.path, tile.loops)
+        return self._launch_evidence(access, walk, tile.size, axis)
+
+    def _launch_evidence(self, access: Access, walk: Walk, size: str | None = None,
+                         axis: int | None = None) -> Judgement | None:
         """A program-id tile (`pid * BLOCK + tl.arange(0, BLOCK)`) on an axis that a launch's grid
         rounds up by the same BLOCK (`triton.cdiv(n, BLOCK)`): the last program's tile can be
         partial. Guarded when every such launch has a host test keeping `n` a multiple of BLOCK,
-        or sizes the accessed tensor in whole tiles (`torch.empty(blocks * BLOCK)`)."""
+        or sizes the accessed tensor in whole tiles (`torch.empty(blocks * BLOCK)`). A block
+        pointer's tile comes with its size and axis."""
         assert walk.dim is not None
-        size = self.ev.dim_size.get(walk.dim)
-        axis = self._program_axis(access, walk.dim)
+        if size is None:
+            size = self.ev.dim_size.get(walk.dim)
+            axis = self._program_axis(access, walk.dim)
         if size is None or axis is None:
             return None
         rounded = [(launch, launch.grid[axis]) for launch in self.kernel.launches
