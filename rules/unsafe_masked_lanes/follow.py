@@ -17,6 +17,7 @@ from tritonlint.source.names import code_of
 from tritonlint.source.syntax import keyword, loop_range, ordered
 from tritonlint.source.tree import expressions_in
 
+from .inline import inlined
 from .values import (
     ALL_LEGIT,
     CARRIED,
@@ -70,6 +71,8 @@ class LaneFollower:
         self._loads: dict[int, Access] | None = None  # loads by their call and their callee
         self._cut_by: dict[Track, list[tuple[frozenset[str], str, bool]]] = {}
         self._lanes_off: dict[Track, frozenset[tuple[frozenset[str], str]]] = {}
+        # A helper call's inlined value, kept alive with the call (the memos key nodes by id).
+        self._inlined: dict[int, tuple[cst.Call, cst.BaseExpression | None]] = {}
 
     def tracks(self, access: Access) -> list[Track]:
         """The tracks of a masked load (one per axis its mask cuts)."""
@@ -413,7 +416,9 @@ class LaneFollower:
         if name == "where" and member is not None and len(args) == 3:
             return self._where(call, args, order, path, loops, track, valid)
         if name in UNARY and (member is not None or method is not None):
-            source = args[0] if member is not None and args else (call.func.value if method else None)  # type: ignore[attr-defined]
+            # `tl.exp(x)`, `x.exp()`, and a math module's `libdevice.tanh(x)` (an attribute call with
+            # an argument: a function of a module the imports do not name as Triton's).
+            source = args[0] if args else (call.func.value if method else None)  # type: ignore[attr-defined]
             if source is None:
                 return UNKNOWN
             inner = again(source)
@@ -435,9 +440,30 @@ class LaneFollower:
         if member in ("load", "store", "zeros", "full", "arange", "program_id", "num_programs", "cdiv",
                       "zeros_like", "full_like", "static_range", "range"):
             return None
-        # Anything else (a helper, a reshape, a scan): what it does to the lanes is not read.
+        if type(call.func) is cst.Name and member is None:
+            if id(call) not in self._inlined:
+                self._inlined[id(call)] = (call, inlined(self.kernel, call))
+            body = self._inlined[id(call)][1]
+            if body is not None:  # a jit helper: its return value in the caller's terms
+                return self._placed_at(again(body), call)
+        # Anything else (a reshape, a scan, a helper not read): what it does to the lanes is not read.
         parts = [arg.value for arg in call.args] + ([call.func.value] if type(call.func) is cst.Attribute else [])
         return UNKNOWN if any(again(part) is not None for part in parts) else None
+
+    def _placed_at(self, found: Lanes | str | None, call: cst.Call) -> Lanes | str | None:
+        """The lanes out of an inlined helper, the steps taken inside it (nodes of no file's tree,
+        or of the helper's) named by the call that reached them."""
+        if not isinstance(found, Lanes) or not found.steps:
+            return found
+        steps = []
+        for step in found.steps:
+            try:
+                self.kernel.line_of(step.func)
+            except KeyError:
+                step = call
+            if not steps or steps[-1] is not step:
+                steps.append(step)
+        return replace(found, steps=tuple(steps))
 
     def _where(self, call: cst.Call, args: list[cst.BaseExpression], order: int, path: Path,
                loops: tuple[Loop, ...], track: Track, valid: bool) -> Lanes | str | None:
