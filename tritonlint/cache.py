@@ -66,6 +66,7 @@ def settings_key(config: Config) -> str:
         "select": sorted(config.select) if config.select is not None else None,
         "ignore": sorted(config.ignore),
         "even_flags": sorted(config.even_flags),
+        "masked_lanes": config.masked_lanes,  # TL105 reads a load without `other=` by it
         "line_length": config.line_length,  # a long fix names its mask on the line above
     }
     digest.update(json.dumps(settings, sort_keys=True).encode())

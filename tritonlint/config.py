@@ -13,7 +13,10 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 LIST_KEYS = {"select", "extend-select", "ignore", "exclude", "extend-exclude", "even-flags"}
-KNOWN_KEYS = LIST_KEYS | {"per-file-ignores", "unsafe-fixes", "line-length", "respect-gitignore"}
+KNOWN_KEYS = LIST_KEYS | {"per-file-ignores", "unsafe-fixes", "line-length", "respect-gitignore", "masked-lanes"}
+# What a lane a load's mask switches off holds when the load has no `other=` (docs/rules/masked-lanes.md):
+# "zero", what every Triton backend and the interpreter fill; "undefined", the language's contract.
+MASKED_LANES = ("zero", "undefined")
 DEFAULT_EXCLUDES = (".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__pycache__", "build", "dist",
                     "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tritonlint_cache",
                     "site-packages", ".eggs")
@@ -46,6 +49,7 @@ class Config:
     unsafe_fixes: bool = False
     line_length: int | None = None  # [tool.tritonlint] line-length, else [tool.ruff]'s, else unset
     respect_gitignore: bool = True  # skip what .gitignore files and .git/info/exclude ignore (ruff's default)
+    masked_lanes: str = "zero"  # one of MASKED_LANES
 
     def enabled(self, code: str, default: bool = True) -> bool:
         """Whether the rule `code` runs. A rule off by default (`default=False`: the guarded findings
@@ -130,6 +134,9 @@ def load_config(pyproject: Path | None) -> Config:
     length = table.get("line-length", ruff_length)
     if length is not None and (not isinstance(length, int) or isinstance(length, bool) or length < 1):
         raise ConfigError(f"{pyproject}: [tool.tritonlint] line-length must be a positive integer")
+    masked = table.get("masked-lanes", "zero")
+    if masked not in MASKED_LANES:
+        raise ConfigError(f"{pyproject}: [tool.tritonlint] masked-lanes must be \"zero\" or \"undefined\"")
     where = f"{pyproject}: [tool.tritonlint]"
     select = table.get("select")
     selected = check_selectors([c.upper() for c in select], f"{where} select") if select is not None else None
@@ -149,6 +156,7 @@ def load_config(pyproject: Path | None) -> Config:
         unsafe_fixes=table.get("unsafe-fixes", False),
         line_length=length,
         respect_gitignore=table.get("respect-gitignore", True),
+        masked_lanes=masked,
     )
 
 

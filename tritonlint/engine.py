@@ -104,7 +104,8 @@ def build_model(kernel: KernelSource, module: cst.Module, imports: ImportMap, co
     if kernel.function is not None and text is not None:
         locator = Locator(kernel.function, text, starts if starts is not None else line_starts(text))
     return KernelContext(module, _function_in(module), imports, line_base, config.even_flags, kernel.text, locator,
-                         outline=kernel, helpers=helpers, launches=launches, origin=origin, depends=depends)
+                         outline=kernel, helpers=helpers, launches=launches, origin=origin, depends=depends,
+                         masked_lanes=config.masked_lanes)
 
 
 def build_contexts(path: str, text: str, found: Outline, kernels: Sequence[tuple[KernelSource, cst.Module]],

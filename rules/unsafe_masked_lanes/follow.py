@@ -3,6 +3,7 @@ reductions that fold them: the reading TL105's verdicts ask (`LaneFollower.follo
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -217,6 +218,9 @@ class LaneFollower:
         if valid:
             return Lanes(SIGNED, False, track.right, track.ndim)
         text = self._other_text(track.access)
+        if text is None and self.kernel.masked_lanes == "undefined":
+            # The project keeps to the language's contract: the lanes may hold anything, NaN included.
+            return Lanes((math.nan,) * WIDTH, True, track.right, track.ndim)
         if text is None:
             # The language leaves these lanes unspecified; every Triton backend fills them with 0
             # (the NVIDIA PTX builder moves 0 into the destination when there is no `other`; the

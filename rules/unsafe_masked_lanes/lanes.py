@@ -252,8 +252,12 @@ class MaskedLanes(LaneFollower):
         """How the lanes get there: their value at the load and the calls that change it."""
         kernel = self.kernel
         other = self._other_text(verdict.track.access)
-        held = ("are 0 at the load (no `other=`: Triton fills masked-off lanes with 0)" if other is None
-                else f"hold `{other}` at the load")
+        if other is None and kernel.masked_lanes == "undefined":
+            held = "are undefined at the load (no `other=`, and masked-lanes = \"undefined\")"
+        elif other is None:
+            held = "are 0 at the load (no `other=`: Triton fills masked-off lanes with 0)"
+        else:
+            held = f"hold `{other}` at the load"
         lanes = verdict.lanes
         if lanes.steps:
             steps = list(dict.fromkeys(lanes.steps))[:3]

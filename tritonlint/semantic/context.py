@@ -60,7 +60,8 @@ class KernelContext:
                  line_base: int = 0, extra_flags: frozenset[str] = frozenset(), source: str | None = None,
                  locator: Locator | None = None, *, outline: KernelSource | None = None,
                  helpers: dict[str, KernelContext] | None = None, launches: Sequence[Launch] = (),
-                 origin: tuple[str, str] | None = None, depends: set[str] | None = None) -> None:
+                 origin: tuple[str, str] | None = None, depends: set[str] | None = None,
+                 masked_lanes: str = "zero") -> None:
         self.locator = locator  # positions from the file's ast; None: PositionProvider only
         self.line_base = line_base  # add to a line of `module` to get the file's line
         self.outline = outline  # where the jit function sits in its file (None: a tree on its own)
@@ -71,6 +72,7 @@ class KernelContext:
         self.origin = origin  # (path, text) of the file, for helpers it imports
         # Other files the fixer read (their helpers): results not cacheable. Shared by the file's contexts.
         self.depends: set[str] = depends if depends is not None else set()
+        self.masked_lanes = masked_lanes  # what a load without `other=` holds in its masked-off lanes
         self.ir = bind(module, function, imports, source, extra_flags)
         self.flow = Dataflow(self.ir)
         self.ev = Evaluator(self.ir, self.flow)
