@@ -459,7 +459,7 @@ class LaneFollower:
         or of the helper's) named by the call that reached them."""
         if not isinstance(found, Lanes) or not found.steps:
             return found
-        steps = []
+        steps: list[cst.Call] = []
         for step in found.steps:
             try:
                 self.kernel.line_of(step.func)
