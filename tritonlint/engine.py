@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import gc
+import os
 import traceback
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -138,6 +139,44 @@ def build_contexts(path: str, text: str, found: Outline, kernels: Sequence[tuple
     return contexts, helpers, depends
 
 
+def importing_callers(path: str, found: Outline, helpers: dict[str, KernelContext], config: Config,
+                      neighbours: Neighbours | None, depends: set[str],
+                      ) -> tuple[list[tuple[KernelSource, KernelContext]], list[dict[str, KernelContext]]]:
+    """The kernels of neighbouring modules that import a jit function of this file by name
+    (`from .helpers import load_tile`) and call it, each built with that name bound to this file's
+    context, so that the helper's accesses are judged at their calls; and the mappings they share
+    (clear them when done). Only modules that name this file and import one of its functions are parsed."""
+    if neighbours is None or not helpers:
+        return [], []
+    stem = os.path.splitext(os.path.basename(path))[0]
+    callers: list[tuple[KernelSource, KernelContext]] = []
+    shared: list[dict[str, KernelContext]] = []
+    for display, other in neighbours():
+        if stem not in other or not any(name in other for name in helpers):
+            continue
+        try:
+            tree = ast.parse(other)
+        except (SyntaxError, ValueError, RecursionError):
+            continue
+        imported = {alias.asname or alias.name: alias.name for node in ast.walk(tree)
+                    if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[-1] == stem
+                    for alias in node.names if alias.name in helpers}
+        if not imported:
+            continue
+        try:
+            other_found, other_kernels = parse_file(other)
+            contexts, other_helpers, _ = build_contexts(display, other, other_found, other_kernels, config, None)
+        except Exception:  # noqa: BLE001  (that file reports its own errors when it is checked)
+            continue
+        for local, name in imported.items():
+            other_helpers.setdefault(local, helpers[name])
+        callers += [(kernel, context) for kernel, context in contexts
+                    if any(site.name in imported for site in context.ir.calls)]
+        shared.append(other_helpers)
+        depends.add(display)
+    return callers, shared
+
+
 def _function_in(module: cst.Module) -> cst.FunctionDef:
     statement: cst.BaseStatement = module.body[0]
     if isinstance(statement, cst.If):  # the nested-function wrapper
@@ -195,6 +234,8 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False,
         raise NestedTooDeep(1, "parse") from None
     models, helpers, depends = build_contexts(path, text, found, kernels, config, neighbours, starts=starts,
                                               strict=strict, crashes=crashes)
+    own = {id(model) for _, model in models}
+    callers, caller_helpers = importing_callers(path, found, helpers, config, neighbours, depends)
     file = FileView(path, text, starts, config.line_length or DEFAULT_LINE_LENGTH)
     # A helper's access is reported once, from its first caller; a predicate shared by two
     # kernels' launch is reported once, where it is written.
@@ -222,9 +263,30 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False,
                 if strict:
                     raise RuleCrash(f"{rule.code} crashed on {path}:{kernel.first_line}") from error
                 crashes.append(_crash_line(path, kernel, f"{rule.code} ({rule.name})", error))
+    # A jit function of this file imported and called by a kernel of a neighbouring module: its
+    # accesses judged at that call (the caller's offsets, flags and launches), reported here.
+    for kernel, model in callers:
+        for rule in rules:
+            try:
+                for finding in rule.check(model):
+                    if id(getattr(finding, "context", None)) not in own:
+                        continue  # the caller's own findings belong to its file
+                    key = finding.key()
+                    if key is not None:
+                        if (rule.code, key) in reported:
+                            continue
+                        reported.add((rule.code, key))
+                    suppressed += _place(finding.diagnostic(rule.code, rule.name, file), text, starts, diagnostics,
+                                         used)
+            except RecursionError:
+                raise NestedTooDeep(kernel.first_line, "analyse") from None
+            except Exception:  # noqa: BLE001  (the caller's file reports its own crashes)
+                continue
     # Each model refers to the others through `helpers`: a cycle that would leave every syntax tree
     # of the file to the cyclic garbage collector. Broken here, they are freed on return.
     helpers.clear()
+    for mapping in caller_helpers:
+        mapping.clear()
     hidden = file_suppressions(text)
     if hidden is not None:
         kept = [d for d in diagnostics if not hidden.covers(d.code)]

@@ -77,7 +77,7 @@ class KernelContext:
         self.flow = Dataflow(self.ir)
         self.ev = Evaluator(self.ir, self.flow)
         self.walker = Walker(self.ir, self.flow, self.ev)
-        self.flags = FlagRecognizer(self.ir, self.flow, self.ev)
+        self.flags = FlagRecognizer(self.ir, self.flow, self.ev, self._helper_views)
         self.hazards = HazardFinder(self)
         # What the rules and the fixer ask most, under short names.
         self.module, self.function, self.defs, self.accesses = module, function, self.ir.defs, self.ir.accesses
@@ -86,6 +86,15 @@ class KernelContext:
         self.dims, self.mask_dims, self.dim_size, self.label = self.ev.dims, self.ev.mask_dims, self.ev.dim_size, self.ev.label
         self.tail_hazards, self.hazards_of = self.hazards.tail_hazards, self.hazards.hazards_of
         self._complete = True
+
+    def _helper_views(self) -> list[Access]:
+        """The accesses of the jit helpers it calls, as each call site sees them (for its flags)."""
+        views: list[Access] = []
+        for site in self.ir.calls:
+            helper = self.helpers.get(site.name)
+            if helper is not None and helper is not self:
+                views += [view for _, view in self.hazards.inline(site, helper)]
+        return views
 
     def __setattr__(self, name: str, value: object) -> None:
         if getattr(self, "_complete", False):

@@ -10,6 +10,7 @@ This is the one recogniser: `verify` asks it too, to know which specializations 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cached_property
 
 import libcst as cst
@@ -32,11 +33,20 @@ _TILE_FITS = re.compile(r"\(?\w+[+-]\w+\)?(<|<=|>|>=)\w+|\w+(<|<=|>|>=)\(?\w+[+-
 class FlagRecognizer:
     """The evenness flags of one kernel, and which side of each a path lies on."""
 
-    def __init__(self, ir: KernelIR, flow: Dataflow, ev: Evaluator) -> None:
+    def __init__(self, ir: KernelIR, flow: Dataflow, ev: Evaluator,
+                 helper_views: Callable[[], list[Access]] | None = None) -> None:
         self.ir = ir
         self.flow = flow
         self.ev = ev
+        # The accesses of the jit helpers the kernel calls, as each call sees them: an `if EVEN_K:`
+        # choosing between `load_tile(p)` and `load_tile_masked(p, m)` is a flag like one choosing
+        # between the loads themselves. Asked once, when the flags are first read.
+        self._helper_views = helper_views
         self._flag_sides: dict[tuple[str, bool], Path] = {}
+
+    @cached_property
+    def _accesses(self) -> list[Access]:
+        return list(self.ir.accesses) + (self._helper_views() if self._helper_views is not None else [])
 
     @cached_property
     def flags(self) -> list[Flag]:
@@ -47,7 +57,7 @@ class FlagRecognizer:
         groups: dict[str, list[tuple[Path, frozenset[str]]]] = {}
         users: dict[str, list[Access]] = {}  # the accesses each group's members speak for
         mask_names: set[str] = set()
-        for access in self.ir.accesses:
+        for access in self._accesses:
             key = "ptr:" + code_of(access.pointer)
             group = groups.setdefault(key, [])
             users.setdefault(key, []).append(access)
@@ -202,7 +212,7 @@ class FlagRecognizer:
     def _name_flags(self) -> list[Flag]:
         """Last hint: a condition named like EVEN_K guards the even side, for suppression only."""
         flags = []
-        atoms = {lit.atom for access in self.ir.accesses for lit in access.path}
+        atoms = {lit.atom for access in self._accesses for lit in access.path}
         for atom in atoms:
             configured = atom in self.ir.extra_flags
             if not configured and not EVEN_NAME.search(atom):
