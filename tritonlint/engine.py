@@ -166,7 +166,7 @@ def importing_callers(path: str, found: Outline, helpers: dict[str, KernelContex
         try:
             other_found, other_kernels = parse_file(other)
             contexts, other_helpers, _ = build_contexts(display, other, other_found, other_kernels, config, None)
-        except Exception:  # noqa: BLE001  (that file reports its own errors when it is checked)
+        except Exception:  # noqa: BLE001, S112  (that file reports its own errors when it is checked)
             continue
         for local, name in imported.items():
             other_helpers.setdefault(local, helpers[name])
@@ -280,7 +280,7 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False,
                                          used)
             except RecursionError:
                 raise NestedTooDeep(kernel.first_line, "analyse") from None
-            except Exception:  # noqa: BLE001  (the caller's file reports its own crashes)
+            except Exception:  # noqa: BLE001, S112  (the caller's file reports its own crashes)
                 continue
     # Each model refers to the others through `helpers`: a cycle that would leave every syntax tree
     # of the file to the cyclic garbage collector. Broken here, they are freed on return.

@@ -122,7 +122,12 @@ def _block_pointer_fix(model: KernelContext, hazard: TailHazard) -> CallFix:
         indices = [int(e.value.value) for e in existing.elements if isinstance(e.value, cst.Integer)]
     elif existing is not None:
         return CallFix("boundary_check is not a literal tuple", Applicability.DISPLAY_ONLY, None)
-    chosen = sorted(set(indices) | {index})
+    # Every dimension the access leaves unbounded on the same side is checked in one fix (a fix
+    # that bounds one leaves the next for another round, and `--fix` applies rounds, SARIF one).
+    others = {int(h.walk.dim[:-1].rsplit("[", 1)[1]) for h in model.hazards_of(access)
+              if h.walk.dim is not None and h.walk.dim.endswith("]") and h.even == hazard.even} \
+        if hazard.helper is None else set()
+    chosen = sorted(set(indices) | {index} | others)
     checked = f"({chosen[0]},)" if len(chosen) == 1 else "(" + ", ".join(str(i) for i in chosen) + ")"
     before = code_in(model, existing) if existing is not None else "()"
     arguments = {"boundary_check": f"{before} if {condition_text(hazard.even)} else {checked}" if hazard.even else checked}

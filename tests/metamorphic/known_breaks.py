@@ -35,27 +35,11 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
         "the access in a same-module jit helper is not judged with its caller's tiles and flags",
     ('insufficient-mask/transposed_store_axes', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/attention_even_m_n_headdim', 'helper_same_module'):
-        'a mask, `other=` or guard passed to a same-module jit helper as an argument is not seen in it (false alarm)',
-    ('unmasked-tail-load/attention_even_m_n_headdim', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/attention_even_m_n_headdim', 'rename'):
         'with meaningless names the flag or tile is no longer recognised: the finding depended on a name',
-    ('unmasked-tail-load/autotune_decorated', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/autotune_decorated', 'jit_by_assignment'):
         'a kernel jitted by assignment (`f = triton.jit(f)`, decorators applied as calls) is not fully read',
     ('unmasked-tail-load/block_ptr_advance_step_loop', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/block_ptr_boundary_check', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/conditional_expression', 'helper_same_module'):
-        'a mask, `other=` or guard passed to a same-module jit helper as an argument is not seen in it (false alarm)',
-    ('unmasked-tail-load/conditional_expression', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/constexpr_local', 'helper_same_module'):
-        'a mask, `other=` or guard passed to a same-module jit helper as an argument is not seen in it (false alarm)',
-    ('unmasked-tail-load/constexpr_local', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/cross_entropy_class_weight_crlf', 'helper_same_module'):
         "the access in a same-module jit helper is not judged with its caller's tiles and flags",
@@ -65,18 +49,8 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
         'TL101 at 44 lost (expected at cross_entropy_class_weight_crlf.py:44)',
     ('unmasked-tail-load/cross_entropy_class_weight_crlf', 'block_pointer_unmasked'):
         'TL101 at 44 lost (expected at cross_entropy_class_weight_crlf.py:44)',
-    ('unmasked-tail-load/early_return', 'helper_same_module'):
-        'a mask, `other=` or guard passed to a same-module jit helper as an argument is not seen in it (false alarm)',
-    ('unmasked-tail-load/early_return', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/early_return', 'rename'):
         'with meaningless names a guard is no longer recognised: it depended on a name',
-    ('unmasked-tail-load/fix_shapes', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/flag_named_oddly', 'helper_same_module'):
-        'a mask, `other=` or guard passed to a same-module jit helper as an argument is not seen in it (false alarm)',
-    ('unmasked-tail-load/flag_named_oddly', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/flag_named_oddly', 'rename'):
         'with meaningless names a guard is no longer recognised: it depended on a name',
     ('unmasked-tail-load/flag_named_oddly', 'block_pointer'):
@@ -91,9 +65,7 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
         'a `while` tile loop is not read as a tile walk, so what bounds its last tile is not seen',
     ('unmasked-tail-load/full_tiles_only', 'helper_same_module'):
         'a mask, `other=` or guard passed to a same-module jit helper as an argument is not seen in it (false alarm)',
-    ('unmasked-tail-load/gemm_even_k_twin', 'helper_same_module'):
-        'a mask, `other=` or guard passed to a same-module jit helper as an argument is not seen in it (false alarm)',
-    ('unmasked-tail-load/gemm_even_k_twin', 'helper_other_module'):
+    ('unmasked-tail-load/full_tiles_only', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/gemm_peeled_last_tile', 'loop_reversed'):
         'a loop counted down is not read as a tile walk, so what bounds its last tile is not seen',
@@ -101,9 +73,9 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
         'a loop counted in tiles is not read like the strided loop it replaces: a guard of the original is lost',
     ('unmasked-tail-load/gemm_peeled_last_tile', 'helper_same_module'):
         'a mask, `other=` or guard passed to a same-module jit helper as an argument is not seen in it (false alarm)',
-    ('unmasked-tail-load/gemm_rows_unmasked_k_loop', 'helper_other_module'):
+    ('unmasked-tail-load/gemm_peeled_last_tile', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/heuristics_lambda', 'helper_other_module'):
+    ('unmasked-tail-load/gemm_rows_unmasked_k_loop', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/heuristics_lambda', 'jit_by_assignment'):
         'a kernel jitted by assignment (`f = triton.jit(f)`, decorators applied as calls) is not fully read',
@@ -111,47 +83,13 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
         "the access in a same-module jit helper is not judged with its caller's tiles and flags",
     ('unmasked-tail-load/jit_helper_mask_constexpr', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/jit_helper_mask_constexpr', 'rename'):
-        'with meaningless names a guard is no longer recognised: it depended on a name',
-    ('unmasked-tail-load/launch_autotune_jit_call', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/launch_autotune_jit_call', 'jit_by_assignment'):
         'a kernel jitted by assignment (`f = triton.jit(f)`, decorators applied as calls) is not fully read',
-    ('unmasked-tail-load/launch_divisor_helper', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/launch_vector_add', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/layout_switch_flag', 'helper_same_module'):
-        'a mask, `other=` or guard passed to a same-module jit helper as an argument is not seen in it (false alarm)',
     ('unmasked-tail-load/layout_switch_flag', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/loop_peeling', 'helper_same_module'):
         "the access in a same-module jit helper is not judged with its caller's tiles and flags",
     ('unmasked-tail-load/loop_peeling', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/mask_kept_for_a_helper', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/modulo_wrapped_offsets', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/moe_k_mask_none', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/mxfp4_hopper_scale_interleaved', 'helper_same_module'):
-        'a mask, `other=` or guard passed to a same-module jit helper as an argument is not seen in it (false alarm)',
-    ('unmasked-tail-load/mxfp4_hopper_scale_interleaved', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/mxfp4_hopper_scale_swizzled', 'helper_same_module'):
-        'a mask, `other=` or guard passed to a same-module jit helper as an argument is not seen in it (false alarm)',
-    ('unmasked-tail-load/mxfp4_hopper_scale_swizzled', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/mxfp8_scale_loads', 'helper_same_module'):
-        'a mask, `other=` or guard passed to a same-module jit helper as an argument is not seen in it (false alarm)',
-    ('unmasked-tail-load/mxfp8_scale_loads', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/no_flag_sibling_mask', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/not_and_or', 'helper_same_module'):
-        'a mask, `other=` or guard passed to a same-module jit helper as an argument is not seen in it (false alarm)',
-    ('unmasked-tail-load/not_and_or', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/not_and_or', 'rename'):
         'with meaningless names the flag or tile is no longer recognised: the finding depended on a name',
@@ -159,13 +97,11 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
         'a loop counted down is not read as a tile walk, so what bounds its last tile is not seen',
     ('unmasked-tail-load/own_tile_prefix', 'loop_tile_counted'):
         'a loop counted in tiles is not read like the strided loop it replaces: a guard of the original is lost',
-    ('unmasked-tail-load/own_tile_prefix', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/paged_kv_page_tiles', 'helper_same_module'):
         'a mask, `other=` or guard passed to a same-module jit helper as an argument is not seen in it (false alarm)',
-    ('unmasked-tail-load/pointer_per_side', 'helper_other_module'):
+    ('unmasked-tail-load/paged_kv_page_tiles', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/prefetch_next_tile', 'helper_other_module'):
+    ('unmasked-tail-load/pointer_per_side', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/ragged_segment_sibling', 'helper_same_module'):
         "the access in a same-module jit helper is not judged with its caller's tiles and flags",
@@ -181,28 +117,12 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
         'TL101 at 55 lost (expected at reexport_import.py:55)',
     ('unmasked-tail-load/right_aligned_tail_window', 'helper_same_module'):
         'the analysis crashes on this form (new CRASH at right_aligned_tail_window.py:49)',
-    ('unmasked-tail-load/right_aligned_tail_window', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/runtime_last_tile_test', 'helper_same_module'):
-        'a mask, `other=` or guard passed to a same-module jit helper as an argument is not seen in it (false alarm)',
     ('unmasked-tail-load/runtime_last_tile_test', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/static_assert_even', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/tensor_descriptor', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/tile_fits_or_padded_head', 'helper_same_module'):
-        'a mask, `other=` or guard passed to a same-module jit helper as an argument is not seen in it (false alarm)',
-    ('unmasked-tail-load/while_and_countdown_loops', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-store/block_ptr_cdiv_grid', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
     ('unmasked-tail-store/block_ptr_cdiv_grid', 'tiles_by_autotune'):
         'TL101 at 31 lost (expected at block_ptr_cdiv_grid.py:32); TL102 at 32 lost (expected at block_ptr_cdiv_grid.py:33)',
     ('unmasked-tail-store/elementwise_store_unmasked', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
-    ('unmasked-tail-store/gemm_epilogue_even_mn', 'helper_same_module'):
-        'a mask, `other=` or guard passed to a same-module jit helper as an argument is not seen in it (false alarm)',
     ('unmasked-tail-store/gemm_epilogue_even_mn', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
     ('unmasked-tail-store/gemm_epilogue_even_mn', 'rename'):
@@ -215,8 +135,6 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
         'a loop counted in tiles (`range(0, tl.cdiv(b - a, s))`, `k = a + i * s`) is not read like the strided loop it replaces',
     ('unmasked-tail-store/launch_token_loop_gather', 'loop_while'):
         'a `while k < b: ... k += s` tile loop is not read as a tile walk',
-    ('unmasked-tail-store/launch_token_loop_gather', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
     ('unmasked-tail-store/mask_variable_both_sides', 'helper_same_module'):
         "the access in a same-module jit helper is not judged with its caller's tiles and flags",
     ('unmasked-tail-store/mask_variable_both_sides', 'helper_other_module'):
@@ -225,10 +143,6 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
         'jit helpers imported from another module are not followed',
     ('unmasked-tail-store/scratch_page_partials', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
-    ('unmasked-tail-store/softmax_two_pass_store', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-store/store_tail', 'helper_same_module'):
-        'a mask, `other=` or guard passed to a same-module jit helper as an argument is not seen in it (false alarm)',
     ('unmasked-tail-store/store_tail', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
     ('unsafe-masked-lanes/online_softmax_all_padded', 'helper_same_module'):
@@ -238,6 +152,10 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
     ('unsafe-masked-lanes/row_max_without_other', 'helper_same_module'):
         "the access in a same-module jit helper is not judged with its caller's tiles and flags",
     ('unsafe-masked-lanes/row_max_without_other', 'helper_other_module'):
+        'jit helpers imported from another module are not followed',
+    ('unsafe-masked-lanes/softcap_helpers', 'helper_same_module'):
+        "the access in a same-module jit helper is not judged with its caller's tiles and flags",
+    ('unsafe-masked-lanes/softcap_helpers', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
     ('unsafe-masked-lanes/softcap_logsumexp', 'helper_same_module'):
         "the access in a same-module jit helper is not judged with its caller's tiles and flags",
@@ -275,8 +193,6 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
         'TL101 at 27 lost (expected at launch_literal_predicate.py:27); TL101 at 49 lost (expected at launch_literal_predicate.py:49); TL103 at 58 lost (expected at launch_literal_predicate.py:58); TL103 at 73 lost (expected at launch_literal_predicate.py:73)',
     ('weak-evenness-predicate/launch_literal_predicate', 'block_pointer_unmasked'):
         'TL101 at 27 lost (expected at launch_literal_predicate.py:27); TL101 at 49 lost (expected at launch_literal_predicate.py:49); TL103 at 58 lost (expected at launch_literal_predicate.py:58); TL103 at 73 lost (expected at launch_literal_predicate.py:73)',
-    ('weak-evenness-predicate/launch_safe_predicates', 'helper_same_module'):
-        'a mask, `other=` or guard passed to a same-module jit helper as an argument is not seen in it (false alarm)',
     ('weak-evenness-predicate/loop_counted_down', 'helper_same_module'):
         "the access in a same-module jit helper is not judged with its caller's tiles and flags",
     ('weak-evenness-predicate/loop_counted_down', 'helper_other_module'):
