@@ -14,7 +14,7 @@ from typing import Any
 from tritonlint.config import Config
 from tritonlint.diagnostics import Diagnostic
 
-__all__ = ["CheckedFile", "Config", "check_paths", "fixed_text", "render"]
+__all__ = ["CheckedFile", "Config", "check_paths", "fixed_text", "fixing_config", "render"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,20 @@ def check_paths(paths: Sequence[str], config: Config) -> tuple[list[CheckedFile]
             errors.append(f"{file.display}: reading launch sites failed: {error!r}")
         out.append(CheckedFile(file.path, file.display, text, report.diagnostics, launches, flags))
     return out, errors
+
+
+def fixing_config(path: Path, root: Path) -> Config:
+    """The configuration `verify`'s fixer runs under for `path`: the nearest pyproject.toml inside the
+    copied import root `root` (the copy holds no other), unsafe fixes on (`check --fix
+    --unsafe-fixes`), so that the findings witnessed are the ones it fixes."""
+    from dataclasses import replace
+
+    from tritonlint.config import find_pyproject, load_config
+
+    pyproject = find_pyproject(path if path.is_dir() else path.parent)
+    if pyproject is not None and not pyproject.resolve().is_relative_to(root.resolve()):
+        pyproject = None
+    return replace(load_config(pyproject), unsafe_fixes=True)
 
 
 def fixed_text(text: str, diagnostic: Diagnostic) -> str | None:
