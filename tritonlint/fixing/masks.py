@@ -354,7 +354,9 @@ def offset_of(model: KernelContext, access: Access, dim: str) -> tuple[str, str,
         for node in nodes_under(root):
             if isinstance(node, cst.Name):
                 offsets = {d for d in model.dims(node, order, access.path, access.loops) if not d.startswith(LOOP_PREFIX)}
-                if offsets == {dim} and not _is_pointer_name(model, node.value, access):
+                # The access's own pointer (`m_ptrs` of `tl.store(m_ptrs, ...)`) varies along the
+                # dimension too, but it is an address: `m_ptrs < N` would compare a pointer with a size.
+                if offsets == {dim} and node is not access.pointer and not _is_pointer_name(model, node.value, access):
                     return node.value, "", node
             if isinstance(node, cst.Call) and model.qualify_tl(node.func) == "arange":
                 return code_in(model, node), "", node
