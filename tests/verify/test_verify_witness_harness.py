@@ -107,3 +107,13 @@ print("ran")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300,
                           check=False)
     assert ("ran" in proc.stdout) == compat, proc.stderr[-2000:]
+
+
+def test_a_kernel_made_by_calling_triton_jit_is_launched_by_its_jit_name(tmp_path: Path) -> None:
+    """`neg_kernel = triton.jit(neg)`: the witness names the function `neg`; the harness launches the
+    JIT object made from it (the bare function is not subscriptable), and both fixes are verified."""
+    case = REPO / "fixtures" / "unmasked-tail-load" / "launch_autotune_jit_call.py"
+    report = Verifier(case, None, options=Options(device="cpu", fills=(0, 0xff), compile=False),
+                      progress=lambda _: None).run()
+    assert report.verdict == "verified", report.reasons
+    assert {f.verdict for f in report.fixes} == {"verified"} and len(report.fixes) == 2

@@ -70,7 +70,10 @@ def _module(launch):
 
 
 def _kernel(launch):
-    fn = getattr(_module(launch), launch["kernel"])
+    module = _module(launch)
+    fn = getattr(module, launch["kernel"])
+    if not hasattr(fn, "__getitem__"):  # `neg_kernel = triton.jit(neg)`: the witness names `neg`
+        fn = next((v for v in vars(module).values() if getattr(v, "fn", None) is fn), fn)
     # The witness drops `triton.autotune` and passes one config's values itself: unwrap it here too.
     while type(fn).__name__ == "Autotuner":
         fn = fn.fn
