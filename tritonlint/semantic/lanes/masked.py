@@ -26,12 +26,8 @@ import libcst as cst
 
 from tritonlint.semantic.facts import full_tiles
 from tritonlint.semantic.ir import LOOP_PREFIX, Access, Loop, Reduction, Walk
-from tritonlint.semantic.verdicts import TailHazard
-from tritonlint.source.names import code_of
-from tritonlint.source.syntax import loop_range
-
-from .follow import LaneFollower, Track
-from .values import (
+from tritonlint.semantic.lanes.follow import LaneFollower, Track
+from tritonlint.semantic.lanes.values import (
     IDENTITY,
     SENTINEL,
     Lanes,
@@ -41,6 +37,9 @@ from .values import (
     reduced_operands,
     value_words,
 )
+from tritonlint.semantic.verdicts import TailHazard
+from tritonlint.source.names import code_of
+from tritonlint.source.syntax import loop_range
 
 
 @dataclass(frozen=True)

@@ -9,15 +9,9 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from tritonlint.fixing.layouts import module_numbers
 from tritonlint.semantic.broadcasts import Broadcasts
 from tritonlint.semantic.ir import LOOP_PREFIX, Access, Loop
-from tritonlint.semantic.paths import Path
-from tritonlint.source.names import code_of
-from tritonlint.source.syntax import keyword, loop_range, ordered
-from tritonlint.source.tree import expressions_in
-
-from .values import (
+from tritonlint.semantic.lanes.values import (
     ALL_LEGIT,
     CARRIED,
     DATA,
@@ -39,6 +33,11 @@ from .values import (
     reduced_operands,
     safe_unary,
 )
+from tritonlint.semantic.paths import Path
+from tritonlint.source.names import code_of
+from tritonlint.source.numbers import module_numbers
+from tritonlint.source.syntax import keyword, loop_range, ordered
+from tritonlint.source.tree import expressions_in
 
 if TYPE_CHECKING:
     from tritonlint.semantic.context import KernelContext
