@@ -85,12 +85,12 @@ def prove_neutral(kernel: KernelContext, access: Access, dims: Iterable[str], ot
                 return LaneProof(False, f"the lanes it switches off reach `tl.{reduction.kind}` (line "
                                         f"{_line(kernel, reduction.call)}) through something not read")
         for store in places.stores:
-            why = _kept_by(reader, store, track)
-            if why is None:
+            kept = _kept_by(reader, store, track)
+            if kept is None:
                 continue  # folded by a reduction on the way (judged there), or not on this path
-            if why:
+            if kept:
                 return LaneProof(False, f"the lanes it switches off reach the tl.store at line {_line(kernel, store.call)}"
-                                        f" {why}")
+                                        f" {kept}")
             reached.append(f"the tl.store at line {_line(kernel, store.call)} (its mask drops them)")
     if not reached:
         return LaneProof(True, "the lanes it switches off reach no reduction and no store")
