@@ -481,7 +481,8 @@ class LaneFollower:
     def _through_reduction(self, call: cst.Call, name: str, order: int, path: Path, loops: tuple[Loop, ...],
                            track: Track, valid: bool,
                            again: Callable[[cst.BaseExpression], Lanes | str | None]) -> Lanes | str | None:
-        reduction = next((r for r in self.kernel.ir.reductions if r.call is call), None)
+        # `acc += tl.dot(a, b)` is read through a copy of the call: found by its callee too.
+        reduction = next((r for r in self.kernel.ir.reductions if r.call is call or r.call.func is call.func), None)
         if reduction is None:
             return UNKNOWN
         folded: Lanes | str | None = None
