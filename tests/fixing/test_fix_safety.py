@@ -53,7 +53,17 @@ def test_lanes_reaching_an_unmasked_store_keep_the_fix_unsafe() -> None:
     case = FIXTURES / "neutral_lanes_store.py"
     applicability, title = _load_fix(case.name, case.read_text(encoding="utf-8"))
     assert applicability is Applicability.UNSAFE
-    assert "tl.store at line 19 with no mask on that dimension" in title
+    assert "reach the tl.store at line 20 with no mask on that dimension" in title
+
+
+def test_once_the_store_is_masked_the_load_fix_is_safe_too(tmp_path: Path) -> None:
+    """Plain --fix applies the store's own safe fix first; read again, the load's lanes are dropped."""
+    case = FIXTURES / "neutral_lanes_store.py"
+    (tmp_path / "k.py").write_text(case.read_text(encoding="utf-8"), encoding="utf-8")
+    done = _run("check", "--fix", "--no-cache", "--no-frontend-check", "k.py", cwd=tmp_path)
+    fixed = (tmp_path / "k.py").read_text(encoding="utf-8")
+    assert "x = tl.load(X + start + offs, mask=offs < N - start, other=0)" in fixed, done.stdout
+    assert "tl.store(Y + start + offs, x * 2.0, mask=offs < N - start)" in fixed
 
 
 def test_lanes_reaching_a_helper_keep_the_fix_unsafe() -> None:
