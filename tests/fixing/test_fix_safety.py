@@ -112,3 +112,32 @@ def test_frontend_refuses_a_fix_comparing_a_pointer_with_an_int() -> None:
     rejected = frontend_rejections([("good.py", original, good), ("bad.py", original, bad)])
     assert set(rejected) == {"bad.py"}
     assert "pointer<fp32>" in rejected["bad.py"] and "`dot`" in rejected["bad.py"]
+
+
+@pytest.mark.skipif(not triton_importable(), reason="triton is not installed")
+def test_a_fixed_text_the_frontend_rejects_is_not_written(tmp_path: Path) -> None:
+    """`write_checked`, the step of `check --fix` that writes: a rejected file keeps its text and its
+    finding, with a notice naming the kernel and the frontend's words; an accepted one is written."""
+    from dataclasses import replace
+
+    from tritonlint.runner import SourceFile, write_checked
+
+    original = _readme_example()
+    bad = original.replace("w = tl.load(W + k + offs)\n        acc",
+                           "w = tl.load(W + k + offs, mask=W + k + offs < K, other=0)\n        acc")
+    good = original.replace("w = tl.load(W + k + offs)\n        acc",
+                            "w = tl.load(W + k + offs, mask=offs < K - k, other=0)\n        acc")
+    files, reports = [], []
+    for name, fixed in (("bad.py", bad), ("good.py", good)):
+        (tmp_path / name).write_text(original, encoding="utf-8")
+        file = SourceFile(name, tmp_path / name)
+        report = check_source(name, original, Config(), strict=True)
+        files.append(file)
+        reports.append(replace(report, text=original, fixed_text=fixed, fixed=("TL101",)))
+    written = write_checked(reports, files, Config())
+    assert (tmp_path / "bad.py").read_text(encoding="utf-8") == original
+    assert (tmp_path / "good.py").read_text(encoding="utf-8") == good
+    assert [d.code for d in written[0].diagnostics] == ["TL101"] and written[0].fixed_text is None
+    (notice,) = written[0].notices
+    assert notice.startswith("bad.py: fix not written: Triton's frontend rejects the fixed kernel `dot`")
+    assert written[1].fixed_text == good and not written[1].notices
