@@ -75,6 +75,15 @@ def test_lanes_reaching_a_helper_keep_the_fix_unsafe() -> None:
     assert "`twice`" in title and "not read" in title
 
 
+def test_a_reduction_on_an_axis_that_cannot_be_told_keeps_the_fix_unsafe() -> None:
+    text = (FIXTURES / "neutral_lanes_sum.py").read_text(encoding="utf-8")
+    text = text.replace("BLOCK: tl.constexpr):", "BLOCK: tl.constexpr, AXIS: tl.constexpr):")
+    text = text.replace("tl.sum(acc, axis=0)", "tl.sum(acc, axis=AXIS)")
+    applicability, title = _load_fix("axis.py", text)
+    assert applicability is Applicability.UNSAFE
+    assert "`tl.sum` (line 22) along an axis the reading cannot tell" in title
+
+
 def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "tritonlint", *args], cwd=cwd, capture_output=True, text=True,
                           check=False, timeout=300)

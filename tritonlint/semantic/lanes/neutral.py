@@ -35,6 +35,7 @@ from tritonlint.semantic.lanes.values import (
     UNARY,
     UNKNOWN,
     Lanes,
+    reduced_axis,
     reduced_operands,
     value_words,
 )
@@ -81,9 +82,10 @@ def prove_neutral(kernel: KernelContext, access: Access, dims: Iterable[str], ot
             reached.append(f"{where} as {_WORDS.get(verdict.identity, 'its identity')}"
                            if not verdict.operand.startswith("the scale") else f"{where} as a scale of zeros")
         for reduction in places.reductions:
-            if _unread_at(reader, reduction, track):
+            unread = _unread_at(reader, reduction, track)
+            if unread:
                 return LaneProof(False, f"the lanes it switches off reach `tl.{reduction.kind}` (line "
-                                        f"{_line(kernel, reduction.call)}) through something not read")
+                                        f"{_line(kernel, reduction.call)}) {unread}")
         for store in places.stores:
             kept = _kept_by(reader, store, track)
             if kept is None:
@@ -114,10 +116,16 @@ def _not_neutral(reader: MaskedLanes, verdict: LaneVerdict) -> str:
     return f"as {value_words(lanes.samples, lanes.exact)}, not its identity {need}"
 
 
-def _unread_at(reader: MaskedLanes, reduction: Reduction, track: Track) -> bool:
-    """The lanes reach the reduction's operand, but the reading stopped on the way."""
-    return any(reader.follow(node, reduction.order, reduction.path, reduction.loops, track) == UNKNOWN
-               for _, node, _ in reduced_operands(reduction, reader.kernel))
+def _unread_at(reader: MaskedLanes, reduction: Reduction, track: Track) -> str:
+    """The lanes reach the reduction's operand, but the reading stopped on the way, or the axis it
+    folds cannot be told (TL105 then judges nothing there)."""
+    for _, node, right in reduced_operands(reduction, reader.kernel):
+        lanes = reader.follow(node, reduction.order, reduction.path, reduction.loops, track)
+        if lanes == UNKNOWN:
+            return "through something not read"
+        if isinstance(lanes, Lanes) and right is None and reduced_axis(reduction, lanes, reader.kernel) is None:
+            return "along an axis the reading cannot tell"
+    return ""
 
 
 def _kept_by(reader: MaskedLanes, store: Access, track: Track) -> str | None:
