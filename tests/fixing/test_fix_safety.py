@@ -84,6 +84,14 @@ def test_a_reduction_on_an_axis_that_cannot_be_told_keeps_the_fix_unsafe() -> No
     assert "`tl.sum` (line 22) along an axis the reading cannot tell" in title
 
 
+def test_lanes_through_an_attribute_the_reading_passes_over_keep_the_fix_unsafe() -> None:
+    """`w.T` is not followed by the lane reading (it reads as holding no lanes): never proven neutral."""
+    text = (FIXTURES / "neutral_lanes_sum.py").read_text(encoding="utf-8").replace("acc += x * 2.0", "acc += x.T * 2.0")
+    applicability, title = _load_fix("attribute.py", text)
+    assert applicability is Applicability.UNSAFE
+    assert "`x.T` (line 21), which the lane reading does not follow" in title
+
+
 def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "tritonlint", *args], cwd=cwd, capture_output=True, text=True,
                           check=False, timeout=300)

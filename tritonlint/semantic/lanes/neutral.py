@@ -47,6 +47,10 @@ from tritonlint.source.tree import nodes_under
 _THROUGH = frozenset({*UNARY, *IDENTITY, "maximum", "minimum", "where", "trans", "permute", "cast", "to",
                       "zeros_like", "full_like", "load", "store"})
 _METHODS = frozenset({"to", "trans", "permute", *IDENTITY})
+# Expressions the lane reading passes over in silence (it reads names, calls, arithmetic, subscripts,
+# conditional expressions; it gives up loudly on comparisons): holding the lanes, they are not read.
+_UNFOLLOWED = (cst.Tuple, cst.List, cst.Set, cst.Dict, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
+               cst.GeneratorExp, cst.Await, cst.Yield, cst.NamedExpr, cst.StarredElement)
 _METADATA = frozenset({"dtype", "shape", "type", "numel"})
 _WORDS = {0.0: "0", -math.inf: "-inf", math.inf: "+inf"}
 
@@ -244,9 +248,16 @@ class _Places:
                 self._expression(statement.value)
 
     def _expression(self, node: cst.BaseExpression) -> None:
+        called = {id(each.func) for each in nodes_under(node) if type(each) is cst.Call}
         for each in nodes_under(node):
             if type(each) is cst.Call:
                 self._call(each)
+            elif type(each) is cst.Attribute and id(each) not in called and each.attr.value not in _METADATA \
+                    and self._carries(each.value):
+                # `w.T`: the lane reading stops at it and says nothing (not even that it stopped).
+                self._say(f"`{code_of(each)}`", each, ", which the lane reading does not follow")
+            elif isinstance(each, _UNFOLLOWED) and self._carries(each):
+                self._say(f"`{code_of(each)}`", each, ", which the lane reading does not follow")
 
     def _call(self, call: cst.Call) -> None:
         kernel = self.kernel
