@@ -117,6 +117,8 @@ def _not_neutral(reader: MaskedLanes, verdict: LaneVerdict) -> str:
     if verdict.reduction.kind == "dot" and reader.partner_zero(verdict.reduction, verdict.operand, verdict.track):
         return ""  # finite lanes times the other operand's zeros
     need = _WORDS.get(verdict.identity, "its identity")
+    if not lanes.exact:
+        return f"as a value computed from loaded data, not proven to be its identity {need}"
     return f"as {value_words(lanes.samples, lanes.exact)}, not its identity {need}"
 
 
