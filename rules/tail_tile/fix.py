@@ -26,6 +26,7 @@ from tritonlint.fixing.masks import (
 )
 from tritonlint.semantic.context import KernelContext
 from tritonlint.semantic.ir import PROGRAM
+from tritonlint.semantic.lanes.neutral import prove_neutral
 from tritonlint.semantic.verdicts import TailHazard
 
 
@@ -37,7 +38,6 @@ def tail_fix(model: KernelContext, hazard: TailHazard) -> CallFix:
     hazards = [h for h in model.hazards_of(access) if not (h.walk.dim or "").endswith("]")] or [hazard]
     masks: list[str] = []
     sources: list[str] = []
-    applicability = Applicability.SAFE
     for each in hazards:
         derived = _derive(model, each)
         if derived is None:
@@ -45,9 +45,7 @@ def tail_fix(model: KernelContext, hazard: TailHazard) -> CallFix:
         if derived[0] in masks:
             continue  # one sibling mask bounding both dimensions: say it once
         masks.append(derived[0])
-        sources.append(derived[2])
-        if derived[1] is Applicability.UNSAFE:
-            applicability = Applicability.UNSAFE
+        sources.append(derived[2])  # (how sure the source is: the safety comes from the lanes below)
     mask = masks[0] if len(masks) == 1 else _per_side(hazards, masks) or " & ".join(f"({m})" for m in masks)
     evens = {h.even for h in hazards}
     even = evens.pop() if len(evens) == 1 else None  # flags disagree: mask every specialization
@@ -64,7 +62,18 @@ def tail_fix(model: KernelContext, hazard: TailHazard) -> CallFix:
         arguments["other"] = f"None if {condition_text(even)} else {OTHER}" if even else OTHER
     new_call = with_arguments(model, access, arguments)
     where = f" on the side where {even.negated().describe()}" if even else ""
-    return CallFix(f"Mask the {access.kind}{where} with `{mask}` ({'; '.join(sources)})", applicability, new_call)
+    title = f"Mask the {access.kind}{where} with `{mask}` ({'; '.join(sources)})"
+    if access.kind == "store":
+        # The lanes a store's mask switches off are dropped: nothing reads them.
+        return CallFix(f"{title}; the lanes it switches off are not written", Applicability.SAFE, new_call)
+    # Safe exactly when the lanes the mask switches off (holding `other=`) change no result.
+    dims = [h.walk.dim for h in hazards if h.walk.dim]
+    proof = prove_neutral(model, access, dims, OTHER if "other" in arguments else None) if dims else None
+    if proof is None:
+        return CallFix(f"{title}; the lanes it switches off are not followed (no tiled offset)",
+                       Applicability.UNSAFE, new_call)
+    return CallFix(f"{title}; {proof.reason}", Applicability.SAFE if proof.neutral else Applicability.UNSAFE,
+                   new_call)
 
 
 def _per_side(hazards: list[TailHazard], masks: list[str]) -> str | None:

@@ -6,10 +6,9 @@ from __future__ import annotations
 from tritonlint.diagnostics import Applicability
 from tritonlint.fixing.masks import CallFix, with_arguments
 from tritonlint.semantic.context import KernelContext
+from tritonlint.semantic.lanes.masked import LaneVerdict, MaskedLanes
+from tritonlint.semantic.lanes.values import IDENTITY_TEXT
 from tritonlint.semantic.verdicts import TailHazard
-
-from .lanes import LaneVerdict, MaskedLanes
-from .values import IDENTITY_TEXT
 
 
 def lanes_fix(kernel: KernelContext, hazard: TailHazard, everything: tuple[LaneVerdict, ...]) -> CallFix:

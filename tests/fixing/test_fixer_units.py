@@ -41,7 +41,9 @@ def _fix_of_line(text: str, line: int) -> tuple[str | None, str]:
     assert fixed is not None
     ast.parse(fixed)
     assert check_source("k.py", fixed, CONFIG, strict=True).diagnostics == ()
-    return diag.fix.title if diag.fix else None, fixed.splitlines()[line - 1].strip()
+    # The mask's part of the title: what follows `; ` says why the fix is safe or not
+    # (tests/fixing/test_fix_safety.py).
+    return diag.fix.title.split("; the lanes")[0] if diag.fix else None, fixed.splitlines()[line - 1].strip()
 
 
 def test_a_1d_sibling_mask_is_not_reused_on_a_column_pointer() -> None:
@@ -152,7 +154,7 @@ def k(X, n, stride, BLOCK: tl.constexpr):
     tl.store(X + offs[:, None] * stride, x, mask=offs < n)
 '''
     (diag,) = check_source("k.py", HEADER + text, CONFIG, strict=True).diagnostics
-    assert diag.fix is not None and diag.fix.title == "Mask the load with `offs[:, None] < n` (the comparison at line 9)"
+    assert diag.fix is not None and diag.fix.title.split("; the lanes")[0] == "Mask the load with `offs[:, None] < n` (the comparison at line 9)"
     assert _fixed_body(text).splitlines()[2] == "    x = tl.load(X + offs[:, None] * stride, mask=offs[:, None] < n, other=0)"
 
 
@@ -191,7 +193,7 @@ def k(X, Z, n, m, stride, BLOCK: tl.constexpr, BLOCK_N: tl.constexpr):
 '''
     (diag,) = check_source("k.py", HEADER + text, CONFIG, strict=True).diagnostics
     assert diag.fix is not None
-    assert diag.fix.title == "Mask the load with `(pid * BLOCK + r[:, None]) < n` (the comparison at line 11)"
+    assert diag.fix.title.split("; the lanes")[0] == "Mask the load with `(pid * BLOCK + r[:, None]) < n` (the comparison at line 11)"
     assert _fixed_body(text).splitlines()[4] == (
         "    x = tl.load(X + (pid * BLOCK + r[:, None]) * stride + cols[None, :], "
         "mask=(cols[None, :] < m) & ((pid * BLOCK + r[:, None]) < n), other=0)")
@@ -209,7 +211,7 @@ def k(A, B, K, BLOCK_K: tl.constexpr):
 '''
     (finding,) = check_source("k.py", text, CONFIG, strict=True).diagnostics
     assert finding.line == 10 and finding.fix is not None and finding.fix.edits == ()
-    assert finding.fix.title == ("no mask can be derived: the comparison at line 9 bounds this dimension "
+    assert finding.fix.title.split("; the lanes")[0] == ("no mask can be derived: the comparison at line 9 bounds this dimension "
                                  "elsewhere (another tile, shape or place), not at this access")
     assert fix_source("k.py", text, CONFIG, unsafe=True, strict=True).fixed_text is None
 
@@ -308,7 +310,7 @@ def k(S, Y, K, G: tl.constexpr, BLOCK: tl.constexpr):
 '''
     (finding,) = check_source("k.py", text, CONFIG, strict=True).diagnostics
     assert finding.line == 12 and finding.fix is not None and finding.fix.edits == ()
-    assert finding.fix.title == "no mask can be derived: the kernel never compares this dimension with a bound"
+    assert finding.fix.title.split("; the lanes")[0] == "no mask can be derived: the kernel never compares this dimension with a bound"
     assert fix_source("k.py", text, CONFIG, unsafe=True, strict=True).fixed_text is None
 
 
@@ -324,7 +326,7 @@ def k(X, Y, Z, n, m, s, BLOCK: tl.constexpr, BN: tl.constexpr):
     tl.store(Z + offs[:, None] * s + cols[None, :], x[:, None], mask=(offs < m)[:, None])
 '''
     (diag,) = check_source("k.py", HEADER + text, CONFIG, strict=True).diagnostics
-    assert diag.fix is not None and diag.fix.title == "Mask the load with `offs < n` (the comparison at line 10)"
+    assert diag.fix is not None and diag.fix.title.split("; the lanes")[0] == "Mask the load with `offs < n` (the comparison at line 10)"
     assert _fixed_body(text).splitlines()[3] == "    x = tl.load(X + offs, mask=offs < n, other=0)"
 
 
@@ -365,7 +367,7 @@ def test_a_1d_tile_reordered_by_a_helper_is_masked_in_the_helper_lane_order() ->
     # is a 2-D `[None, :]` tile; this pins the unbroadcast one.
     (finding,) = check_source("k.py", LANES_1D, CONFIG, strict=True).diagnostics
     assert finding.line == 22 and finding.fix is not None
-    assert finding.fix.title == ("Mask the load with `(2 * (offs_s // 64) + (offs_s // 2) % 2) * BLOCK_K // (SCALES // 32) < k` "
+    assert finding.fix.title.split("; the lanes")[0] == ("Mask the load with `(2 * (offs_s // 64) + (offs_s // 2) % 2) * BLOCK_K // (SCALES // 32) < k` "
                                  "(rescaled from the comparison at line 21, in the lane order `unswizzle` puts the tile in)")
     fixed = fix_source("k.py", LANES_1D, CONFIG, unsafe=True, strict=True).fixed_text
     assert fixed is not None
@@ -404,7 +406,7 @@ def k(X, Y, L, n, BLOCK: tl.constexpr, HAS_LIMIT: tl.constexpr):
 '''
     (finding,) = check_source("k.py", text, CONFIG, strict=True).diagnostics
     assert finding.line == 12 and finding.fix is not None and finding.fix.edits == ()
-    assert finding.fix.title == ("no mask can be derived: the comparison at line 14 bounds this dimension "
+    assert finding.fix.title.split("; the lanes")[0] == ("no mask can be derived: the comparison at line 14 bounds this dimension "
                                  "elsewhere (another tile, shape or place), not at this access")
     assert fix_source("k.py", text, CONFIG, unsafe=True, strict=True).fixed_text is None
 
@@ -425,7 +427,7 @@ def k(X, Y, N, m, BLOCK: tl.constexpr, ROWS: tl.constexpr):
 '''
     (finding,) = check_source("k.py", text, CONFIG, strict=True).diagnostics
     assert finding.line == 12 and finding.fix is not None and finding.fix.edits == ()
-    assert finding.fix.title == ("no mask can be derived: the comparison at line 14 bounds this dimension "
+    assert finding.fix.title.split("; the lanes")[0] == ("no mask can be derived: the comparison at line 14 bounds this dimension "
                                  "elsewhere (another tile, shape or place), not at this access")
     assert fix_source("k.py", text, CONFIG, unsafe=True, strict=True).fixed_text is None
 
@@ -462,7 +464,7 @@ def k(X, Y, Z, n, total, s, BLOCK: tl.constexpr, BN: tl.constexpr):
     tl.store(Z + offs[:, None] * s + cols[None, :], x[:, None], mask=(offs < n)[:, None])
 '''
     load = next(d for d in check_source("k.py", HEADER + text, CONFIG, strict=True).diagnostics if d.line == 9)
-    assert load.fix is not None and load.fix.title == "Mask the load with `offs < n` (the comparison at line 11)"
+    assert load.fix is not None and load.fix.title.split("; the lanes")[0] == "Mask the load with `offs < n` (the comparison at line 11)"
     assert _fixed_body(text).splitlines()[3] == "    x = tl.load(X + offs, mask=offs < n, other=0)"
 
 
@@ -516,7 +518,7 @@ def k(X, S, Y, K, BLOCK_K: tl.constexpr, SCALES: tl.constexpr):
 '''
     (diag,) = check_source("k.py", HEADER + text, CONFIG, strict=True).diagnostics
     assert diag.line == 14 and diag.fix is not None and diag.fix.edits == ()
-    assert diag.fix.title == "no mask can be derived: the kernel never compares this dimension with a bound"
+    assert diag.fix.title.split("; the lanes")[0] == "no mask can be derived: the kernel never compares this dimension with a bound"
 
 
 def test_a_comparison_met_first_at_the_end_of_a_long_chain_of_names_is_read_by_the_short_one() -> None:
@@ -539,5 +541,5 @@ def k(X, Y, n, s, BLOCK: tl.constexpr, BN: tl.constexpr):
     tl.store(Y + offs[:, None] * s + cols[None, :], x[:, None], mask=(k2 & k7)[:, None])
 '''
     (diag,) = check_source("k.py", HEADER + text, CONFIG, strict=True).diagnostics
-    assert diag.fix is not None and diag.fix.title == "Mask the load with `offs < n` (the comparison at line 10)"
+    assert diag.fix is not None and diag.fix.title.split("; the lanes")[0] == "Mask the load with `offs < n` (the comparison at line 10)"
     assert _fixed_body(text).splitlines()[3] == "    x = tl.load(X + offs, mask=offs < n, other=0)"

@@ -165,6 +165,18 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
         'a mask, `other=` or guard passed to a same-module jit helper as an argument is not seen in it (false alarm)',
     ('unmasked-tail-load/mxfp8_scale_loads', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
+    ('unmasked-tail-load/neutral_lanes_max', 'loop_while'):
+        'a `while k < b: ... k += s` tile loop is not read as a tile walk',
+    ('unmasked-tail-load/neutral_lanes_max', 'helper_other_module'):
+        'jit helpers imported from another module are not followed',
+    ('unmasked-tail-load/neutral_lanes_store', 'loop_while'):
+        'a `while k < b: ... k += s` tile loop is not read as a tile walk',
+    ('unmasked-tail-load/neutral_lanes_store', 'helper_other_module'):
+        'jit helpers imported from another module are not followed',
+    ('unmasked-tail-load/neutral_lanes_sum', 'loop_while'):
+        'a `while k < b: ... k += s` tile loop is not read as a tile walk',
+    ('unmasked-tail-load/neutral_lanes_sum', 'helper_other_module'):
+        'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/no_flag_sibling_mask', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/not_and_or', 'helper_same_module'):
