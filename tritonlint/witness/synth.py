@@ -296,11 +296,16 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             grid[i] = max(1, grid[i] // 2)
         args: list[Arg] = []
         stride_values: dict[str, int] = dict(size_values)  # a size used as a row length keeps its value
+        # A constexpr row length (`slot * D`) is a stride whose value the launch already fixes.
+        stride_values.update({k: v for k, v in consts.items() if isinstance(v, int) and not isinstance(v, bool)
+                              and k not in stride_values})
         numels: dict[str, int] = {}
         for p, exprs in pointers.items():
             dims: list[tuple[str | None, Any]] = []
             for expr in exprs:
                 for d in uses.dims(expr, sizes, strides):
+                    if d == (None, None):
+                        continue  # a constant term (`... else 0`): it spans nothing, and must not hide the unit dim
                     if all(d[0] != e[0] for e in dims):
                         dims.append(d)
             extents: list[tuple[str | None, int]] = []
@@ -368,8 +373,10 @@ def _extent(bound: Any, sizes: dict[str, int], grid: list[int], consts: dict[str
         divisor = divisor if isinstance(divisor, int) and not isinstance(divisor, bool) and divisor > 0 else 1
         return -(-_extent(what, sizes, grid, consts, base, axes) // divisor)
     if kind == "axis":
-        size = axes.get(what, (None, None))[0]
-        if size is not None and size in sizes:
+        size, axis_tile = axes.get(what, (None, None))
+        # `pid * TILE` walks the axis's size only when TILE is the axis's tile: `pid * D` with
+        # another constexpr indexes one row of D per program (a per-program output).
+        if size is not None and size in sizes and (axis_tile is None or axis_tile == bound[2]):
             return sizes[size]
         tile = consts.get(bound[2]) if not bound[2].isdigit() else int(bound[2])
         tile = tile if isinstance(tile, int) and not isinstance(tile, bool) and tile > 0 else DEFAULT_TILE
@@ -412,6 +419,9 @@ def _guess_constexpr(uses: Uses, name: str) -> Any:
                     return x.value
                 if isinstance(x, ast.Constant) and isinstance(x.value, bool):
                     return False
+                if isinstance(x, ast.Constant) and isinstance(x.value, int) and len(c.ops) == 1 \
+                        and isinstance(c.ops[0], (ast.Eq, ast.NotEq)):
+                    return x.value  # a mode (`X_DIM == 2`): a value the kernel has a branch for
     for node in ast.walk(uses.fn):
         if isinstance(node, (ast.If, ast.IfExp, ast.While)) and isinstance(node.test, ast.Name) and node.test.id == name:
             return False
