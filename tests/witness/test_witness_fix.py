@@ -78,3 +78,38 @@ def test_a_file_changed_since_the_check_is_not_written(tmp_path: Path) -> None:
     outcome = write_validated(checked, {id(d): {"status": "validated", "reason": "runs in bounds"}})
     assert outcome.applied == [] and outcome.error is not None and "changed on disk" in outcome.error
     assert path.read_text() == edited
+
+
+# The host rounds `n` up to a multiple of 128 before the launch: the unmasked tail the witness
+# shows at n = 40 is one the callers never reach (latent).
+PADDED = textwrap.dedent("""\
+    import torch
+    import triton
+    import triton.language as tl
+
+
+    @triton.jit
+    def double(X, Y, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        x = tl.load(X + offs, mask=offs < n, other=0.0)
+        tl.store(Y + offs, x * 2)
+
+
+    def launch(x):
+        n_pad = triton.cdiv(x.numel(), 128) * 128
+        y = torch.empty(n_pad, device=x.device)
+        double[(triton.cdiv(n_pad, 64),)](x, y, n_pad, BLOCK=64)
+        return y
+""")
+
+
+def test_a_confirmation_the_host_padding_excludes_is_latent(tmp_path: Path) -> None:
+    from tritonlint.witness.runner import witness
+
+    path = tmp_path / "padded.py"
+    path.write_text(PADDED)
+    checked = _checked(path)
+    [d] = [d for d in checked.diagnostics if d.code == "TL102"]
+    w = witness(checked.path, checked.display, checked.text, d, checked.launches, checked.flags, None, timeout=120)
+    assert w.status == "confirmed", w
+    assert w.evidence is not None and w.evidence["latent"] == "the callers keep n a multiple of 128", w.evidence

@@ -149,8 +149,14 @@ def _evidence(v: dict[str, Any], launch: Launch, offset: int) -> dict[str, Any]:
 
 def _latent(facts: Facts, launch: Launch) -> str:
     """Why the callers never launch this shape, if they say so."""
+    extent = launch.sizes.get(launch.axis or "", 0)
     for a, b in sorted(facts.multiples):
-        if a == launch.axis:
+        if a != launch.axis:
+            continue
+        if b == "pow2":
+            if extent & (extent - 1):  # the shape tried is no power of two
+                return f"the callers pad {a} to a power of two"
+        elif not b.isdigit() or extent % int(b):
             return f"the callers keep {a} a multiple of {b}"
     return ""
 

@@ -149,8 +149,40 @@ def facts_from(diagnostic: Any, launches: list[Any], even_flags: dict[str, bool]
     for launch in launches[:1]:
         args = dict(launch.args)
         multiples |= set(launch.multiples)
+        multiples |= padded(launch)
     return Facts(diagnostic.line, diagnostic.code, flags, walk, tile, hints, args, multiples, even_flags, first,
                  program_axis)
+
+
+# A host value rounded up before the launch: `cdiv(x, C) * C`, `math.ceil(x / C) * C`,
+# `(x + C - 1) // C * C`, `round_up(x, C)`; or `triton.next_power_of_2(x)`.
+_ROUNDED = (
+    re.compile(r"cdiv\((?P<x>.+),\s*(?P<c>\w+)\)\s*\*\s*(?P=c)$"),
+    re.compile(r"ceil\((?P<x>.+)/\s*(?P<c>\w+)\)\s*\*\s*(?P=c)$"),
+    re.compile(r"\((?P<x>.+)\+\s*(?P<c>\w+)\s*-\s*1\s*\)\s*//\s*(?P=c)\s*\*\s*(?P=c)$"),
+    re.compile(r"round_up\((?P<x>.+),\s*(?P<c>\w+)\)$"),
+)
+
+
+def padded(launch: Any) -> set[tuple[str, str]]:
+    """(kernel size parameter, C) for each argument the host pads to a multiple of C before the
+    launch ("pow2" for a power of two): the kernel never sees the partial tiles a witness makes there."""
+    out: set[tuple[str, str]] = set()
+    for param, values in getattr(launch, "allocations", {}).items():
+        for text, _line in values:
+            text = text.strip()
+            if re.search(r"next_power_of_2\(", text) and text.endswith(")"):
+                out.add((param, "pow2"))
+                continue
+            for pattern in _ROUNDED:
+                m = pattern.search(text)
+                if m:
+                    c = m.group("c")
+                    # A literal, or the host name of a kernel parameter (`BLOCK_M=block_m`).
+                    named = [p for p, arg in launch.args.items() if arg == c]
+                    out.add((param, c if c.isdigit() else (named[0] if named else c)))
+                    break
+    return out
 
 
 def launch_axes(launch: Any, params: list[str]) -> dict[int, tuple[str, str]]:
@@ -207,7 +239,9 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     tuned = autotune_config(kernel)
     heur = heuristic_keys(kernel)
 
-    # Constexpr values.
+    # Constexpr values. A constexpr that bounds offsets like a size (`n: tl.constexpr`, `offs < n`),
+    # with no value from the callers, is made partial like any size.
+    const_sizes = uses.constexpr_sizes()
     consts: dict[str, Any] = {}
     for p in uses.params:
         if p not in uses.constexprs or p in heur:
@@ -225,11 +259,16 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             value = not facts.even_flags[p]  # the side where tiles can be partial
         elif p in defaults and literal(defaults[p]) is not None:
             value = literal(defaults[p])
+        elif p in const_sizes:
+            sizes.add(p)
+            ordered_sizes.append(p)
+            continue
         else:
             value = _guess_constexpr(uses, p)
             if value == DEFAULT_TILE:
                 value = default_tile
         consts[p] = value
+    ordered_sizes.sort(key=uses.params.index)
     for key, value in tuned.items():  # autotune may set parameters the kernel does not annotate
         if key in uses.params and key not in consts and key not in heur:
             consts[key] = value
@@ -282,8 +321,9 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             size_values[axis] = extent
         # Keep sizes the host keeps multiples of each other multiples.
         for a, b in facts.multiples:
-            if a in size_values and a != axis and b in consts and isinstance(consts[b], int) and consts[b] > 0:
-                size_values[a] = -(-size_values[a] // consts[b]) * consts[b]
+            step = int(b) if b.isdigit() else consts.get(b)
+            if a in size_values and a != axis and isinstance(step, int) and not isinstance(step, bool) and step > 0:
+                size_values[a] = -(-size_values[a] // step) * step
         grid: list[int] = []
         for dim in range(max(list(axes) + [-1]) + 1):
             size, tile_name = axes.get(dim, (None, None))
@@ -420,7 +460,8 @@ def _guess_constexpr(uses: Uses, name: str) -> Any:
                 if isinstance(x, ast.Constant) and isinstance(x.value, bool):
                     return False
                 if isinstance(x, ast.Constant) and isinstance(x.value, int) and len(c.ops) == 1 \
-                        and isinstance(c.ops[0], (ast.Eq, ast.NotEq)):
+                        and isinstance(c.ops[0], (ast.Eq, ast.NotEq)) and x.value > 0 \
+                        and any(isinstance(y, ast.Name) and y.id == name for y in (c.left, *c.comparators)):
                     return x.value  # a mode (`X_DIM == 2`): a value the kernel has a branch for
     for node in ast.walk(uses.fn):
         if isinstance(node, (ast.If, ast.IfExp, ast.While)) and isinstance(node.test, ast.Name) and node.test.id == name:

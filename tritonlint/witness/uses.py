@@ -519,6 +519,39 @@ class Uses:
                 return True
         return False
 
+    def constexpr_sizes(self) -> set[str]:
+        """Constexprs that are sizes, not tiles: one bounds an offset from above (`offs < n`, a loop's
+        end) and never shapes a tile (no `arange` end, no block shape, never multiplies a program id)."""
+        tiles: set[str] = set()
+        for node in ast.walk(self.fn):
+            if isinstance(node, ast.Call) and call_name(node) in ("arange", "zeros", "full", "reshape", "view",
+                                                                  "static_range", "make_block_ptr"):
+                positional = node.args[1:] if call_name(node) == "arange" else node.args
+                for arg in [*positional, *(k.value for k in node.keywords)]:
+                    tiles |= self._names(arg)
+            if isinstance(node, (ast.List, ast.Tuple)):
+                tiles |= {e.id for e in node.elts if isinstance(e, ast.Name)}
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv):
+                tiles |= self._names(node.right)  # `n // BLOCK`
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+                for a, b in ((node.left, node.right), (node.right, node.left)):
+                    if self.pid_axis(a) is not None:
+                        tiles |= self._names(b)  # `pid * BLOCK`: a program's tile
+        out: set[str] = set()
+        for p in self.constexprs - tiles:
+            bounds = False
+            for c in self.compares:
+                if len(c.ops) == 1 and isinstance(c.ops[0], (ast.Lt, ast.LtE)) and p in self._names(c.comparators[0]) \
+                        and not isinstance(c.comparators[0], ast.Constant) and self._names(c.left) - {p}:
+                    bounds = True
+            for it in self.loops.values():
+                if isinstance(it, ast.Call) and call_name(it) == "range" and len(it.args) >= 2 \
+                        and p in self._names(it.args[1]):
+                    bounds = True
+            if bounds:
+                out.add(p)
+        return out
+
     def size_params(self) -> set[str]:
         return {p for p in self.params if p not in self.constexprs} - set(self.pointers()) - self.stride_params()
 
