@@ -229,6 +229,19 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
                     last = again
             except SynthesisError:
                 pass
+        if last.status == "not-reproduced" and deadline - time.monotonic() > 5:
+            # Branches that need another size's tiles full (`if EVEN_M or EVEN_K:`): once more with
+            # the flags of the other sizes on their full-tile side.
+            try:
+                flipped = synthesize(extracted, facts, owner=_owner(text, diagnostic.line, holder),
+                                     even_others=True)[:MAX_PAIRS]
+            except SynthesisError:
+                flipped = []
+            if flipped:
+                again = _run(path, text, diagnostic, extracted, facts, flipped, fixed,
+                             max(5.0, deadline - time.monotonic()), fill)
+                if again.status == "confirmed":
+                    last = again
         if last.status == "confirmed":
             return last
     if last is not None:

@@ -27,6 +27,7 @@ from tritonlint.witness.uses import (
 )
 
 DEFAULT_TILE = 16
+GROUP = 4  # a constexpr that only divides offsets (a quantization group): smaller than any tile
 ROW_PROGRAMS = 2  # programs along an axis whose program id is a row index, not a tile's start
 MAX_PROGRAMS = 256
 
@@ -224,9 +225,41 @@ def _walk_var(walk: str | None) -> str | None:
     return m.group(0) if m else None
 
 
+def flag_sizes(uses: Uses, flag: str, sizes: set[str]) -> set[str]:
+    """The sizes an evenness flag stands for: those compared in the branches of the tests naming it."""
+    out: set[str] = set()
+    for node in ast.walk(uses.fn):
+        if isinstance(node, (ast.If, ast.IfExp)) and flag in Uses._names(node.test):
+            body = node.body if isinstance(node.body, list) else [node.body]
+            orelse = node.orelse if isinstance(node.orelse, list) else [node.orelse]
+            for part in [*body, *orelse]:
+                for c in ast.walk(part):
+                    if isinstance(c, ast.Compare):
+                        out |= uses.reached(Uses._names(c)) & sizes
+    return out
+
+
+def _stands_for_another(flag: str, related: set[str], sizes: set[str], axis: str | None) -> bool:
+    """Whether an evenness flag vouches for another size than `axis`: the flag's own name spells
+    another size and not `axis` (`EVEN_M` beside a mask on M and N), or its branches compare
+    sizes and `axis` is not among them."""
+    if axis is None:
+        return False
+    words = {w.lower() for w in flag.split("_")}
+    if axis.lower() in words:
+        return False
+    if any(s.lower() in words for s in sizes - {axis}):
+        return True
+    return bool(related) and axis not in related
+
+
 def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
-               default_tile: int = DEFAULT_TILE) -> list[tuple[Launch, Launch]]:
-    """Candidate launches (partial tiles on the finding's axis), each with its control (full tiles)."""
+               default_tile: int = DEFAULT_TILE, even_others: bool = False) -> list[tuple[Launch, Launch]]:
+    """Candidate launches (partial tiles on the finding's axis), each with its control (full tiles).
+
+    With `even_others`, the evenness flags the finding does not name and that stand for other sizes
+    than the one made partial take their full-tile side (`if EVEN_M or EVEN_K:` needs EVEN_M True
+    to reach the unmasked twin); those sizes stay whole multiples of every tile, as the flag promises."""
     kernel = extracted.kernel
     uses = Uses(kernel, extracted.helpers)
     pointers = uses.pointers()
@@ -315,6 +348,12 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     axis_order += sorted((sizes & int_like) - set(axis_order), key=uses.params.index)
     axis_order = [a for a in dict.fromkeys(axis_order) if a not in flag_args][:4]
 
+    related = {flag: flag_sizes(uses, flag, sizes) for flag in facts.even_flags if flag in consts}
+    if even_others and not any(_stands_for_another(f, related.get(f, set()), sizes, a)
+                               for f in facts.even_flags if f in consts and f not in facts.flags_off
+                               for a in sizes):
+        return []
+
     def build(axis: str | None, extent: int | None, label: str) -> Launch:
         size_values: dict[str, int] = {s: base for s in ordered_sizes}
         if axis is not None and extent is not None:
@@ -361,7 +400,11 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 args.append(Arg(p, "tensor", numel=max(1, numels[p]), dtype=dtype,
                                 fill="index" if index else "randint" if bits else "randn"))
             elif p in consts:
-                args.append(Arg(p, "constexpr", value=consts[p]))
+                value = consts[p]
+                if even_others and p in facts.even_flags and p not in facts.flags_off and _stands_for_another(
+                        p, related.get(p, set()), sizes, axis):
+                    value = facts.even_flags[p]
+                args.append(Arg(p, "constexpr", value=value))
             elif p in heur:
                 continue
             elif p in flag_args:
@@ -475,4 +518,31 @@ def _guess_constexpr(uses: Uses, name: str) -> Any:
         if isinstance(node, ast.Call) and call_name(node) == "to" and node.args and isinstance(node.args[0], ast.Name) \
                 and node.args[0].id == name:
             return {"dtype": "float32"}
+    if _divisor_only(uses, name):
+        return GROUP
     return DEFAULT_TILE
+
+
+def _divisor_only(uses: Uses, name: str) -> bool:
+    """Whether the constexpr only divides offsets (`ks // GROUP_SIZE`): a group, not a tile.
+
+    A group smaller than the tile lets a tile's overrun cross into the next group's index,
+    where a group as large as the tile hides it."""
+    divides = False
+    for node in ast.walk(uses.fn):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv) \
+                and isinstance(node.right, ast.Name) and node.right.id == name:
+            divides = True
+        elif _shapes_with(node, name):
+            return False
+    return divides
+
+
+def _shapes_with(node: ast.AST, name: str) -> bool:
+    """Whether `node` uses `name` as a tile: an arange/zeros/range/cdiv argument, or a shape's element."""
+    if isinstance(node, ast.Call) and call_name(node) in ("arange", "zeros", "full", "reshape", "static_range",
+                                                          "range", "cdiv", "make_block_ptr"):
+        return name in {n.id for a in [*node.args, *(k.value for k in node.keywords)] for n in ast.walk(a)
+                        if isinstance(n, ast.Name)}
+    return isinstance(node, (ast.List, ast.Tuple)) and any(isinstance(e, ast.Name) and e.id == name
+                                                           for e in node.elts)
