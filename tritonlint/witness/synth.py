@@ -268,6 +268,13 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     strides = uses.stride_params() - set(pointers)
     sizes = {p for p in uses.params if p not in uses.constexprs} - set(pointers) - strides
     ordered_sizes = [p for p in uses.params if p in sizes]
+    # Segment boundaries read from memory (`bos = P[b]`, `eos = P[b + 1]`): a pseudo size, the
+    # segments' length, made partial like any size; P holds ROW_PROGRAMS segments of that length
+    # and the tensors the segments index hold all of them.
+    segments = {p: f"len({p} segment)" for p in sorted(uses.segment_pointers()) if p in pointers}
+    uses.aliases = dict(segments)
+    sizes |= set(segments.values())
+    ordered_sizes = list(segments.values()) + ordered_sizes
     defaults = defaults_of(kernel.node)
     tuned = autotune_config(kernel)
     heur = heuristic_keys(kernel)
@@ -301,7 +308,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             if value == DEFAULT_TILE:
                 value = default_tile
         consts[p] = value
-    ordered_sizes.sort(key=uses.params.index)
+    ordered_sizes.sort(key=uses.order)
     for key, value in tuned.items():  # autotune may set parameters the kernel does not annotate
         if key in uses.params and key not in consts and key not in heur:
             consts[key] = value
@@ -321,7 +328,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     base = min(base, 256)
 
     tile = value_of(facts.tile)
-    int_like = uses.int_params()
+    int_like = uses.int_params() | set(segments.values())
     # Program axis -> (the size its tiles walk, the tile): the notes, the launch site, the kernel's masks.
     axes: dict[int, tuple[str | None, str | None]] = dict(uses.program_axes())
     for a, pair in launch_axes(facts.launch, uses.params).items():
@@ -345,7 +352,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             if facts.tile is None:
                 tile = value_of(b[2])
     axis_order += [h for h in facts.axis_hints if h in sizes and h in int_like]
-    axis_order += sorted((sizes & int_like) - set(axis_order), key=uses.params.index)
+    axis_order += sorted((sizes & int_like) - set(axis_order), key=uses.order)
     axis_order = [a for a in dict.fromkeys(axis_order) if a not in flag_args][:4]
 
     related = {flag: flag_sizes(uses, flag, sizes) for flag in facts.even_flags if flag in consts}
@@ -374,6 +381,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             i = grid.index(max(grid))
             grid[i] = max(1, grid[i] // 2)
         args: list[Arg] = []
+        # A tensor bounded by a segment's end holds every segment.
+        totals = {k: v * ROW_PROGRAMS if k in segments.values() else v for k, v in size_values.items()}
         stride_values: dict[str, int] = dict(size_values)  # a size used as a row length keeps its value
         # A constexpr row length (`slot * D`) is a stride whose value the launch already fixes.
         stride_values.update({k: v for k, v in consts.items() if isinstance(v, int) and not isinstance(v, bool)
@@ -389,10 +398,13 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                         dims.append(d)
             extents: list[tuple[str | None, int]] = []
             for stride, bound in dims:
-                extents.append((stride, _extent(bound, size_values, grid, consts, base, axes)))
+                extents.append((stride, _extent(bound, totals, grid, consts, base, axes)))
             numels[p] = _layout(extents, stride_values)
         for p in uses.params:
-            if p in pointers:
+            if p in segments:
+                args.append(Arg(p, "tensor", numel=ROW_PROGRAMS + 1, dtype="int32", fill="segments",
+                                value=size_values[segments[p]]))
+            elif p in pointers:
                 index = uses.loaded_as_index(p)
                 declared = uses.dtype_of(p)
                 bits = not index and (uses.loaded_bits(p) or declared in ("uint8", "int8"))
@@ -417,7 +429,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 args.append(Arg(p, "none"))
             else:
                 args.append(Arg(p, "float", value=0.5))
-        shown = {s: size_values[s] for s in ordered_sizes if any(a.name == s and a.kind == "int" for a in args)}
+        shown = {s: size_values[s] for s in ordered_sizes
+                 if s in segments.values() or any(a.name == s and a.kind == "int" for a in args)}
         return Launch(kernel.name, args, grid, axis, shown, label)
 
     pairs: list[tuple[Launch, Launch]] = []

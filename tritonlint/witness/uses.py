@@ -57,6 +57,9 @@ class Uses:
         self.int_uses: set[str] = set()
         self.calls: list[ast.Call] = []
         self.shifts: dict[str, list[ast.expr]] = {}
+        # Pointer parameter of a segment-boundary tensor -> the pseudo size standing for the
+        # segments' lengths (set by the synthesizer): a bound read from it bounds by that size.
+        self.aliases: dict[str, str] = {}
         for node in ast.walk(self.fn):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
@@ -360,9 +363,9 @@ class Uses:
                 return exact
             if v in self.loops:
                 it = self.loops[v]
-                in_loop = [n for n in self._names(it) if n in sizes]
+                in_loop = [n for n in self._names(it) if n in sizes] + sorted(self._aliased(self._names(it), sizes))
                 if in_loop:
-                    return ("size", min(in_loop, key=self.params.index))
+                    return ("size", min(in_loop, key=self.order))
             for value in self.defs.get(v, ()):
                 got = self.bound_expr(value, sizes, seen | {v})
                 if got is not None:
@@ -388,9 +391,9 @@ class Uses:
                 while isinstance(core, ast.Subscript):
                     core = core.value
                 hit = (isinstance(core, ast.Name) and core.id == v) if exact else v in self._names(mine)
-                bounding = self.reached(self._names(other)) & sizes
+                bounding = (self.reached(self._names(other)) & sizes) | self._aliased(self._names(other), sizes)
                 if hit and bounding:
-                    return ("size", min(bounding, key=self.params.index))
+                    return ("size", min(bounding, key=self.order))
         return None
 
     def pid_axis(self, expr: ast.expr, seen: frozenset[str] = frozenset()) -> int | None:
@@ -518,6 +521,31 @@ class Uses:
                     and self._names(node) & self.reached(loaded, depth=1) and self._names(node) & loaded:
                 return True
         return False
+
+    def order(self, name: str) -> int:
+        """A parameter's position; a pseudo size (a segment's length) sorts first."""
+        return self.params.index(name) if name in self.params else -1
+
+    def _aliased(self, names: set[str], sizes: set[str]) -> set[str]:
+        """The pseudo sizes of the segment tensors these names are read from."""
+        return {self.aliases[n] for n in self.reached(names) if n in self.aliases and self.aliases[n] in sizes}
+
+    def segment_pointers(self) -> set[str]:
+        """Pointer parameters read at `P + i` and at `P + i + 1`: segment boundaries (`cu_seqlens`)."""
+        loads: dict[str, set[str]] = {}
+        for node in ast.walk(self.fn):
+            if isinstance(node, ast.Call) and call_name(node) == "load" and node.args:
+                ptr = node.args[0]
+                root = self.root(ptr)
+                if root is None or root not in self.params:
+                    continue
+                rest = [dotted(t) for t in self.terms(ptr) if self.root(t) is None]
+                loads.setdefault(root, set()).add(" + ".join(sorted(rest)))
+        out: set[str] = set()
+        for root, offsets in loads.items():
+            if any(" + ".join(sorted([*o.split(" + "), "1"])) in offsets for o in offsets if o) and root not in out:
+                out.add(root)
+        return out
 
     def constexpr_sizes(self) -> set[str]:
         """Constexprs that are sizes, not tiles: one bounds an offset from above (`offs < n`, a loop's
