@@ -533,7 +533,30 @@ def _guess_constexpr(uses: Uses, name: str) -> Any:
             return {"dtype": "float32"}
     if _divisor_only(uses, name):
         return GROUP
+    if _tile_count(uses, name):
+        return ROW_PROGRAMS
     return DEFAULT_TILE
+
+
+def _tile_count(uses: Uses, name: str) -> bool:
+    """Whether the constexpr counts tiles (`BLOCK_K * SPLIT_K`: a product with a tile, never a tile
+    itself): a count as large as a tile hides the tail its programs split among them."""
+    tiles = {n.args[1].id for n in ast.walk(uses.fn) if isinstance(n, ast.Call) and call_name(n) == "arange"
+             and len(n.args) == 2 and isinstance(n.args[1], ast.Name)}
+    if name in tiles:
+        return False
+    counts = False
+    for node in ast.walk(uses.fn):
+        if _shapes_with(node, name) and not (isinstance(node, ast.Call) and call_name(node) in ("range", "cdiv")):
+            return False
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            sides = (node.left, node.right)
+            if any(isinstance(x, ast.Name) and x.id == name for x in sides) \
+                    and any(isinstance(x, ast.Name) and x.id in tiles for x in sides):
+                counts = True
+            if any(uses.pid_axis(x) is not None for x in sides) and name in Uses._names(node):
+                return False
+    return counts
 
 
 def _divisor_only(uses: Uses, name: str) -> bool:

@@ -573,9 +573,12 @@ class Uses:
                         and not isinstance(c.comparators[0], ast.Constant) and self._names(c.left) - {p}:
                     bounds = True
             for it in self.loops.values():
-                if isinstance(it, ast.Call) and call_name(it) == "range" and len(it.args) >= 2 \
-                        and p in self._names(it.args[1]):
-                    bounds = True
+                if isinstance(it, ast.Call) and call_name(it) == "range" and len(it.args) >= 2:
+                    end = it.args[1]
+                    if isinstance(end, ast.Call) and call_name(end) == "cdiv" and end.args:
+                        end = end.args[0]  # `cdiv(n, BLOCK)`: n is the size, BLOCK (and what it multiplies) not
+                    if isinstance(end, ast.Name) and end.id == p:
+                        bounds = True
             if bounds:
                 out.add(p)
         return out
