@@ -115,7 +115,8 @@ def k(X, K, BLOCK: tl.constexpr):
 
 
 def test_a_call_with_one_argument_and_a_trailing_comma() -> None:
-    """The new arguments go after the old one; the last keeps the trailing comma."""
+    """The new arguments go after the old one, one per line at its indentation (not the closing
+    bracket's); the last keeps the trailing comma."""
     assert _fixed_body('''\
 def k(X, K, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
@@ -123,8 +124,8 @@ def k(X, K, BLOCK: tl.constexpr):
         x = tl.load(
             X + k + offs,
         )
-''').splitlines()[3:8] == ["        x = tl.load(", "            X + k + offs,", "        mask=offs < K - k,",
-                           "        other=0,", "        )"]
+''').splitlines()[3:8] == ["        x = tl.load(", "            X + k + offs,", "            mask=offs < K - k,",
+                           "            other=0,", "        )"]
 
 
 def test_a_none_side_of_the_same_flag_stays_none() -> None:
@@ -192,9 +193,9 @@ def k(X, Z, n, m, stride, BLOCK: tl.constexpr, BLOCK_N: tl.constexpr):
     (diag,) = check_source("k.py", HEADER + text, CONFIG, strict=True).diagnostics
     assert diag.fix is not None
     assert diag.fix.title == "Mask the load with `(pid * BLOCK + r[:, None]) < n` (the comparison at line 11)"
-    assert _fixed_body(text).splitlines()[4] == (
+    assert _fixed_body(text).splitlines()[4] == (  # only the parentheses precedence needs
         "    x = tl.load(X + (pid * BLOCK + r[:, None]) * stride + cols[None, :], "
-        "mask=(cols[None, :] < m) & ((pid * BLOCK + r[:, None]) < n), other=0)")
+        "mask=(cols[None, :] < m) & (pid * BLOCK + r[:, None] < n), other=0)")
 
 
 def test_a_prefetch_in_a_loop_that_starts_after_the_first_tile_takes_no_mask_of_the_current_tile() -> None:
