@@ -59,6 +59,8 @@ def leaves_of(line: str) -> tuple[list[Leaf], str] | None:
         if token.type == tokenize.COMMENT:
             comment = token.string
             continue
+        if token.string == ";":
+            return None  # two statements: black would split them, not their brackets
         depth += (token.string in _OPENING) - (token.string in _CLOSING)
         if depth < 0:
             return None
@@ -248,27 +250,68 @@ def wrap_region(text: str, start: int, end: int, limit: int) -> str:
     if depths is None:
         return text
     out: list[str] = []
-    for number, line in enumerate(lines):
+    emitted: dict[int, int] = {}  # line number -> where its text begins in `out`
+    number = 0
+    while number < len(lines):
+        emitted[number] = len(out)
+        line = lines[number]
         body = line.rstrip("\r")
         if number > last or len(body) <= limit or number + 1 >= len(depths):
             out.append(line)
+            number += 1
             continue
         before, after = depths[number], depths[number + 1]
         content = body.strip(" \t")
         indent = body[:len(body) - len(body.lstrip(" \t"))]
         newline = "\r" if line.endswith("\r") else ""
-        whole = before == 0 and after == 0
         stretch = (before > 0 and after == before and number > 0 and _ends_open(lines[number - 1])
                    and (content.split("#")[0].rstrip().endswith(",") or _starts_closing(lines, number + 1)))
-        if not (whole or stretch):
-            out.append(line)
+        if before == 0 and after == 0 or stretch:
+            laid = wrapped(content, indent, limit, inside_brackets=stretch)
+            if len(laid) > 1 and _same_meaning(content, laid, stretch):
+                out.extend(part + newline for part in laid)
+            else:
+                out.append(line)
+            number += 1
             continue
-        laid = wrapped(content, indent, limit, inside_brackets=stretch)
-        if len(laid) > 1 and _same_meaning(content, laid, stretch):
-            out.extend(part + newline for part in laid)
-        else:
-            out.append(line)
+        # Part of a statement over several lines: the whole statement joined and laid out again, as
+        # black would, where joining loses nothing (no comment but at its end, no trailing comma).
+        first = number
+        while first > 0 and depths[first] > 0:
+            first -= 1
+        final = number
+        while final + 1 < len(depths) - 1 and depths[final + 1] > 0:
+            final += 1
+        joined = _joined(lines[first:final + 1])
+        if joined is not None:
+            top = lines[first].rstrip("\r")
+            indent = top[:len(top) - len(top.lstrip(" \t"))]
+            laid = wrapped(joined, indent, limit, inside_brackets=False)
+            if _same_meaning(joined, laid, False):
+                del out[emitted[first]:]
+                out.extend(part + newline for part in laid)
+                number = final + 1
+                continue
+        out.append(line)
+        number += 1
     return text[:begin] + "\n".join(out)
+
+
+def _joined(lines: list[str]) -> str | None:
+    """The physical lines of one statement as one line (the spacing black gives a joined line), or
+    None where that would lose something: a comment before the last line, a trailing comma black
+    keeps exploded, a string, a backslash, two statements (`a; b`)."""
+    parts: list[str] = []
+    for index, line in enumerate(lines):
+        code = line.rstrip("\r").strip(" \t")
+        if "'" in code or '"' in code or code.endswith("\\") or ";" in code.split("#")[0] \
+                or ("#" in code and index < len(lines) - 1):
+            return None
+        if parts and code[:1] in _CLOSING and parts[-1].endswith(","):
+            return None  # a magic trailing comma
+        glue = "" if not parts or parts[-1][-1:] in _OPENING or code[:1] in _CLOSING else " "
+        parts.append(glue + code)
+    return "".join(parts)
 
 
 def _line_depths(lines: list[str], last: int) -> list[int] | None:
