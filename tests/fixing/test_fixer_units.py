@@ -242,7 +242,7 @@ def test_block_pointer_fix_under_a_flag_keeps_the_even_side_as_written() -> None
     # The even side keeps the boundary_check it had (none: `()`), the tail side adds the walked dimension.
     for check, even, tail in (("", "()", "(1,)"), (", boundary_check=(0,)", "(0,)", "(0, 1)")):
         text = FLAGGED_BLOCK_POINTER.format(check=check)
-        fixed = fix_source("k.py", text, Config(), unsafe=True, strict=True).fixed_text
+        fixed = fix_source("k.py", text, CONFIG, unsafe=True, strict=True).fixed_text
         assert fixed is not None
         line = next(line for line in fixed.splitlines() if "a = tl.load(bp" in line)
         assert line.strip() == (f'a = tl.load(bp, boundary_check={even} if EVEN_K else {tail}, '

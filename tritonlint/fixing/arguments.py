@@ -43,10 +43,10 @@ def appended(call: cst.Call, new: cst.Arg) -> cst.Call:
     comment = closing.first_line if isinstance(closing, cst.ParenthesizedWhitespace) else cst.TrailingWhitespace()
     separator = cst.ParenthesizedWhitespace(first_line=comment, empty_lines=(), indent=line.indent,
                                             last_line=line.last_line)
+    after: cst.BaseParenthesizableWhitespace = closing
     if isinstance(closing, cst.ParenthesizedWhitespace):
         after = closing.with_changes(first_line=cst.TrailingWhitespace())
-    else:
-        after = closing  # `f(a,\n  b)`: the bracket closes on the last argument's line
+    # else `f(a,\n  b)`: the bracket closes on the last argument's line, and still does
     if trailing is not None:
         args[-1] = last.with_changes(comma=trailing.with_changes(whitespace_after=separator))
         return call.with_changes(args=[*args, new.with_changes(comma=trailing.with_changes(whitespace_after=after))])

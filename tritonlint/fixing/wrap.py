@@ -53,9 +53,9 @@ def leaves_of(line: str) -> tuple[list[Leaf], str] | None:
     for token in tokens:
         if token.type in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.INDENT, tokenize.DEDENT):
             continue
-        if comment or token.start[0] != 1 or token.type in (tokenize.STRING, tokenize.ERRORTOKEN) \
+        if comment or token.start[0] != 1 or token.end[0] != 1 or token.type == tokenize.ERRORTOKEN \
                 or token.type == getattr(tokenize, "FSTRING_START", -1):
-            return None  # something after the comment, a second physical line, a string
+            return None  # something after the comment, a second physical line, an f-string
         if token.type == tokenize.COMMENT:
             comment = token.string
             continue
@@ -69,28 +69,31 @@ def leaves_of(line: str) -> tuple[list[Leaf], str] | None:
     return (leaves, comment) if leaves and depth == 0 else None
 
 
-def wrapped(line: str, indent: str, limit: int, inside_brackets: bool) -> list[str]:
+def wrapped(line: str, indent: str, limit: int, inside_brackets: bool, comma: bool = True) -> list[str]:
     """`line` (one logical line, its indentation `indent`) as black would lay it out within
-    `limit` columns; the line itself where it fits or cannot be split."""
+    `limit` columns; the line itself where it fits or cannot be split. `comma`: whether a trailing
+    comma may end it (it ends before a closing bracket), as black adds one to arguments it splits."""
     read = leaves_of(line)
     if read is None:
         return [indent + line]
     leaves, comment = read
-    return _transform(leaves, comment, indent, limit, inside_brackets)
+    return _transform(leaves, comment, indent, limit, inside_brackets, comma)
 
 
-def _transform(leaves: list[Leaf], comment: str, indent: str, limit: int, inside: bool) -> list[str]:
+def _transform(leaves: list[Leaf], comment: str, indent: str, limit: int, inside: bool,
+               comma: bool = True) -> list[str]:
     text = indent + _render(leaves, comment)
     if len(text) <= limit:
         return [text]
     if inside:
-        parts = _delimiter_split(leaves)
+        parts = _delimiter_split(leaves, comma)
         if parts is not None:
             out: list[str] = []
             for index, part in enumerate(parts):
-                out.extend(_transform(part, comment if index == len(parts) - 1 else "", indent, limit, True))
+                out.extend(_transform(part, comment if index == len(parts) - 1 else "", indent, limit, True,
+                                      comma=index < len(parts) - 1 or comma))
             return out
-    split = _right_hand_split(leaves, indent, limit)
+    split = _right_hand_split(leaves, indent, limit, inside)
     if split is None:
         return [text]
     head, body, tail = split
@@ -141,7 +144,7 @@ _KEYWORDS = {"if", "else", "and", "or", "not", "in", "is", "lambda", "return", "
 _KEYWORDS -= {"None", "True", "False"}
 
 
-def _delimiter_split(leaves: list[Leaf]) -> list[list[Leaf]] | None:
+def _delimiter_split(leaves: list[Leaf], comma: bool = True) -> list[list[Leaf]] | None:
     trailing = leaves[-1].text == ","
     found = {i: p for i, p in _delimiters(leaves).items() if not (trailing and i == len(leaves) - 1)}
     if not found or any(leaf.text in ("lambda", "for") for leaf in leaves):
@@ -155,19 +158,20 @@ def _delimiter_split(leaves: list[Leaf]) -> list[list[Leaf]] | None:
         if found.get(index) == top and top == _COMMA:
             parts.append([])
     parts = [part for part in parts if part]
-    if top == _COMMA and parts[-1][-1].text != "," and not any(leaf.text in ("*", "**") and i == 0
+    if top == _COMMA and comma and parts[-1][-1].text != "," and not any(leaf.text in ("*", "**") and i == 0
                                                                for part in parts for i, leaf in enumerate(part)):
         parts[-1] = [*parts[-1], Leaf(",", "", tokenize.OP)]  # black's trailing comma
     return parts if len(parts) > 1 else None
 
 
-def _right_hand_split(leaves: list[Leaf], indent: str, limit: int) -> tuple[list[Leaf], list[Leaf], list[Leaf]] | None:
+def _right_hand_split(leaves: list[Leaf], indent: str, limit: int,
+                      inside: bool) -> tuple[list[Leaf], list[Leaf], list[Leaf]] | None:
     """(head, body, tail) at the last bracket pair, or at the parentheses an assignment's right side
     is given; the first of the trailing pairs (`f(...).to(...)`) whose head line fits."""
     pairs = _matching(leaves)
     balanced = _depth_at(leaves, len(leaves)) == 0 and len(pairs) * 2 == sum(
         leaf.text in _OPENING + _CLOSING for leaf in leaves)
-    assignment = None if not balanced else next((i for i, leaf in enumerate(leaves) if leaf.text in _ASSIGNMENTS and _depth_at(leaves, i) == 0),
+    assignment = None if not balanced or inside else next((i for i, leaf in enumerate(leaves) if leaf.text in _ASSIGNMENTS and _depth_at(leaves, i) == 0),
                       None)
     candidates = _trailing_pairs(leaves, pairs, assignment)
     if assignment is not None and assignment + 1 < len(leaves):
@@ -264,11 +268,15 @@ def wrap_region(text: str, start: int, end: int, limit: int) -> str:
         content = body.strip(" \t")
         indent = body[:len(body) - len(body.lstrip(" \t"))]
         newline = "\r" if line.endswith("\r") else ""
-        stretch = (before > 0 and after == before and number > 0 and _ends_open(lines[number - 1])
-                   and (content.split("#")[0].rstrip().endswith(",") or _starts_closing(lines, number + 1)))
+        # A whole stretch inside brackets: arguments after `(` or `,` up to `,` or `)`, or an operand
+        # between operators (`tl.load(...)` before `if FLAG` in a conditional over lines).
+        closes = _code(content).endswith(",") or _starts_closing(lines, number + 1)
+        stretch = (before > 0 and after == before and number > 0
+                   and (_ends_open(lines[number - 1]) or _starts_operator(content))
+                   and (closes or _starts_operator(lines[number + 1] if number + 1 < len(lines) else "")))
         if before == 0 and after == 0 or stretch:
-            laid = wrapped(content, indent, limit, inside_brackets=stretch)
-            if len(laid) > 1 and _same_meaning(content, laid, stretch):
+            laid = wrapped(content, indent, limit, inside_brackets=stretch, comma=closes)
+            if len(laid) > 1 and (_same_tokens(content, laid) if stretch else _same_meaning(content, laid)):
                 out.extend(part + newline for part in laid)
             else:
                 out.append(line)
@@ -287,7 +295,7 @@ def wrap_region(text: str, start: int, end: int, limit: int) -> str:
             top = lines[first].rstrip("\r")
             indent = top[:len(top) - len(top.lstrip(" \t"))]
             laid = wrapped(joined, indent, limit, inside_brackets=False)
-            if _same_meaning(joined, laid, False):
+            if _same_meaning(joined, laid):
                 del out[emitted[first]:]
                 out.extend(part + newline for part in laid)
                 number = final + 1
@@ -304,8 +312,7 @@ def _joined(lines: list[str]) -> str | None:
     parts: list[str] = []
     for index, line in enumerate(lines):
         code = line.rstrip("\r").strip(" \t")
-        if "'" in code or '"' in code or code.endswith("\\") or ";" in code.split("#")[0] \
-                or ("#" in code and index < len(lines) - 1):
+        if _line_tokens(code) is None or ";" in _code(code) or (_code(code) != code and index < len(lines) - 1):
             return None
         if parts and code[:1] in _CLOSING and parts[-1].endswith(","):
             return None  # a magic trailing comma
@@ -332,17 +339,40 @@ def _line_depths(lines: list[str], last: int) -> list[int] | None:
     return depths
 
 
-def _tokens(line: str) -> list[str] | None:
-    """The operator tokens of one physical line (brackets are all that is counted), None for a
-    line whose brackets cannot be told without its neighbours (a string, a backslash)."""
-    code = line.split("#")[0] if "'" not in line and '"' not in line else None
-    if code is None or code.rstrip().endswith("\\"):
+def _line_tokens(line: str) -> list[tokenize.TokenInfo] | None:
+    """The tokens of one physical line read alone (brackets it leaves open are fine), None where
+    it cannot be read alone (a string running onto the next line, a backslash)."""
+    found: list[tokenize.TokenInfo] = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(line + "\n").readline):
+            found.append(token)  # noqa: PERF402 (kept up to a bracket left open at the end)
+    except tokenize.TokenError as error:
+        if "statement" not in str(error):  # "EOF in multi-line statement": only brackets left open
+            return None
+    except (SyntaxError, IndentationError):
         return None
-    return [char for char in code if char in _OPENING + _CLOSING]
+    if line.rstrip().endswith("\\") or any(t.type == tokenize.ERRORTOKEN for t in found):
+        return None
+    return found
+
+
+def _tokens(line: str) -> list[str] | None:
+    """The brackets of one physical line, None where the line cannot be read alone."""
+    found = _line_tokens(line)
+    if found is None:
+        return None
+    return [t.string for t in found if t.type == tokenize.OP and t.string in _OPENING + _CLOSING]
+
+
+def _code(line: str) -> str:
+    """The line without its comment (read as tokens: a `#` in a string is no comment)."""
+    found = _line_tokens(line) or []
+    comment = next((t for t in found if t.type == tokenize.COMMENT), None)
+    return line[:comment.start[1]].rstrip() if comment is not None else line.rstrip()
 
 
 def _ends_open(line: str) -> bool:
-    code = line.split("#")[0].rstrip()
+    code = _code(line).strip()
     return code.endswith(",") or (bool(code) and code[-1] in _OPENING)
 
 
@@ -350,10 +380,33 @@ def _starts_closing(lines: list[str], number: int) -> bool:
     return number < len(lines) and lines[number].strip()[:1] in tuple(_CLOSING)
 
 
-def _same_meaning(line: str, laid: list[str], stretch: bool) -> bool:
-    def tree(code: str) -> str:
-        return ast.dump(ast.parse(f"_(\n{code}\n)" if stretch else textwrap.dedent(code)))
+def _starts_operator(line: str) -> bool:
+    found = _line_tokens(line.strip())
+    first = next((t.string for t in found or () if t.type in (tokenize.OP, tokenize.NAME)), "")
+    return first in _MATH or first in _COMPARATORS or first in ("if", "else", "and", "or", "not")
+
+
+def _same_meaning(line: str, laid: list[str]) -> bool:
+    """Whether the statement `line` and its wrapped lines are one syntax tree."""
     try:
-        return tree(line) == tree("\n".join(laid))
+        return ast.dump(ast.parse(textwrap.dedent(line))) == ast.dump(ast.parse(textwrap.dedent("\n".join(laid))))
     except SyntaxError:
         return False
+
+
+def _same_tokens(line: str, laid: list[str]) -> bool:
+    """Whether a stretch of a statement and its wrapped lines are the same tokens, but for line
+    breaks, comments and the trailing commas black adds before a closing bracket."""
+    def significant(lines: list[str]) -> list[str] | None:
+        found: list[str] = []
+        for part in lines:
+            tokens = _line_tokens(part.strip())
+            if tokens is None:
+                return None
+            found += [t.string for t in tokens if t.type not in _LAYOUT]
+        return [t for i, t in enumerate(found) if t != "," or (i + 1 < len(found) and found[i + 1] not in _CLOSING)]
+    before, after = significant([line]), significant(laid)
+    return before is not None and before == after
+
+
+_LAYOUT = {tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
