@@ -152,10 +152,10 @@ def _ruff_format(lines: list[str], length: int) -> list[str]:
 
 
 LONG_LINES = [
-    "offs_k_scale_mask = None if EVEN_K else (4 * (offs_k_scale // 512) + offs_k_scale % 4)[None, :] * BLOCK_K "
-    "// (PACKED_MX_BLOCK // 128) < k",
-    "w_scales = unswizzle_mxfp4_scale_hopper(tl.load(WMxScalePtrs, mask=offs_k_scale_mask, "
-    "other=None if EVEN_K else 0), mx_axis=1, num_warps=num_warps)",
+    ("offs_k_scale_mask = None if EVEN_K else (4 * (offs_k_scale // 512) + offs_k_scale % 4)[None, :] * BLOCK_K "
+     "// (PACKED_MX_BLOCK // 128) < k"),
+    ("w_scales = unswizzle_mxfp4_scale_hopper(tl.load(WMxScalePtrs, mask=offs_k_scale_mask, "
+     "other=None if EVEN_K else 0), mx_axis=1, num_warps=num_warps)"),
     "x = tl.load(x_ptrs, mask=m_mask[:, None] & (offs_k[None, :] < K - _ * BLOCK_K), other=0.0)  # a comment",
     "offs_sk_mask = token_mask[:, None] & (offs_sk[None, :] * BLOCK_K // (BLOCK_K // 32) < K - _ * BLOCK_K)",
     "x = tl.load(p_a, mask=mask_k, other=0).to(tl.float32) + tl.load(p_dt_bias, mask=mask_k, other=0).to(tl.float32)",
