@@ -224,7 +224,7 @@ def test_every_line_a_fix_writes_fits_the_line_length() -> None:
 def test_a_hoisted_mask_too_long_for_its_line_wraps_inside_parentheses() -> None:
     text = ("        offs_k_scale_mask = None if EVEN_K else offs_k_scale[None, :] * BLOCK_K // PACKED_MX_BLOCK < k\n"
             "        w = tl.load(WMxScalePtrs, mask=offs_k_scale_mask)\n")
-    assert wrap_region(text, 0, 10, 88).splitlines() == [
+    assert wrap_region(text, 0, 10, 88)[0].splitlines() == [
         "        offs_k_scale_mask = (",
         "            None if EVEN_K else offs_k_scale[None, :] * BLOCK_K // PACKED_MX_BLOCK < k",
         "        )",

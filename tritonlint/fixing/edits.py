@@ -162,11 +162,10 @@ def wrapped_edit(text: str, edit: Edit, statement: int, limit: int) -> Edit:
     """`edit` with the lines it leaves over `limit` wrapped; `statement` is the offset where the
     statement holding it starts (the wrapping reads bracket depths from there)."""
     after = text[:edit.start] + edit.content + text[edit.end:]
-    laid = wrap_region(after, statement, edit.start + len(edit.content), limit)
+    laid, region_end = wrap_region(after, statement, edit.start + len(edit.content), limit)
     if laid == after:
         return edit
-    end = text.find("\n", edit.end)
-    unchanged = len(text) - (end if end >= 0 else len(text))  # the text after the edited lines
+    unchanged = len(after) - region_end  # the text after the statement: the same in all three
     return smallest_edit(text[statement:len(text) - unchanged], laid[statement:len(laid) - unchanged], statement)
 
 

@@ -239,20 +239,24 @@ def _omit_parentheses(right: list[Leaf], leaves: list[Leaf], assignment: int, la
     return len(indent + _render(leaves[:opening + 1], "")) <= limit
 
 
-def wrap_region(text: str, start: int, end: int, limit: int) -> str:
+def wrap_region(text: str, start: int, end: int, limit: int) -> tuple[str, int]:
     """`text` with every line from the one holding offset `start` to the one holding `end` that runs
     past `limit` laid out as black would; `start` must begin a statement (bracket depth 0).
 
     A line is re-laid out when it is a whole logical line, or a whole stretch of arguments inside
     brackets (it follows an opening bracket or a comma and ends with a comma or before the closing
     bracket). Each result is checked to mean what the line meant (the stdlib `ast` of both), else
-    the line is kept as it was."""
+    the line is kept as it was. Also returns where the statement holding `end` ends in `text`:
+    nothing after it changes."""
     begin = text.rfind("\n", 0, start) + 1
     lines = text[begin:].split("\n")
     last = text.count("\n", begin, end)
     depths = _line_depths(lines, last)
     if depths is None:
-        return text
+        return text, end
+    # The last line of the statement holding `end` (depths holds one more entry than lines read).
+    final_line = max(last, len(depths) - 2)
+    region_end = begin + sum(len(line) + 1 for line in lines[:final_line + 1]) - 1
     out: list[str] = []
     emitted: dict[int, int] = {}  # line number -> where its text begins in `out`
     number = 0
@@ -302,7 +306,7 @@ def wrap_region(text: str, start: int, end: int, limit: int) -> str:
                 continue
         out.append(line)
         number += 1
-    return text[:begin] + "\n".join(out)
+    return text[:begin] + "\n".join(out), region_end
 
 
 def _joined(lines: list[str]) -> str | None:
