@@ -17,7 +17,7 @@ import pytest
 
 from tritonlint.config import Config, load_config
 from tritonlint.engine import DEFAULT_LINE_LENGTH, fix_source
-from tritonlint.fixing.parentheses import without_redundant_parentheses
+from tritonlint.fixing.parentheses import spaced, without_redundant_parentheses
 from tritonlint.fixing.wrap import wrap_region, wrapped
 
 HEADER = "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
@@ -255,3 +255,13 @@ def test_without_a_line_length_fixes_wrap_at_88() -> None:
     assert fixed is not None
     assert "        x = tl.load(\n            X + k + offs * 2 + offs // 4 + offs // 8 + offs // 16,\n" in fixed
     assert max(len(line) for line in fixed.splitlines()) <= 88
+
+
+@pytest.mark.parametrize(("written", "expected"), [
+    ("offs * BLOCK_K // (BLOCK_K//32) < K", "offs * BLOCK_K // (BLOCK_K // 32) < K"),
+    ("a<b", "a < b"),
+    ("a**2", "a**2"),  # black hugs a simple power
+    ("a  <  b", "a  <  b"),  # spacing the mask was written with is its author's
+])
+def test_operators_written_without_spaces_get_blacks(written: str, expected: str) -> None:
+    assert cst.Module(body=[]).code_for_node(spaced(cst.parse_expression(written))) == expected

@@ -23,7 +23,7 @@ import libcst as cst
 from tritonlint.diagnostics import Applicability
 from tritonlint.fixing.arguments import appended, keyword_argument
 from tritonlint.fixing.layouts import LaneMap, imported_helper, lane_map, module_constants
-from tritonlint.fixing.parentheses import without_redundant_parentheses
+from tritonlint.fixing.parentheses import spaced, without_redundant_parentheses
 from tritonlint.semantic.context import KernelContext
 from tritonlint.semantic.ir import LOOP_PREFIX, Access
 from tritonlint.semantic.paths import Literal, compatible
@@ -506,7 +506,7 @@ def with_arguments(model: KernelContext, access: Access, arguments: dict[str, st
             # A mask copied from a multi-line call continues lines inside that call's parentheses
             # (and inside this call's, once the pair is dropped below).
             value = cst.parse_expression(f"({text})")
-        value = without_redundant_parentheses(value)
+        value = spaced(without_redundant_parentheses(value))
         existing = call_argument(call, name, positions.get(name, 99))
         if existing is not None:
             call = call.with_changes(args=[arg.with_changes(value=value) if arg is existing else arg

@@ -118,3 +118,33 @@ def without_redundant_parentheses(node: cst.BaseExpression) -> cst.BaseExpressio
 def _tree(node: cst.BaseExpression) -> str:
     code = cst.Module(body=[]).code_for_node(node)
     return ast.dump(ast.parse(f"(\n{code}\n)", mode="eval"))
+
+
+class _Spaced(cst.CSTTransformer):
+    """`a//b` -> `a // b`: one space around binary and comparison operators written without any (mask
+    text assembled from names the analysis read without spaces), as black writes them; `**` is left
+    hugging its operands, as black leaves simple ones."""
+
+    def leave_BinaryOperation(self, original_node: cst.BinaryOperation,
+                              updated_node: cst.BinaryOperation) -> cst.BaseExpression:
+        if isinstance(updated_node.operator, cst.Power):
+            return updated_node
+        return updated_node.with_changes(operator=_space(updated_node.operator))
+
+    def leave_ComparisonTarget(self, original_node: cst.ComparisonTarget,
+                               updated_node: cst.ComparisonTarget) -> cst.ComparisonTarget:
+        return updated_node.with_changes(operator=_space(updated_node.operator))
+
+
+def _space(operator: cst.CSTNode) -> cst.CSTNode:
+    changes = {name: cst.SimpleWhitespace(" ") for name in ("whitespace_before", "whitespace_after")
+               if isinstance(getattr(operator, name, None), cst.SimpleWhitespace)
+               and getattr(operator, name).value == ""}
+    return operator.with_changes(**changes) if changes else operator
+
+
+def spaced(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`node` with a space on each side of its operators where it had none."""
+    result = node.visit(_Spaced())
+    assert isinstance(result, cst.BaseExpression)
+    return result
