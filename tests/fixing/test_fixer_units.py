@@ -117,7 +117,8 @@ def k(X, K, BLOCK: tl.constexpr):
 
 
 def test_a_call_with_one_argument_and_a_trailing_comma() -> None:
-    """The new arguments go after the old one; the last keeps the trailing comma."""
+    """The new arguments go after the old one, one per line at its indentation (not the closing
+    bracket's); the last keeps the trailing comma."""
     assert _fixed_body('''\
 def k(X, K, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
@@ -125,8 +126,8 @@ def k(X, K, BLOCK: tl.constexpr):
         x = tl.load(
             X + k + offs,
         )
-''').splitlines()[3:8] == ["        x = tl.load(", "            X + k + offs,", "        mask=offs < K - k,",
-                           "        other=0,", "        )"]
+''').splitlines()[3:8] == ["        x = tl.load(", "            X + k + offs,", "            mask=offs < K - k,",
+                           "            other=0,", "        )"]
 
 
 def test_a_none_side_of_the_same_flag_stays_none() -> None:
@@ -194,9 +195,9 @@ def k(X, Z, n, m, stride, BLOCK: tl.constexpr, BLOCK_N: tl.constexpr):
     (diag,) = check_source("k.py", HEADER + text, CONFIG, strict=True).diagnostics
     assert diag.fix is not None
     assert diag.fix.title.split("; the lanes")[0] == "Mask the load with `(pid * BLOCK + r[:, None]) < n` (the comparison at line 11)"
-    assert _fixed_body(text).splitlines()[4] == (
+    assert _fixed_body(text).splitlines()[4] == (  # only the parentheses precedence needs
         "    x = tl.load(X + (pid * BLOCK + r[:, None]) * stride + cols[None, :], "
-        "mask=(cols[None, :] < m) & ((pid * BLOCK + r[:, None]) < n), other=0)")
+        "mask=(cols[None, :] < m) & (pid * BLOCK + r[:, None] < n), other=0)")
 
 
 def test_a_prefetch_in_a_loop_that_starts_after_the_first_tile_takes_no_mask_of_the_current_tile() -> None:
@@ -243,7 +244,7 @@ def test_block_pointer_fix_under_a_flag_keeps_the_even_side_as_written() -> None
     # The even side keeps the boundary_check it had (none: `()`), the tail side adds the walked dimension.
     for check, even, tail in (("", "()", "(1,)"), (", boundary_check=(0,)", "(0,)", "(0, 1)")):
         text = FLAGGED_BLOCK_POINTER.format(check=check)
-        fixed = fix_source("k.py", text, Config(), unsafe=True, strict=True).fixed_text
+        fixed = fix_source("k.py", text, CONFIG, unsafe=True, strict=True).fixed_text
         assert fixed is not None
         line = next(line for line in fixed.splitlines() if "a = tl.load(bp" in line)
         assert line.strip() == (f'a = tl.load(bp, boundary_check={even} if EVEN_K else {tail}, '

@@ -21,7 +21,9 @@ from pathlib import Path
 import libcst as cst
 
 from tritonlint.diagnostics import Applicability
+from tritonlint.fixing.arguments import appended, keyword_argument
 from tritonlint.fixing.layouts import LaneMap, imported_helper, lane_map, module_constants
+from tritonlint.fixing.parentheses import spaced, without_redundant_parentheses
 from tritonlint.semantic.context import KernelContext
 from tritonlint.semantic.ir import LOOP_PREFIX, Access
 from tritonlint.semantic.paths import Literal, compatible
@@ -494,36 +496,23 @@ def call_argument(call: cst.Call, name: str, position: int) -> cst.Arg | None:
 
 
 def with_arguments(model: KernelContext, access: Access, arguments: dict[str, str]) -> cst.Call:
-    """The call with `arguments` set (replacing an existing positional or keyword one)."""
+    """The call with `arguments` set (replacing an existing positional or keyword one), each new one
+    laid out as the call's others (fixing/arguments.py), with no parentheses precedence does not need."""
     call = access.call
-    args = list(call.args)
     positions = {"load": {"mask": 1, "other": 2, "boundary_check": 3, "padding_option": 4},
                  "store": {"mask": 2, "boundary_check": 3}}[access.kind]
     for name, text in arguments.items():
         try:
             value = cst.parse_expression(text)
         except cst.ParserSyntaxError:
-            # A mask copied from a multi-line call continues lines inside that call's parentheses.
+            # A mask copied from a multi-line call continues lines inside that call's parentheses
+            # (and inside this call's, once the pair is dropped below).
             value = cst.parse_expression(f"({text})")
+        value = spaced(without_redundant_parentheses(value))
         existing = call_argument(call, name, positions.get(name, 99))
         if existing is not None:
-            index = args.index(existing)
-            args[index] = existing.with_changes(value=value)
-            continue
-        if args and args[-1].comma == cst.MaybeSentinel.DEFAULT:
-            # The space before `)` (a newline, in a call laid out over lines) stays before `)`.
-            closing = args[-1].whitespace_after_arg
-            args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")),
-                                             whitespace_after_arg=cst.SimpleWhitespace(""))
-            args.append(cst.Arg(value=value, keyword=cst.Name(name), equal=_EQUAL, whitespace_after_arg=closing))
+            call = call.with_changes(args=[arg.with_changes(value=value) if arg is existing else arg
+                                           for arg in call.args])
         else:
-            # A trailing comma (one argument per line): the new argument takes the last line's
-            # comma (the one before the closing parenthesis), the old last one a separator's.
-            trailing = args[-1].comma
-            separator = args[-2].comma if len(args) >= 2 else trailing
-            args[-1] = args[-1].with_changes(comma=separator)
-            args.append(cst.Arg(value=value, keyword=cst.Name(name), equal=_EQUAL, comma=trailing))
-    return call.with_changes(args=args)
-
-
-_EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+            call = appended(call, keyword_argument(name, value))
+    return call
