@@ -33,10 +33,11 @@ def kernel_file(lines: int) -> str:
     return "".join(parts)
 
 
-def body_line(text: str) -> int:
-    """0-based line of the first statement of the middle jit kernel: where the edits go."""
+def body_line(text: str, largest: bool = False) -> int:
+    """0-based line of the first statement of the middle jit kernel (or of the largest): where the edits go."""
     kernels = outline(text).kernels
-    function = kernels[len(kernels) // 2].function
+    kernel = max(kernels, key=lambda k: len(k.text)) if largest else kernels[len(kernels) // 2]
+    function = kernel.function
     assert function is not None
     return function.body[0].lineno - 1
 
@@ -144,7 +145,7 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
     try:
         opened, found = await bench.open(uri, text)
         trip, text = await bench.round_trip(uri, text, 1)
-        line = body_line(text)
+        line = body_line(text, args.largest)
         indent = re.match(r"\s*", text.splitlines()[line]).group(0)  # type: ignore[union-attr]
         version = 2
         kernel_edits: list[float] = []
@@ -194,6 +195,7 @@ def main() -> int:
     parser.add_argument("--pause", type=float, default=0.3, help="seconds between edits (default 0.3)")
     parser.add_argument("--burst", type=int, default=8, help="keystrokes per typing burst (default 8)")
     parser.add_argument("--keystroke", type=float, default=0.05, help="seconds between keystrokes (default 0.05)")
+    parser.add_argument("--largest", action="store_true", help="edit the largest kernel, not the middle one")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     args = parser.parse_args()
     result = asyncio.run(run(args))
