@@ -61,10 +61,14 @@ class Bench:
             if future is not None and not future.done():
                 future.set_result(None)
 
-    async def start(self) -> None:
+    async def start(self) -> float:
+        """Start the server; seconds from its process started to its answer to `initialize`."""
+        started = time.perf_counter()
         await self.client.start_io(*self.command)
         await self.client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities()))
+        answered = time.perf_counter() - started
         self.client.initialized(types.InitializedParams())
+        return answered
 
     async def stop(self) -> None:
         await self.client.shutdown_async(None)
@@ -141,7 +145,7 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
     text = Path(args.file).read_text(encoding="utf-8") if args.file else kernel_file(args.lines)
     uri = (Path(args.file).resolve() if args.file else REPO / "benchmarks" / "_bench_kernels.py").as_uri()
     bench = Bench([sys.executable, "-m", "tritonlint", "server"])
-    await bench.start()
+    startup = await bench.start()
     try:
         opened, found = await bench.open(uri, text)
         trip, text = await bench.round_trip(uri, text, 1)
@@ -180,7 +184,7 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
     return {
         "file": args.file or f"{args.lines}-line generated kernel file", "lines": text.count("\n"),
         "kernels": len(outline(text).kernels), "findings": found,
-        "open_ms": opened * 1000, "round_trip": trip, "edit_in_a_kernel_ms": summary(kernel_edits),
+        "startup_ms": startup * 1000, "open_ms": opened * 1000, "round_trip": trip, "edit_in_a_kernel_ms": summary(kernel_edits),
         "edit_outside_kernels_ms": summary(host_edits), "typing_burst_last_key_ms": summary(bursts),
         "burst": args.burst, "keystroke_s": args.keystroke, "runs": args.runs,
         "python": platform.python_version(), "machine": platform.machine(),
@@ -201,6 +205,7 @@ def main() -> int:
     result = asyncio.run(run(args))
     print(f"{result['file']}: {result['lines']} lines, {result['kernels']} kernels, "
           f"{result['findings']} findings")
+    print(f"process start -> initialize answered: {result['startup_ms']:.0f} ms")
     print(f"didOpen -> publishDiagnostics: {result['open_ms']:.0f} ms")
     trip = result["round_trip"]
     assert isinstance(trip, dict)

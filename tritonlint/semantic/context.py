@@ -43,8 +43,8 @@ from tritonlint.semantic.walks import Walker
 from tritonlint.source.locations import Locator, Span
 from tritonlint.source.names import ImportMap
 from tritonlint.source.outline import KernelSource
-from tritonlint.source.tree import child_nodes
 from tritonlint.source.syntax import strip_casts
+from tritonlint.source.tree import child_nodes
 
 __all__ = ["LOOP_PREFIX", "PROGRAM", "Access", "Def", "Fact", "Flag", "HelperCall", "Judgement", "KernelContext",
            "Loop", "TailHazard", "Walk", "strip_casts"]
