@@ -148,7 +148,11 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
     startup = await bench.start()
     try:
         opened, found = await bench.open(uri, text)
-        trip, text = await bench.round_trip(uri, text, 1)
+        trip: dict[str, float] = {}
+        if any(d.code == "TL101" for d in bench.diagnostics[(uri, 1)]):
+            trip, text = await bench.round_trip(uri, text, 1)
+        else:  # no fix to round-trip: the edits go on from the text as opened (version 2 unused)
+            await bench.insert(uri, 2, 0, "")
         line = body_line(text, args.largest)
         indent = re.match(r"\s*", text.splitlines()[line]).group(0)  # type: ignore[union-attr]
         version = 2
@@ -209,8 +213,9 @@ def main() -> int:
     print(f"didOpen -> publishDiagnostics: {result['open_ms']:.0f} ms")
     trip = result["round_trip"]
     assert isinstance(trip, dict)
-    print(f"round trip on the first TL101: codeAction answered in {trip['code_action_ms']:.0f} ms, "
-          f"fix applied (didChange) -> diagnostics without it {trip['edit_to_cleared_ms']:.0f} ms")
+    if trip:
+        print(f"round trip on the first TL101: codeAction answered in {trip['code_action_ms']:.0f} ms, "
+              f"fix applied (didChange) -> diagnostics without it {trip['edit_to_cleared_ms']:.0f} ms")
     for label, key in (("edit in one kernel", "edit_in_a_kernel_ms"),
                        (f"typing burst of {args.burst}, from the last key", "typing_burst_last_key_ms"),
                        ("edit outside the kernels", "edit_outside_kernels_ms")):
