@@ -178,6 +178,8 @@ def mutated(text: str, line: int, rng: random.Random) -> str:
         re.sub(r",\s*mask=[^,()]+(\([^()]*\))?[^,()]*", "", old, count=1),
         old.replace(" < ", " <= ", 1),
         old.replace("triton.cdiv(", "max(", 1),
+        re.sub(r"\b([\w.]+) // (\w+)\b", r"triton.cdiv(\1, \2)", old, count=1),  # an exact grid rounded up
+        re.sub(r"triton\.cdiv\(([\w.]+), (\w+)\)", r"\1 // \2", old, count=1),  # and back
         old.replace("// ", "% ", 1),
         re.sub(r"\b(\d+)\b", lambda m: str(int(m.group(1)) + 1), old, count=1),
     ]
