@@ -120,7 +120,7 @@ def hoisted_mask(model: KernelContext, kernel: KernelSource, hazard: TailHazard,
         return None
     label = model.label(hazard.walk.dim) if hazard.walk.dim else ""
     base = f"{label}_mask" if label.isidentifier() else f"{hazard.access.kind}_mask"
-    taken = set(model.defs) | {n.value for n in nodes_of_type(model.function, cst.Name) if isinstance(n, cst.Name)}
+    taken = set(model.defs) | model.names_used
     name, suffix = base, 1
     while name in taken:
         suffix += 1

@@ -44,6 +44,7 @@ from tritonlint.source.locations import Locator, Span
 from tritonlint.source.names import ImportMap
 from tritonlint.source.outline import KernelSource
 from tritonlint.source.syntax import strip_casts
+from tritonlint.source.tree import child_nodes
 
 __all__ = ["LOOP_PREFIX", "PROGRAM", "Access", "Def", "Fact", "Flag", "HelperCall", "Judgement", "KernelContext",
            "Loop", "TailHazard", "Walk", "strip_casts"]
@@ -95,6 +96,19 @@ class KernelContext:
         """The predicates setting its evenness flags (heuristics, launch arguments) that do not
         imply full tiles of the walks they let through."""
         return weak_predicates(self)
+
+    @cached_property
+    def names_used(self) -> frozenset[str]:
+        """Every name the function's text uses (a fix that names a new value must pick another);
+        one walk per kernel, not one per finding."""
+        names: set[str] = set()
+        pending: list[cst.CSTNode] = [self.function]
+        while pending:
+            current = pending.pop()
+            if isinstance(current, cst.Name):
+                names.add(current.value)
+            pending.extend(child_nodes(current))
+        return frozenset(names)
 
     # ------------------------------------------------------------------ positions
 
