@@ -4,11 +4,12 @@ and the even side of a flag keeps the call as written."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
 from tritonlint.diagnostics import Applicability
 from tritonlint.fixing.masks import (
-    OTHER,
     CallFix,
     atom_of,
     call_argument,
@@ -24,6 +25,7 @@ from tritonlint.fixing.masks import (
     sibling_mask,
     with_arguments,
 )
+from tritonlint.fixing.types import compares_pointer, zero_literal
 from tritonlint.semantic.context import KernelContext
 from tritonlint.semantic.ir import PROGRAM
 from tritonlint.semantic.verdicts import TailHazard
@@ -61,7 +63,8 @@ def tail_fix(model: KernelContext, hazard: TailHazard) -> CallFix:
     if access.kind == "load" and call_argument(access.call, "other", 2) is None:
         # On the even side the call keeps no `other` (the mask there may be None, and Triton
         # rejects `other` without a mask), so the even specialization is unchanged.
-        arguments["other"] = f"None if {condition_text(even)} else {OTHER}" if even else OTHER
+        zero = zero_literal(model, access)
+        arguments["other"] = f"None if {condition_text(even)} else {zero}" if even else zero
     new_call = with_arguments(model, access, arguments)
     where = f" on the side where {even.negated().describe()}" if even else ""
     return CallFix(f"Mask the {access.kind}{where} with `{mask}` ({'; '.join(sources)})", applicability, new_call)
@@ -98,8 +101,22 @@ def _derive(model: KernelContext, hazard: TailHazard) -> tuple[str, Applicabilit
         loop_mask = loop_bound_mask(model, hazard)
         if loop_mask is None and shifted_tile(model, hazard) is not None:
             return None  # a prefetch of another tile: the masks of this tile's accesses do not bound it
-        return loop_mask or sibling_mask(model, hazard) or comparison_mask(model, hazard)
-    return sibling_mask(model, hazard) or comparison_mask(model, hazard) or _launch_mask(model, hazard)
+        return _first_offsets_mask(model, hazard, (lambda m, h: loop_mask, sibling_mask, comparison_mask))
+    return _first_offsets_mask(model, hazard, (sibling_mask, comparison_mask, _launch_mask))
+
+
+Source = Callable[[KernelContext, TailHazard], "tuple[str, Applicability, str] | None"]
+
+
+def _first_offsets_mask(model: KernelContext, hazard: TailHazard, sources: tuple[Source, ...]
+                        ) -> tuple[str, Applicability, str] | None:
+    """The first source's mask that compares offsets only, asked in order: a pointer compared with
+    an extent (`t_ptrs < N_CTX`) does not compile."""
+    for source in sources:
+        found = source(model, hazard)
+        if found is not None and not compares_pointer(model, found[0]):
+            return found
+    return None
 
 
 def _launch_mask(model: KernelContext, hazard: TailHazard) -> tuple[str, Applicability, str] | None:

@@ -22,6 +22,7 @@ import libcst as cst
 
 from tritonlint.diagnostics import Applicability
 from tritonlint.fixing.layouts import LaneMap, imported_helper, lane_map, module_constants
+from tritonlint.fixing.types import compares_pointer, is_pointer, reads_pointer
 from tritonlint.semantic.context import KernelContext
 from tritonlint.semantic.ir import LOOP_PREFIX, Access
 from tritonlint.semantic.paths import Literal, compatible
@@ -29,11 +30,6 @@ from tritonlint.semantic.verdicts import TailHazard
 from tritonlint.source.names import code_of
 from tritonlint.source.syntax import range_args, strip_casts
 from tritonlint.source.tree import expressions_in, names_in, nodes_under, terms
-
-# `other=` for a masked load: 0 makes masked lanes contribute nothing to a dot or a sum. For E8M0
-# scales 0 is 2**-127, which scales the (also zeroed) tail values to 0 rather than to NaN.
-OTHER = "0"
-
 
 @dataclass(frozen=True)
 class CallFix:
@@ -158,6 +154,8 @@ def comparison_mask(model: KernelContext, hazard: TailHazard) -> tuple[str, Appl
         left, bound = comparison.left, target.comparator
         operator = "<" if isinstance(target.operator, cst.LessThan) else "<="
         left_inner = left.value if isinstance(left, cst.Subscript) else left
+        if reads_pointer(model, left_inner):
+            continue  # a pointer compared (`t_ptrs < N`): not an offset, and it does not compile
         restated = not available_at(model, left_inner, access)
         if restated:  # its dimensions as seen where it is compared
             left_dims = model.dims(left_inner, other.order, other.path, other.loops)
@@ -354,11 +352,55 @@ def offset_of(model: KernelContext, access: Access, dim: str) -> tuple[str, str,
         for node in nodes_under(root):
             if isinstance(node, cst.Name):
                 offsets = {d for d in model.dims(node, order, access.path, access.loops) if not d.startswith(LOOP_PREFIX)}
-                if offsets == {dim} and not _is_pointer_name(model, node.value, access):
+                if offsets == {dim} and not _is_pointer_name(model, node.value, access) and \
+                        not is_pointer(model, node):
                     return node.value, "", node
             if isinstance(node, cst.Call) and model.qualify_tl(node.func) == "arange":
+                # `T + pid * BLOCK + tl.arange(0, BLOCK)`: the offsets are what the pointer adds to
+                # its base, not the arange alone (the tile's start is part of them).
+                rest = _offset_part(model, root, order, access, dim)
+                if rest is not None:
+                    return code_in(model, rest), "", rest
                 return code_in(model, node), "", node
     return None
+
+
+def _offset_part(model: KernelContext, root: cst.BaseExpression, order: int, access: Access,
+                 dim: str) -> cst.BaseExpression | None:
+    """`pid * BLOCK + tl.arange(0, BLOCK)` out of `T + pid * BLOCK + tl.arange(0, BLOCK)`: the
+    summands after the pointer, when they are all added, are offsets in elements (no stride) and
+    vary along `dim` only. None otherwise."""
+    node = strip_casts(root)
+    summands = terms(node)
+    if len(summands) < 2 or not is_pointer(model, summands[0]) or \
+            any(reads_pointer(model, term) for term in summands[1:]):
+        return None
+    chain = node
+    while isinstance(chain, cst.BinaryOperation) and isinstance(chain.operator, (cst.Add, cst.Subtract)):
+        if isinstance(chain.operator, cst.Subtract):
+            return None  # a subtraction among the offsets: keep the plain arange
+        chain = chain.left
+    rest = summands[1]
+    for term in summands[2:]:
+        rest = cst.BinaryOperation(left=rest, operator=cst.Add(), right=term)
+    offsets = {d for d in model.dims(rest, order, access.path, access.loops) if not d.startswith(LOOP_PREFIX)}
+    if offsets != {dim} or not is_pure(rest, model, access) and not _tile_start(rest):
+        return None
+    return rest
+
+
+def _tile_start(node: cst.BaseExpression) -> bool:
+    """`pid * BLOCK + tl.arange(0, BLOCK)`: a scalar tile start times a block, plus the arange."""
+    for term in terms(node):
+        if isinstance(term, cst.Call):
+            continue
+        if isinstance(term, cst.BinaryOperation) and isinstance(term.operator, cst.Multiply) and \
+                all(isinstance(side, cst.Name) for side in (term.left, term.right)):
+            continue
+        if isinstance(term, (cst.Name, cst.Integer)):
+            continue
+        return False
+    return True
 
 
 def is_pure(node: cst.BaseExpression, model: KernelContext | None = None, access: Access | None = None,
