@@ -265,7 +265,7 @@ def element_type(model: KernelContext, access: Access) -> Element | None:
         if annotated is not None:
             return annotated
     strong_int = weak_int = floating = False
-    for node, parent in _uses_of_value(model, access):
+    for node, parent in _climbed(model, _uses_of_value(model, access)):
         if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, _INTEGER_OPERATORS):
             strong_int = True
         elif isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, (cst.Modulo, cst.FloorDivide)):
@@ -289,9 +289,9 @@ def element_type(model: KernelContext, access: Access) -> Element | None:
             floating = floating or called in _FLOAT_CALLS
     if _indexes_memory(model, access):
         strong_int = True
-    for other in model.accesses:  # a sibling through the same pointer that writes a float `other=`
-        if other is not access and other.kind == "load" and other.other is not None and \
-                _float_literal(other.other) and _bases(model, other) & bases:
+    for other in model.accesses:  # it, or a sibling through the same pointer, writes a float `other=`
+        if other.kind == "load" and other.other is not None and (other is access or \
+                _bases(model, other) & bases) and _float_literal(other.other):
             floating = True
     if strong_int:
         return "int"
@@ -300,8 +300,28 @@ def element_type(model: KernelContext, access: Access) -> Element | None:
     return "int" if weak_int else None
 
 
+def _climbed(model: KernelContext, uses: Iterator[tuple[cst.CSTNode, cst.CSTNode | None]]
+             ) -> Iterator[tuple[cst.CSTNode, cst.CSTNode | None]]:
+    """Each use, and the expressions it sits in through plain arithmetic (`tl.exp(x - m)` is a use
+    of `x` by `tl.exp`): a few levels up, stopping at anything that changes the kind of value."""
+    parents = _parents(model.function)
+    for node, parent in uses:
+        for _ in range(4):
+            yield node, parent
+            if not (isinstance(parent, cst.UnaryOperation) or (isinstance(parent, cst.BinaryOperation) and isinstance(
+                    parent.operator, (cst.Add, cst.Subtract, cst.Multiply)))):
+                break
+            node, parent = _unwrap(parent, parents)
+
+
+# Calls whose result has the element type of their tile argument.
+_SAME_TYPE_CALLS = {"max", "min", "sum", "maximum", "minimum", "where", "reshape", "trans", "permute",
+                    "broadcast_to", "expand_dims", "view", "abs", "cumsum", "cummax"}
+
+
 def _value_names(model: KernelContext, access: Access) -> set[str]:
-    """The names holding the loaded value and what is computed from it by plain arithmetic."""
+    """The names holding the loaded value, and those computed from it by plain arithmetic or a call
+    that keeps its element type (`m = tl.max(x)`, `y = x + b`): a few assignments on."""
     names: set[str] = set()
     call_id = id(access.call)
     for name, defs in model.defs.items():
@@ -309,7 +329,25 @@ def _value_names(model: KernelContext, access: Access) -> set[str]:
             if d.value is not None and d.kind in ("assign", "advance") and \
                     any(id(n) == call_id for n in _walk(d.value)):
                 names.add(name)
+    for _ in range(3):
+        grown = {name for name, defs in model.defs.items() if name not in names and any(
+            d.value is not None and d.kind in ("assign", "advance") and _keeps_type(model, d.value)
+            and names & set(names_in(d.value)) for d in defs)}
+        if not grown:
+            break
+        names |= grown
     return names
+
+
+def _keeps_type(model: KernelContext, node: cst.BaseExpression) -> bool:
+    """`x + b`, `-x`, `tl.max(x, axis=0)`: a value of its operands' element type."""
+    if isinstance(node, cst.BinaryOperation):
+        return isinstance(node.operator, (cst.Add, cst.Subtract, cst.Multiply))
+    if isinstance(node, cst.UnaryOperation):
+        return True
+    if isinstance(node, cst.Call):
+        return (model.qualify_tl(node.func) or "").rsplit(".", 1)[-1] in _SAME_TYPE_CALLS
+    return isinstance(node, (cst.Name, cst.Subscript))
 
 
 def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
