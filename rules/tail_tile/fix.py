@@ -21,6 +21,7 @@ from tritonlint.fixing.masks import (
     decided_at_run_time,
     loop_bound_mask,
     offset_of,
+    reads_extent,
     shifted_tile,
     sibling_mask,
     with_arguments,
@@ -29,6 +30,7 @@ from tritonlint.fixing.types import compares_pointer, zero_literal
 from tritonlint.semantic.context import KernelContext
 from tritonlint.semantic.ir import PROGRAM
 from tritonlint.semantic.verdicts import TailHazard
+from tritonlint.source.syntax import range_args
 
 
 def tail_fix(model: KernelContext, hazard: TailHazard) -> CallFix:
@@ -91,6 +93,14 @@ def _underivable(model: KernelContext, hazard: TailHazard) -> str:
             if hazard.walk.dim in model.dims(comparison.left, other.order, other.path, other.loops):
                 return (f"no mask can be derived: the comparison at line {where} bounds this dimension "
                         "elsewhere (another tile, shape or place), not at this access")
+    loop = hazard.walk.loop
+    if loop is not None and isinstance(loop.node, cst.For) and isinstance(loop.node.iter, cst.Call):
+        args = range_args(loop.node.iter)
+        stop = args[1] if len(args) == 3 else args[-1] if args else None
+        downward = len(args) == 3 and code_in(model, args[2]).startswith("-")
+        if stop is not None and not downward and not reads_extent(model, stop, hazard.access):
+            return (f"no mask can be derived: the loop bound `{code_in(model, stop)}` bounds the loop, not the "
+                    "tensor, and the kernel compares this dimension with no extent of it (a size it is given)")
     return "no mask can be derived: the kernel never compares this dimension with a bound"
 
 

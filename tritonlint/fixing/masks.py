@@ -104,13 +104,61 @@ def sibling_mask(model: KernelContext, hazard: TailHazard) -> tuple[str, Applica
         if layout and layout[1] and other.mask is not None and not _carries(model, other, other.mask, layout[1]):
             continue  # a 1-D mask beside a `[:, None]` pointer broadcasts to a square: not this shape
         # A mask that is itself a `None if FLAG else m` switch is not reused verbatim.
-        if not isinstance(other.mask, cst.IfExp) and available_at(model, other.mask, access):
+        if isinstance(other.mask, cst.IfExp):
+            continue
+        mask_text = _terms_on(model, other, hazard, mine)
+        if mask_text is not None:
             # Within one tile the sibling's mask is the kernel's own bound for this shape; across a
             # loop another tensor may run to another length (n counts beside n + 1 totals).
             certain = hazard.walk.loop is None or code_of(other.pointer) == code_of(access.pointer)
-            return (code_in(model, other.mask), Applicability.SAFE if certain else Applicability.UNSAFE,
+            return (mask_text, Applicability.SAFE if certain else Applicability.UNSAFE,
                     f"the mask of the tl.{other.kind} at line {model.line_of(other.call)}")
     return None
+
+
+def _conjuncts(model: KernelContext, node: cst.BaseExpression, other: Access, depth: int = 0
+               ) -> list[cst.BaseExpression]:
+    """The `&`-ed terms of a mask, through a local it names (`mask = (a < M) & (b < N)`)."""
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitAnd):
+        return _conjuncts(model, node.left, other, depth) + _conjuncts(model, node.right, other, depth)
+    if isinstance(node, cst.Name) and depth < 4:
+        defs = [d for d in model.reaching(node.value, other.order, other.path, other.loops)]
+        if len(defs) == 1 and defs[0].kind == "assign" and isinstance(defs[0].value, cst.BinaryOperation) and \
+                isinstance(defs[0].value.operator, cst.BitAnd):
+            return _conjuncts(model, defs[0].value, other, depth + 1)
+    return [node]
+
+
+def _terms_on(model: KernelContext, other: Access, hazard: TailHazard, mine: frozenset[str]) -> str | None:
+    """The sibling's mask, kept to its terms over the dimensions of this access that its hazards
+    walk: a term guarding something else (`idx_k > 0`, a flag) or bounding another dimension
+    (`offs_m < M` beside a pointer over `offs_n`) changes what the kernel computes, or bounds the
+    wrong axis. The whole mask, as written, when every term is kept; None when none is, or a kept
+    term reads a name not defined where the access is."""
+    assert other.mask is not None
+    terms_ = _conjuncts(model, other.mask, other)
+    # The dimensions this access leaves unbounded, all of them: one sibling mask bounding two of
+    # them is taken once, as written.
+    walked = frozenset(hazard.walk.keys).union(*(h.walk.keys for h in model.hazards_of(hazard.access)))
+    kept = []
+    for term in terms_:
+        dims = {d for d in model.dims(term, other.order, other.path, other.loops) if not d.startswith(LOOP_PREFIX)}
+        if dims and dims <= mine and dims & walked:
+            kept.append(term)
+    if not kept:
+        return None
+    if len(kept) == len(terms_) and available_at(model, other.mask, access=hazard.access):
+        return code_in(model, other.mask)
+    if not all(available_at(model, term, hazard.access) for term in kept):
+        return None
+    if len(kept) == 1:
+        return _unparenthesized_text(model, kept[0])
+    return " & ".join(atom_of(_unparenthesized_text(model, term)) for term in kept)
+
+
+def _unparenthesized_text(model: KernelContext, node: cst.BaseExpression) -> str:
+    text = code_in(model, node)
+    return text[1:-1] if _wrapped(text) else text
 
 
 def _carries(model: KernelContext, access: Access, mask: cst.BaseExpression, broadcast: str) -> bool:
@@ -255,6 +303,13 @@ def loop_bound_mask(model: KernelContext, hazard: TailHazard) -> tuple[str, Appl
     if not is_pure(mine[2], model, access):
         return None  # `ks // GROUP` is in other units than the loop's bound
     shifted = shifted_tile(model, hazard)
+    stop_node = args[-1] if len(args) in (1, 2) else args[1] if len(args) == 3 else None
+    if isinstance(stop_node, cst.Call) and model.qualify_tl(stop_node.func) == "cdiv" and stop_node.args:
+        stop_node = stop_node.args[0].value
+    if stop_node is not None and not reads_extent(model, stop_node, access):
+        # `range(0, (start_m + 1) * BLOCK_M, BLOCK_N)`: the bound of a causal loop, made of the
+        # program's tile only; it bounds the loop, not the tensor (its last tile runs past N).
+        return None
     if len(args) == 1 or (len(args) == 2 and code_in(model, args[0]) == "0"):
         stop = args[-1]
         if isinstance(stop, cst.Call) and model.qualify_tl(stop.func) == "cdiv" and len(stop.args) == 2 and relative:
@@ -275,6 +330,23 @@ def loop_bound_mask(model: KernelContext, hazard: TailHazard) -> tuple[str, Appl
             text = f"{atom_of(mine[0])}{mine[1]} < {stop_text}"
         return text, Applicability.UNSAFE, "derived from the loop bound"
     return None
+
+
+def reads_extent(model: KernelContext, node: cst.BaseExpression, access: Access, depth: int = 0) -> bool:
+    """Whether a bound is built from a size the kernel is given or reads (a parameter that is not a
+    constexpr nor a pointer, a loaded value), through the locals it is built from: the extent of a
+    tensor, or a bound clamped to one (`tl.minimum(hi, N)`). `(start_m + 1) * BLOCK_M` (program ids
+    and block sizes only) is no extent."""
+    if any(isinstance(n, cst.Call) and model.qualify_tl(n.func) == "load" for n in nodes_under(node)):
+        return True
+    for name in set(names_in(node)):
+        for d in model.defs.get(name, ()):
+            if d.kind == "param" and not d.constexpr and not is_pointer(model, cst.Name(name)):
+                return True
+            if d.kind in ("assign", "advance") and d.value is not None and depth < 6 and \
+                    reads_extent(model, d.value, access, depth + 1):
+                return True
+    return False
 
 
 def shifted_tile(model: KernelContext, hazard: TailHazard) -> str | None:
