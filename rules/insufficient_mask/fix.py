@@ -44,6 +44,8 @@ def sufficiency_fix(checker: MaskSufficiency, verdict: SufficiencyVerdict,
     sources = [loop_bound_mask(kernel, hazard)] if hazard.walk.loop is not None and verdict.shift != PROGRAM else []
     sources += [sibling_mask(kernel, hazard), comparison_mask(kernel, hazard)]
     for found in sources:
+        if found is not None and found[1] is Applicability.DISPLAY_ONLY:
+            return CallFix(found[2], Applicability.DISPLAY_ONLY, None)
         if found is None or compares_pointer(kernel, found[0]) or not checker.accounts_in(found[0], hazard.walk.dim or "", verdict.shift, access):
             continue
         mask, applicability, source = found

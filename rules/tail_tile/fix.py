@@ -46,6 +46,8 @@ def tail_fix(model: KernelContext, hazard: TailHazard) -> CallFix:
         derived = _derive(model, each)
         if derived is None:
             return CallFix(_underivable(model, each), Applicability.DISPLAY_ONLY, None)
+        if derived[1] is Applicability.DISPLAY_ONLY:  # a source that refuses to guess, and says why
+            return CallFix(derived[2], Applicability.DISPLAY_ONLY, None)
         if derived[0] in masks:
             continue  # one sibling mask bounding both dimensions: say it once
         masks.append(derived[0])
@@ -124,7 +126,7 @@ def _first_offsets_mask(model: KernelContext, hazard: TailHazard, sources: tuple
     an extent (`t_ptrs < N_CTX`) does not compile."""
     for source in sources:
         found = source(model, hazard)
-        if found is not None and not compares_pointer(model, found[0]):
+        if found is not None and (found[1] is Applicability.DISPLAY_ONLY or not compares_pointer(model, found[0])):
             return found
     return None
 

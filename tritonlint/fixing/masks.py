@@ -14,6 +14,7 @@ On the side of an evenness flag that guarantees full tiles the access stays unma
 
 from __future__ import annotations
 
+import builtins
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,6 +82,10 @@ def _and(old: str, new: str) -> str:
     if re.sub(r"\s", "", old) in re.sub(r"\s", "", new):
         return new  # the new mask already says what the old one did
     return f"({old}) & ({new})"
+
+
+# Python's own functions (`float(x)`, `min(a, b)`): not helpers that could reorder a tile.
+_BUILTINS = frozenset(dir(builtins))
 
 
 # ---------------------------------------------------------------------- mask sources
@@ -197,6 +202,7 @@ def comparison_mask(model: KernelContext, hazard: TailHazard) -> tuple[str, Appl
     hypothesis = frozenset({hazard.tail}) if hazard.tail else frozenset()
     mine = offset_of(model, access, walk.dim) if walk.dim else None
     candidates: list[tuple[int, str, Applicability, str]] = []
+    unreadable: str | None = None
     for comparison, where, other in comparisons_of(model, access, hypothesis, same_loop=walk.loop is not None):
         target = comparison.comparisons[0]
         left, bound = comparison.left, target.comparator
@@ -246,11 +252,16 @@ def comparison_mask(model: KernelContext, hazard: TailHazard) -> tuple[str, Appl
                 continue  # one is an absolute offset, the other relative to the tile: not comparable
             scaled, source = atom_of(mine[0]), f"rescaled from the comparison at line {where}"
             lanes = _lane_map(model, access, walk.dim or "", mine[1])
+            if isinstance(lanes, str):
+                unreadable = lanes  # a mask in memory order could drop real lanes: no guess
+                continue
             if lanes is not None:  # a helper reorders the lanes: compare the index each lane ends up at
                 scaled, ours_size = lanes.apply(scaled), lanes.size
                 source += f", in the lane order `{lanes.helper}` puts the tile in"
             text = f"{scaled}{mine[1]} * {atom_of(their_size)} // {atom_of(ours_size)} {operator} {bound_text}"
             candidates.append((1, text, Applicability.UNSAFE, source))
+    if not candidates and unreadable is not None:
+        return unreadable, Applicability.DISPLAY_ONLY, unreadable
     if not candidates:
         return None
     candidates.sort(key=lambda item: item[0])
@@ -258,9 +269,11 @@ def comparison_mask(model: KernelContext, hazard: TailHazard) -> tuple[str, Appl
     return text, applicability, source
 
 
-def _lane_map(model: KernelContext, access: Access, dim: str, broadcast: str) -> LaneMap | None:
+def _lane_map(model: KernelContext, access: Access, dim: str, broadcast: str) -> LaneMap | str | None:
     """How a jit helper that receives the loaded tile directly (`unswizzle(tl.load(P))`) reorders the
-    lanes of `dim`, or None (no such helper, or lanes kept in order)."""
+    lanes of `dim`, or None (no such helper, or lanes kept in order), or why the helper it names
+    cannot be read (imported from a module not found beside the kernel): a mask in memory order
+    through a helper that may permute the lanes is a guess."""
     if access.kind != "load":
         return None
     axes = [part.strip() for part in broadcast.strip("[]").split(",")] if broadcast else [":"]
@@ -279,7 +292,11 @@ def _lane_map(model: KernelContext, access: Access, dim: str, broadcast: str) ->
         elif model.origin is not None:
             found = imported_helper(helper_call.name, text, model.origin[0])
         if found is None:
-            return None
+            if helper_call.name in _BUILTINS:
+                return None
+            return (f"no mask can be derived: the loaded tile goes through `{helper_call.name}`, which the "
+                    "fixer cannot read (not defined in this file, nor found where it is imported from), so "
+                    "the order its lanes end up in is unknown")
         lanes = lane_map(helper_call.call, position, shape, axes.index(":"), *found)
         if lanes is not None and lanes.source is not None:
             model.depends.add(str(lanes.source))
