@@ -23,7 +23,7 @@ import libcst as cst
 
 from tritonlint.diagnostics import Applicability
 from tritonlint.fixing.layouts import LaneMap, imported_helper, lane_map, module_constants
-from tritonlint.fixing.types import compares_pointer, is_pointer, reads_pointer
+from tritonlint.fixing.types import is_pointer, reads_pointer
 from tritonlint.semantic.context import KernelContext
 from tritonlint.semantic.ir import LOOP_PREFIX, Access
 from tritonlint.semantic.paths import Literal, compatible
@@ -31,6 +31,7 @@ from tritonlint.semantic.verdicts import TailHazard
 from tritonlint.source.names import code_of
 from tritonlint.source.syntax import range_args, strip_casts
 from tritonlint.source.tree import expressions_in, names_in, nodes_under, terms
+
 
 @dataclass(frozen=True)
 class CallFix:

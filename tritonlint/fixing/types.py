@@ -91,9 +91,8 @@ def _numeric_parameters(model: KernelContext) -> set[str]:
     for name in params:
         for node in uses.get(name, ()):
             _, parent = _unwrap(node, parents)
-            if isinstance(parent, cst.BinaryOperation) and not isinstance(parent.operator, (cst.Add, cst.Subtract)):
-                numeric.add(name)
-            elif isinstance(parent, (cst.Comparison, cst.ComparisonTarget)):
+            arithmetic = isinstance(parent, cst.BinaryOperation) and not isinstance(parent.operator, (cst.Add, cst.Subtract))
+            if arithmetic or isinstance(parent, (cst.Comparison, cst.ComparisonTarget)):
                 numeric.add(name)
             elif isinstance(parent, cst.Call) and parent.func is not node:
                 qualified = model.qualify_tl(parent.func) or ""
@@ -252,7 +251,7 @@ def _type_in(text: str) -> Element | None:
 
 
 def _float_literal(node: cst.CSTNode) -> bool:
-    node = node.expression if isinstance(node, cst.UnaryOperation) else node  # type: ignore[assignment]
+    node = node.expression if isinstance(node, cst.UnaryOperation) else node
     return isinstance(node, cst.Float) or (isinstance(node, cst.Call) and code_of(node.func) == "float") or \
         (isinstance(node, cst.Attribute) and node.attr.value == "inf")
 
@@ -270,9 +269,8 @@ def element_type(model: KernelContext, access: Access) -> Element | None:
             strong_int = True
         elif isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, (cst.Modulo, cst.FloorDivide)):
             weak_int = True
-        elif isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Divide):
-            floating = True
-        elif isinstance(parent, cst.BinaryOperation) and (_float_literal(parent.left) or _float_literal(parent.right)):
+        elif isinstance(parent, cst.BinaryOperation) and (isinstance(parent.operator, cst.Divide) or _float_literal(
+                parent.left) or _float_literal(parent.right)):
             floating = True
         elif isinstance(parent, cst.Comparison):
             others = [parent.left, *(t.comparator for t in parent.comparisons)]
