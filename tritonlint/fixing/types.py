@@ -33,6 +33,10 @@ ZERO = "0"  # `other=` on a masked load: an integer zero, which Triton casts to 
 
 # Calls that make a pointer (a block pointer, a descriptor) out of their arguments.
 _POINTER_MAKERS = {"make_block_ptr", "advance", "make_tensor_descriptor", "_experimental_make_tensor_descriptor"}
+# Triton functions a pointer is given to; builtins that take numbers only.
+_POINTER_TAKERS = {"load", "store", "make_block_ptr", "make_tensor_descriptor", "_experimental_make_tensor_descriptor",
+                   "advance", "multiple_of", "max_contiguous", "pointer_type", "prefetch"}
+_NUMERIC_BUILTINS = {"range", "min", "max", "int", "float", "abs", "divmod", "pow", "round"}
 # Operators only integers take (a float load never meets them).
 _INTEGER_OPERATORS = (cst.BitAnd, cst.BitOr, cst.BitXor, cst.LeftShift, cst.RightShift)
 # Calls that only take or make floating-point tiles.
@@ -95,8 +99,11 @@ def _numeric_parameters(model: KernelContext) -> set[str]:
             if arithmetic or isinstance(parent, (cst.Comparison, cst.ComparisonTarget)):
                 numeric.add(name)
             elif isinstance(parent, cst.Call) and parent.func is not node:
+                # A Triton function or a builtin that takes numbers (`tl.cdiv(N, B)`, `range(N)`); a
+                # jit helper's argument says nothing (it takes pointers as well).
                 qualified = model.qualify_tl(parent.func) or ""
-                if qualified not in ("load", "store", "make_block_ptr", "make_tensor_descriptor") and \
+                builtin = isinstance(parent.func, cst.Name) and parent.func.value in _NUMERIC_BUILTINS
+                if (qualified or builtin) and qualified.rsplit(".", 1)[-1] not in _POINTER_TAKERS and \
                         not qualified.startswith("atomic"):
                     numeric.add(name)
     return numeric
@@ -122,6 +129,12 @@ def _pointer_names(model: KernelContext) -> frozenset[str]:
     bases: set[str] = set()
     for access in model.accesses:
         bases |= _leftmost_names(model, access.pointer, 0)
+    for node in _walk(model.function.body):  # `tl.make_block_ptr(base=Q + offset, ...)`, a descriptor's base
+        if isinstance(node, cst.Call) and (model.qualify_tl(node.func) or "").rsplit(".", 1)[-1] in _POINTER_MAKERS:
+            base = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "base"),
+                        node.args[0].value if node.args and node.args[0].keyword is None else None)
+            if base is not None:
+                bases |= _leftmost_names(model, base, 0)
     pointers |= {name for name in params if name in bases and name not in numeric
                  and not any(d.constexpr for d in model.defs.get(name, ()) if d.kind == "param")}
     # Locals built from a pointer, to a fixed point.
