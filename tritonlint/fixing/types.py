@@ -313,14 +313,14 @@ def element_type(model: KernelContext, access: Access) -> Element | None:
 
 def _climbed(model: KernelContext, uses: Iterator[tuple[cst.CSTNode, cst.CSTNode | None]]
              ) -> Iterator[tuple[cst.CSTNode, cst.CSTNode | None]]:
-    """Each use, and the expressions it sits in through plain arithmetic (`tl.exp(x - m)` is a use
-    of `x` by `tl.exp`): a few levels up, stopping at anything that changes the kind of value."""
+    """Each use, and the expressions it sits in through plain arithmetic or a call that keeps the
+    element type (`tl.exp(x - m)`, `tl.exp(tl.max(x))` are uses of `x` by `tl.exp`): a few levels up, stopping at anything that changes the kind of value."""
     parents = _parents(model.function)
     for node, parent in uses:
         for _ in range(4):
             yield node, parent
-            if not (isinstance(parent, cst.UnaryOperation) or (isinstance(parent, cst.BinaryOperation) and isinstance(
-                    parent.operator, (cst.Add, cst.Subtract, cst.Multiply)))):
+            if not isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation, cst.Call)) or \
+                    not _keeps_type(model, parent):
                 break
             node, parent = _unwrap(parent, parents)
 
