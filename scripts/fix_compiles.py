@@ -4,7 +4,8 @@ Triton's frontend (TTIR for sm_90, no GPU) on every kernel the fix changed, befo
 The package is never imported: each changed file's jit functions (and its top-level constants)
 are copied into a module of their own, re-decorated with a plain `@triton.jit`, and compiled in
 a subprocess with a guessed signature (pointer parameters `*fp32`, or `*i32` where the loads read
-integers; other parameters `i32`; constexprs their default, else 16). A kernel whose original does
+integers; other parameters `i32`; constexprs their default, else 64), beside what the file imports
+from modules found next to it (one level, read as text). A kernel whose original does
 not compile under that guess (a helper imported from elsewhere, a constexpr that must be a
 string) is counted as unjudged, never as broken.
 
@@ -57,26 +58,62 @@ def _is_jit(node: ast.FunctionDef) -> bool:
     return any("jit" in ast.unparse(d) for d in node.decorator_list)
 
 
-def _module_text(source: str) -> str | None:
-    """The file's jit functions and top-level constants, under the standard Triton imports."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return None
-    parts = ["import math", "import triton", "import triton.language as tl", "from triton.language import constexpr"]
+def _definitions(source: str, tree: ast.Module, wanted: set[str] | None = None) -> list[str]:
+    """Top-level constants (`BLOCK = 128`, `exp = tl.exp`, `info = torch.finfo(...)`) and jit functions
+    (re-decorated with a plain `@triton.jit`) of a module; only the `wanted` names when given."""
+    parts = []
     for node in tree.body:
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(
-                getattr(node, "value", None), (ast.Constant, ast.UnaryOp, ast.Call, ast.BinOp)):
+                getattr(node, "value", None), (ast.Constant, ast.UnaryOp, ast.Call, ast.BinOp, ast.Attribute, ast.Name)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = {t.id for t in targets if isinstance(t, ast.Name)}
             text = ast.get_source_segment(source, node)
-            if text and "torch" not in text and "os." not in text:
+            if text and names and (wanted is None or names & wanted) and "os." not in text:
                 parts.append(f"try:\n    {text.replace(chr(10), ' ')}\nexcept Exception:\n    pass")
-        if isinstance(node, ast.FunctionDef) and _is_jit(node):
-            body = ast.get_source_segment(source, node) or ""
+        if isinstance(node, ast.FunctionDef) and _is_jit(node) and (wanted is None or node.name in wanted):
             start = node.lineno if not node.decorator_list else node.decorator_list[0].lineno
             lines = source.splitlines()[start - 1:node.end_lineno]
             # Drop the decorators (autotune, heuristics, jit with options), keep the function.
             def_at = next(i for i, line in enumerate(lines) if re.match(r"\s*(async\s+)?def\s", line))
-            parts.append("@triton.jit\n" + "\n".join(lines[def_at:]) if body else "")
+            parts.append("@triton.jit\n" + "\n".join(lines[def_at:]))
+    return parts
+
+
+def _imported(path: Path, tree: ast.Module) -> list[str]:
+    """The definitions the file imports with `from module import name` from a module found beside it
+    (one level, read, never imported): helpers (`exp`, `resolve_lengths`) and constants."""
+    parts = []
+    folder = path.resolve().parent
+    for node in tree.body:
+        if not isinstance(node, ast.ImportFrom) or not node.module or "triton" in node.module.split(".")[0]:
+            continue
+        module_parts = node.module.split(".")
+        bases = [folder.parents[node.level - 2] if node.level > 1 else folder] if node.level else [folder, *folder.parents]
+        for base in bases:
+            candidate = base.joinpath(*module_parts)
+            found = next((f for f in (candidate.with_suffix(".py"), candidate / "__init__.py") if f.is_file()), None)
+            if found is None:
+                continue
+            try:
+                text = found.read_text(errors="replace")
+                parts += _definitions(text, ast.parse(text), {a.name for a in node.names})
+            except (OSError, SyntaxError, ValueError):
+                pass
+            break
+    return parts
+
+
+def _module_text(path: Path, source: str) -> str | None:
+    """The file's jit functions and top-level constants, with what it imports from beside it, under
+    the standard Triton imports."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    parts = ["import math", "import torch", "import triton", "import triton.language as tl",
+             "from triton.language import constexpr"]
+    parts += _imported(path, tree)
+    parts += _definitions(source, tree)
     return "\n\n".join(parts) + "\n"
 
 
@@ -101,7 +138,7 @@ def _signature(path: Path, source: str, name: str) -> tuple[dict[str, str], dict
     integer_bases: set[str] = set()
     try:
         found, kernels = parse_file(source)
-        contexts, by_name, _ = build_contexts(str(path), source, found, kernels, Config(), None)
+        _contexts, by_name, _ = build_contexts(str(path), source, found, kernels, Config(), None)
         model = by_name.get(name)
         if model is not None:
             pointers = set(_pointer_names(model))
@@ -118,7 +155,7 @@ def _signature(path: Path, source: str, name: str) -> tuple[dict[str, str], dict
     for arg, default in zip(args, defaults):
         annotation = ast.unparse(arg.annotation) if arg.annotation is not None else ""
         if "constexpr" in annotation:
-            value = default.value if isinstance(default, ast.Constant) else 16
+            value = default.value if isinstance(default, ast.Constant) else 64
             constexprs[arg.arg] = value
         elif arg.arg in pointers:
             signature[arg.arg] = "*i32" if arg.arg in integer_bases else "*fp32"
@@ -130,7 +167,7 @@ def _signature(path: Path, source: str, name: str) -> tuple[dict[str, str], dict
 
 
 def _compile(path: Path, names: list[str], source: str, sig_source: str, work: Path) -> dict[str, str]:
-    text = _module_text(source)
+    text = _module_text(path, source)
     if text is None:
         return {name: "syntax" for name in names}
     module = work / f"k_{abs(hash((str(path), source))) % 10**12}.py"
@@ -139,8 +176,8 @@ def _compile(path: Path, names: list[str], source: str, sig_source: str, work: P
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     env["PYTHONPATH"] = str(ROOT)
     try:
-        out = subprocess.run([sys.executable, "-c", _COMPILER, str(module), json.dumps(jobs)], capture_output=True,
-                             text=True, timeout=300, env=env)
+        out = subprocess.run([sys.executable, "-c", _COMPILER, str(module), json.dumps(jobs)], check=False,
+                             capture_output=True, text=True, timeout=300, env=env)
         return json.loads(out.stdout.strip().splitlines()[-1])
     except Exception as error:
         return {name: f"runner: {error!r}"[:200] for name in names}
@@ -150,7 +187,7 @@ def _fix(copy: Path, before: str | None) -> str:
     env = dict(os.environ)
     env["PYTHONPATH"] = before if before else str(ROOT)
     out = subprocess.run([sys.executable, "-m", "tritonlint", "check", "--fix", "--unsafe-fixes", "--no-cache",
-                          str(copy)], capture_output=True, text=True, env=env, timeout=1800)
+                          str(copy)], check=False, capture_output=True, text=True, env=env, timeout=1800)
     summary = [line for line in out.stdout.splitlines() if line.startswith("Found")]
     return summary[-1] if summary else out.stdout.strip().splitlines()[-1:][0] if out.stdout.strip() else out.stderr[-300:]
 

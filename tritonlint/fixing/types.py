@@ -298,6 +298,10 @@ def element_type(model: KernelContext, access: Access) -> Element | None:
         elif isinstance(parent, cst.Call):
             called = (model.qualify_tl(parent.func) or "").rsplit(".", 1)[-1]
             floating = floating or called in _FLOAT_CALLS
+            # A loop's bound (`range(start, end)`, `tl.range`) or an arange's: integers only.
+            loop_bound = called in ("range", "static_range", "arange") or (
+                isinstance(parent.func, cst.Name) and parent.func.value == "range")
+            strong_int = strong_int or loop_bound
     if _indexes_memory(model, access):
         strong_int = True
     for other in model.accesses:  # it, or a sibling through the same pointer, writes a float `other=`
