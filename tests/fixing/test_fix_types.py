@@ -68,7 +68,7 @@ def launch(t, out, n):
 '''
     lines = _fixed_lines(body)
     assert "t_ptrs <" not in "\n".join(lines)
-    assert "mask=(pid * BLOCK + tl.arange(0, BLOCK)) < N" in lines[3], lines[3]
+    assert "mask=pid * BLOCK + tl.arange(0, BLOCK) < N" in lines[3], lines[3]
 
 
 @pytest.mark.parametrize("use, expected", [

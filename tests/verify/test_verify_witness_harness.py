@@ -62,12 +62,12 @@ def test_no_harness_fails_a_fixer_that_fixes_nothing(tmp_path: Path) -> None:
 def test_no_launch_for_any_finding_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     """A file whose only fixable finding is TL105 (judged by `witness`, not by poison): exit 2, and
     the message names the finding and asks for a harness."""
-    case = REPO / "fixtures" / "unsafe-masked-lanes" / "row_max_without_other.py"
+    case = REPO / "fixtures" / "unsafe-masked-lanes" / "softmax_other_zero.py"
     p = argparse.ArgumentParser()
     cli.add_arguments(p)
     assert cli.run(p.parse_args([str(case), "--device", "cpu"])) == 2
     err = capsys.readouterr().err
-    assert "witness built no launch" in err and "row_max_without_other.py:" in err and "--harness" in err
+    assert "witness built no launch" in err and "softmax_other_zero.py:" in err and "--harness" in err
 
 
 def test_a_file_that_does_not_import_runs_its_kernel_at_its_own_lines(tmp_path: Path) -> None:
