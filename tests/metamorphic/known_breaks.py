@@ -45,24 +45,14 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
         'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/autotune_decorated', 'jit_by_assignment'):
         'a kernel jitted by assignment (`f = triton.jit(f)`, decorators applied as calls) is not fully read',
-    ('unmasked-tail-load/block_ptr_advance_step_loop', 'loop_while'):
-        'a `while k < b: ... k += s` tile loop is not read as a tile walk',
     ('unmasked-tail-load/block_ptr_advance_step_loop', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/block_ptr_boundary_check', 'loop_reversed'):
-        'a loop counted down (`for r in range(b - a, 0, -s)`, `k = b - r`) is not read as a tile walk',
-    ('unmasked-tail-load/block_ptr_boundary_check', 'loop_while'):
-        'a `while k < b: ... k += s` tile loop is not read as a tile walk',
     ('unmasked-tail-load/block_ptr_boundary_check', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/bounds_from_extents', 'loop_while'):
-        'a `while k < b: ... k += s` tile loop is not read as a tile walk',
     ('unmasked-tail-load/bounds_from_extents', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/bounds_from_extents', 'block_pointer_unmasked'):
         'TL101 at 40 lost (expected at bounds_from_extents.py:40)',
-    ('unmasked-tail-load/causal_loop_bound', 'loop_while'):
-        'a `while k < b: ... k += s` tile loop is not read as a tile walk',
     ('unmasked-tail-load/causal_loop_bound', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/conditional_expression', 'helper_same_module'):
@@ -87,8 +77,6 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
         'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/early_return', 'rename'):
         'with meaningless names a guard is no longer recognised: it depended on a name',
-    ('unmasked-tail-load/fix_shapes', 'loop_while'):
-        'a `while k < b: ... k += s` tile loop is not read as a tile walk',
     ('unmasked-tail-load/fix_shapes', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/flag_named_oddly', 'helper_same_module'):
@@ -125,10 +113,6 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
         'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/heuristics_lambda', 'jit_by_assignment'):
         'a kernel jitted by assignment (`f = triton.jit(f)`, decorators applied as calls) is not fully read',
-    ('unmasked-tail-load/jit_helper_mask_constexpr', 'loop_reversed'):
-        'a loop counted down (`for r in range(b - a, 0, -s)`, `k = b - r`) is not read as a tile walk',
-    ('unmasked-tail-load/jit_helper_mask_constexpr', 'loop_while'):
-        'a `while k < b: ... k += s` tile loop is not read as a tile walk',
     ('unmasked-tail-load/jit_helper_mask_constexpr', 'helper_same_module'):
         "the access in a same-module jit helper is not judged with its caller's tiles and flags",
     ('unmasked-tail-load/jit_helper_mask_constexpr', 'helper_other_module'):
@@ -151,14 +135,8 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
         "the access in a same-module jit helper is not judged with its caller's tiles and flags",
     ('unmasked-tail-load/loop_peeling', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/mask_kept_for_a_helper', 'loop_reversed'):
-        'a loop counted down (`for r in range(b - a, 0, -s)`, `k = b - r`) is not read as a tile walk',
-    ('unmasked-tail-load/mask_kept_for_a_helper', 'loop_while'):
-        'a `while k < b: ... k += s` tile loop is not read as a tile walk',
     ('unmasked-tail-load/mask_kept_for_a_helper', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/modulo_wrapped_offsets', 'loop_while'):
-        'a `while k < b: ... k += s` tile loop is not read as a tile walk',
     ('unmasked-tail-load/modulo_wrapped_offsets', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/moe_k_mask_none', 'helper_other_module'):
@@ -175,16 +153,10 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
         'a mask, `other=` or guard passed to a same-module jit helper as an argument is not seen in it (false alarm)',
     ('unmasked-tail-load/mxfp8_scale_loads', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/neutral_lanes_max', 'loop_while'):
-        'a `while k < b: ... k += s` tile loop is not read as a tile walk',
     ('unmasked-tail-load/neutral_lanes_max', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/neutral_lanes_store', 'loop_while'):
-        'a `while k < b: ... k += s` tile loop is not read as a tile walk',
     ('unmasked-tail-load/neutral_lanes_store', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/neutral_lanes_sum', 'loop_while'):
-        'a `while k < b: ... k += s` tile loop is not read as a tile walk',
     ('unmasked-tail-load/neutral_lanes_sum', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/no_flag_sibling_mask', 'helper_other_module'):
@@ -199,14 +171,8 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
         'a loop counted down is not read as a tile walk, so what bounds its last tile is not seen',
     ('unmasked-tail-load/own_tile_prefix', 'loop_tile_counted'):
         'a loop counted in tiles is not read like the strided loop it replaces: a guard of the original is lost',
-    ('unmasked-tail-load/own_tile_prefix', 'loop_while'):
-        'a `while k < b: ... k += s` tile loop is not read as a tile walk',
     ('unmasked-tail-load/own_tile_prefix', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/packed_operand_same_tiles', 'loop_reversed'):
-        'a loop counted down (`for r in range(b - a, 0, -s)`, `k = b - r`) is not read as a tile walk',
-    ('unmasked-tail-load/packed_operand_same_tiles', 'loop_while'):
-        'a `while k < b: ... k += s` tile loop is not read as a tile walk',
     ('unmasked-tail-load/packed_operand_same_tiles', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/paged_kv_page_tiles', 'helper_same_module'):
@@ -241,14 +207,12 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
         'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/swizzle_helper_unreadable', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/tensor_descriptor', 'loop_reversed'):
-        'a loop counted down (`for r in range(b - a, 0, -s)`, `k = b - r`) is not read as a tile walk',
-    ('unmasked-tail-load/tensor_descriptor', 'loop_while'):
-        'a `while k < b: ... k += s` tile loop is not read as a tile walk',
     ('unmasked-tail-load/tensor_descriptor', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/tile_fits_or_padded_head', 'helper_same_module'):
         'a mask, `other=` or guard passed to a same-module jit helper as an argument is not seen in it (false alarm)',
+    ('unmasked-tail-load/while_and_countdown_loops', 'helper_other_module'):
+        'jit helpers imported from another module are not followed',
     ('unmasked-tail-store/elementwise_store_unmasked', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
     ('unmasked-tail-store/elementwise_store_unmasked', 'block_pointer_unmasked'):
@@ -313,10 +277,6 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
         "the access in a same-module jit helper is not judged with its caller's tiles and flags",
     ('unsafe-masked-lanes/variance_without_where', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
-    ('weak-evenness-predicate/heuristic_packed_k', 'loop_reversed'):
-        'a loop counted down (`for r in range(b - a, 0, -s)`, `k = b - r`) is not read as a tile walk',
-    ('weak-evenness-predicate/heuristic_packed_k', 'loop_while'):
-        'a `while k < b: ... k += s` tile loop is not read as a tile walk',
     ('weak-evenness-predicate/heuristic_packed_k', 'helper_same_module'):
         "the access in a same-module jit helper is not judged with its caller's tiles and flags",
     ('weak-evenness-predicate/heuristic_packed_k', 'helper_other_module'):
@@ -327,20 +287,12 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
         'TL103 at 19 lost (expected at heuristic_packed_k.py:19); TL101 at 26 lost (expected at heuristic_packed_k.py:26)',
     ('weak-evenness-predicate/heuristic_packed_k', 'block_pointer_unmasked'):
         'TL103 at 19 lost (expected at heuristic_packed_k.py:19); TL101 at 26 lost (expected at heuristic_packed_k.py:26)',
-    ('weak-evenness-predicate/heuristic_split_k', 'loop_reversed'):
-        'a loop counted down (`for r in range(b - a, 0, -s)`, `k = b - r`) is not read as a tile walk',
-    ('weak-evenness-predicate/heuristic_split_k', 'loop_while'):
-        'a `while k < b: ... k += s` tile loop is not read as a tile walk',
     ('weak-evenness-predicate/heuristic_split_k', 'helper_same_module'):
         "the access in a same-module jit helper is not judged with its caller's tiles and flags",
     ('weak-evenness-predicate/heuristic_split_k', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
     ('weak-evenness-predicate/heuristic_split_k', 'jit_by_assignment'):
         'a kernel jitted by assignment (`f = triton.jit(f)`, decorators applied as calls) is not fully read',
-    ('weak-evenness-predicate/launch_literal_predicate', 'loop_reversed'):
-        'a loop counted down (`for r in range(b - a, 0, -s)`, `k = b - r`) is not read as a tile walk',
-    ('weak-evenness-predicate/launch_literal_predicate', 'loop_while'):
-        'a `while k < b: ... k += s` tile loop is not read as a tile walk',
     ('weak-evenness-predicate/launch_literal_predicate', 'helper_same_module'):
         "the access in a same-module jit helper is not judged with its caller's tiles and flags",
     ('weak-evenness-predicate/launch_literal_predicate', 'helper_other_module'):
@@ -351,4 +303,14 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
         'TL101 at 27 lost (expected at launch_literal_predicate.py:27); TL101 at 49 lost (expected at launch_literal_predicate.py:49); TL103 at 58 lost (expected at launch_literal_predicate.py:58); TL103 at 73 lost (expected at launch_literal_predicate.py:73)',
     ('weak-evenness-predicate/launch_safe_predicates', 'helper_same_module'):
         'a mask, `other=` or guard passed to a same-module jit helper as an argument is not seen in it (false alarm)',
+    ('weak-evenness-predicate/loop_counted_down', 'helper_same_module'):
+        "the access in a same-module jit helper is not judged with its caller's tiles and flags",
+    ('weak-evenness-predicate/loop_counted_down', 'helper_other_module'):
+        'jit helpers imported from another module are not followed',
+    ('weak-evenness-predicate/loop_counted_down', 'jit_by_assignment'):
+        'a kernel jitted by assignment (`f = triton.jit(f)`, decorators applied as calls) is not fully read',
+    ('weak-evenness-predicate/loop_counted_down', 'block_pointer'):
+        'TL103 at 52 lost (expected at loop_counted_down.py:52); TL101 at 59 lost (expected at loop_counted_down.py:59)',
+    ('weak-evenness-predicate/loop_counted_down', 'block_pointer_unmasked'):
+        'TL103 at 52 lost (expected at loop_counted_down.py:52); TL101 at 59 lost (expected at loop_counted_down.py:59)',
 }

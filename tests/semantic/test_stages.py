@@ -227,7 +227,9 @@ def test_what_the_binder_records_for_each_kind_of_definition() -> None:
         [("assign", "offs<n", False), ("assign", "m&(offs>=0)", False)]
 
 
-def test_a_while_loop_is_a_loop_of_unknown_tiles() -> None:
+def test_a_while_tile_loop_walks_like_its_range() -> None:
+    """`i = 0` / `while i < n:` / `i += BLOCK` is `for i in range(0, n, BLOCK)`: a tile loop whose
+    last tile can be partial, over the counter alone."""
     model = _model("""\
         @triton.jit
         def k(X, n, BLOCK: tl.constexpr):
@@ -238,8 +240,30 @@ def test_a_while_loop_is_a_loop_of_unknown_tiles() -> None:
                 i += BLOCK
         """)
     (loop,) = model.ir.loops
-    assert (loop.key, loop.tiles, loop.text, loop.targets) == ("loop:0", "unknown", "i<n", frozenset({"i", "n"}))
+    assert (loop.key, loop.tiles, loop.text, loop.targets) == ("loop:0", "partial", "range(0,n,BLOCK)", frozenset({"i"}))
     assert _access(model, 6).loops == (loop,)
+
+
+def test_a_while_loop_of_another_shape_is_a_loop_of_unknown_tiles() -> None:
+    """A counter moved twice, or compared in another way, says nothing of its tiles."""
+    model = _model("""\
+        @triton.jit
+        def k(X, n, BLOCK: tl.constexpr):
+            offs = tl.arange(0, BLOCK)
+            i = 0
+            while i < n:
+                tl.load(X + i + offs)
+                i += BLOCK
+                if i > 3:
+                    i += 1
+            j = 0
+            while j != n:
+                tl.load(X + j + offs)
+                j += BLOCK
+        """)
+    first, second = model.ir.loops
+    assert (first.tiles, first.text, first.targets, first.iterable) == ("unknown", "i<n", frozenset({"i", "n"}), None)
+    assert (second.tiles, second.text, second.targets, second.iterable) == ("unknown", "j!=n", frozenset({"j", "n"}), None)
 
 
 def test_which_conditions_can_be_flags() -> None:

@@ -285,6 +285,30 @@ def test_diff_trees_groups_support_hunks_and_maps_lines(tmp_path):
     assert map_fixed_line(ops.get("same.py"), 1) == 1
 
 
+def test_diff_trees_keeps_two_decorator_fixes_apart(tmp_path):
+    """Two predicate fixes on two kernels' decorators, no access edited: two regions, neither
+    spanning the first kernel's unchanged store nor the boundary between the kernels."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir(), b.mkdir()
+    orig = ['@triton.heuristics({"E": lambda args: args["K"] % 2 == 0})\n', "@triton.jit\n",
+            "def f(X, Y):\n", "    tl.store(Y, 1.0)\n", "\n", "\n",
+            '@triton.heuristics({"E": lambda args: args["K"] % 2 == 0})\n', "@triton.jit\n",
+            "def g(X, Y):\n", "    y = 1\n"]
+    new = list(orig)
+    new[0] = new[6] = '@triton.heuristics({"E": lambda args: args["K"] % args["B"] == 0})\n'
+    (a / "k.py").write_text("".join(orig))
+    (b / "k.py").write_text("".join(new))
+    fixes, _ = diff_trees(a, b)
+    assert [f.orig_lines for f in fixes] == [(1, 1), (7, 7)]
+    # Without an access or a top-level line between them, support still joins its access.
+    orig2 = ["def f(p):\n", "    x = 1\n", "    y = 2\n", "    v = tl.load(p)\n"]
+    new2 = ["def f(p):\n", "    x = 1\n", "    m = True\n", "    y = 2\n", "    v = tl.load(p, mask=m)\n"]
+    (a / "k.py").write_text("".join(orig2))
+    (b / "k.py").write_text("".join(new2))
+    fixes, _ = diff_trees(a, b)
+    assert [f.orig_lines for f in fixes] == [(3, 4)]
+
+
 def test_outputs_identical_is_bitwise_and_nan_aware():
     nan = torch.tensor([float("nan"), 1.0])
     assert outputs_identical({"o": nan}, {"o": nan.clone()}) == []

@@ -46,6 +46,33 @@ class _Block:
     loops: tuple[Loop, ...]
 
 
+def _counter_step(small: cst.BaseSmallStatement, counter: str, up: bool) -> cst.BaseExpression | None:
+    """s of `k += s` (`k -= s` when counting down) or `k = k + s`, else None."""
+    if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) and small.target.value == counter:
+        wanted = cst.AddAssign if up else cst.SubtractAssign
+        return small.value if isinstance(small.operator, wanted) else None
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name) \
+            and small.targets[0].target.value == counter and isinstance(small.value, cst.BinaryOperation) \
+            and isinstance(small.value.left, cst.Name) and small.value.left.value == counter \
+            and isinstance(small.value.operator, cst.Add if up else cst.Subtract):
+        return small.value.right
+    return None
+
+
+def _assignments_to(body: cst.CSTNode, name: str) -> int:
+    """How many statements anywhere in `body` assign `name` (a `for` target counts)."""
+    count = 0
+    stack: list[cst.CSTNode] = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For)):
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            count += sum(1 for t in targets if name in names_in(t))
+        if isinstance(node, (cst.BaseSuite, cst.BaseCompoundStatement, cst.SimpleStatementLine, cst.Else)):
+            stack.extend(child_nodes(node))
+    return count
+
+
 def _constexpr_annotation(annotation: cst.BaseExpression) -> bool:
     """`tl.constexpr`, `triton.language.constexpr`, `"tl.constexpr"`: read without printing the
     node (every parameter of every kernel has one; printing was a tenth of the binder's time)."""
@@ -249,7 +276,7 @@ class _Binder:
         self._scan(node.iter, block)
         targets = frozenset(names_in(node.target))
         tiles, why = self._range_tiles(node.iter)
-        loop = Loop(node, f"{LOOP_PREFIX}{len(self.loops)}", targets, tiles, code_of(node.iter), why)
+        loop = Loop(node, f"{LOOP_PREFIX}{len(self.loops)}", targets, tiles, code_of(node.iter), why, node.iter)
         self.loops.append(loop)
         inner = _Block(block.path, block.loops + (loop,))
         for name in targets:
@@ -258,11 +285,50 @@ class _Binder:
 
     def _while(self, node: cst.While, block: _Block) -> None:
         self._scan(node.test, block)
-        targets = frozenset(names_in(node.test))
-        # `while i < n` steps by whatever the body says; that is no evidence of a partial tile.
-        loop = Loop(node, f"{LOOP_PREFIX}{len(self.loops)}", targets, "unknown", code_of(node.test))
+        iterable = self._while_range(node)
+        if iterable is not None:
+            # `k = a` / `while k < b:` / `k += s` walks k like `for k in range(a, b, s)`.
+            counter = next(iter(names_in(cast(cst.Comparison, node.test).left)))
+            tiles, why = self._range_tiles(iterable)
+            loop = Loop(node, f"{LOOP_PREFIX}{len(self.loops)}", frozenset({counter}), tiles, code_of(iterable),
+                        why, iterable)
+        else:
+            # `while i < n` steps by whatever the body says; that is no evidence of a partial tile.
+            loop = Loop(node, f"{LOOP_PREFIX}{len(self.loops)}", frozenset(names_in(node.test)), "unknown",
+                        code_of(node.test))
         self.loops.append(loop)
         self._walk_block(node.body, _Block(block.path, block.loops + (loop,)))
+
+    def _while_range(self, node: cst.While) -> cst.Call | None:
+        """The `range(a, b, s)` a `while` tile loop walks: `while k < b:` (or `while k > 0:`, counting
+        down) whose body moves `k` once, by a top-level `k += s` (`k -= s`) or `k = k + s`, and
+        assigns it nowhere else; `a` is the value `k` reaches the loop with. None otherwise."""
+        test = node.test
+        if not (isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and len(test.comparisons) == 1):
+            return None
+        counter, (target,) = test.left.value, test.comparisons
+        up = isinstance(target.operator, cst.LessThan)
+        down = isinstance(target.operator, cst.GreaterThan) and code_of(target.comparator) == "0"
+        if not (up or down) or not isinstance(node.body, cst.IndentedBlock):
+            return None
+        steps: list[cst.BaseExpression] = []
+        for statement in node.body.body:
+            if not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for small in statement.body:
+                step = _counter_step(small, counter, up)
+                if step is not None:
+                    steps.append(step)
+        if len(steps) != 1 or _assignments_to(node.body, counter) != 1 or counter in names_in(target.comparator):
+            return None
+        before = [d for d in self.defs.get(counter, []) if d.value is not None]
+        start: cst.BaseExpression = before[-1].value if before and before[-1].value is not None else test.left
+        stop = target.comparator if up else cst.Integer("0")
+        step = steps[0] if up else cst.UnaryOperation(cst.Minus(), steps[0].with_changes(
+            lpar=[cst.LeftParen()], rpar=[cst.RightParen()]))
+        if up and code_of(step) == "1":  # `k += 1`: counts tiles, read like `range(a, b)`
+            return cst.Call(cst.Name("range"), [cst.Arg(start), cst.Arg(stop)])
+        return cst.Call(cst.Name("range"), [cst.Arg(start), cst.Arg(stop), cst.Arg(step)])
 
     def _range_tiles(self, iterable: cst.BaseExpression) -> tuple[Tiles, str]:
         """Whether a tile loop's last iteration can cover less than a full tile.
@@ -290,7 +356,14 @@ class _Binder:
                 return "full", f"the kernel asserts {total} % {block} == 0"
         if len(args) >= 3:
             step = code_of(args[2])
-            if step in ("1", "-1", "+1"):
+            if step in ("1", "+1") or (step == "-1" and code_of(args[1]) == "0"):
+                # A tile count walked one by one, either way: `range(0, n, 1)` is `range(n)`, and
+                # `range(n, 0, -1)` visits n tiles too (`range(tl.cdiv(K, BLOCK_K), 0, -1)`).
+                counted = [args[0]] if step == "-1" else args[:2]
+                if any("cdiv(" in text or re.search(r"-1\)?//", text) for text in map(self._expanded_text, counted)):
+                    return "partial", "it counts tiles rounded up"
+                return "unknown", ""
+            if step == "-1":
                 return "unknown", ""
             if self._before_own_tile(args[0], args[1], step):
                 return "full", "it visits the tiles before the program's own, which starts inside the tensor"

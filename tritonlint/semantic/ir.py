@@ -38,6 +38,17 @@ class Loop:
     tiles: Tiles  # "partial" (the last tile can be partial), "full" (`K // BLOCK_K` bound) or "unknown"
     text: str  # the range expression, for messages
     why: str = ""  # why its tiles are "full" or "partial", for messages and --explain
+    # The `range(...)` the loop walks: a `for`'s iterable, or for a `while` tile loop (`k = a`,
+    # `while k < b:`, `k += s`) the `range(a, b, s)` it is; None for any other `while`.
+    iterable: cst.BaseExpression | None = field(default=None, repr=False)
+
+    @property
+    def header(self) -> str:
+        """The loop as messages name it: `for ... in range(0,K,BLOCK_K)`, or a `while` tile loop as
+        `while ... (range(0,K,BLOCK_K))`."""
+        if isinstance(self.node, cst.While):
+            return f"while ... ({self.text})" if self.iterable is not None else f"while {self.text}"
+        return f"for ... in {self.text}"
 
 
 @dataclass(eq=False)

@@ -246,7 +246,7 @@ class HazardFinder:
             return Judgement(walk, TailHazard(access, walk, "reachable on every tile, the partial last one included",
                                               evidence), evidence)
         if walk.loop is not None and walk.loop.tiles == "partial":
-            evidence = f"the last tile of `for ... in {walk.loop.text}` can be partial"
+            evidence = f"the last tile of `{walk.loop.header}` can be partial"
             return Judgement(walk, TailHazard(access, walk, "reachable on the loop's last iteration", evidence),
                              evidence)
         if walk.loop is not None and walk.loop.tiles == "full":

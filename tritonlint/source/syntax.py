@@ -56,10 +56,10 @@ def range_args(call: cst.Call) -> list[cst.BaseExpression]:
     return args
 
 
-def loop_range(node: cst.For | cst.While) -> list[cst.BaseExpression]:
-    """start/stop/step of a `for ... in range(...)` loop (any call: `tl.range`, `tl.static_range`),
-    as `range_args` reads them; empty for a `while` or a loop over anything else."""
-    return range_args(node.iter) if type(node) is cst.For and type(node.iter) is cst.Call else []
+def loop_range(iterable: cst.BaseExpression | None) -> list[cst.BaseExpression]:
+    """start/stop/step of a loop's `range(...)` (any call: `tl.range`, `tl.static_range`; a
+    `while` tile loop's equivalent `range`), as `range_args` reads them; empty for anything else."""
+    return range_args(iterable) if type(iterable) is cst.Call else []
 
 
 def pure_offset(node: cst.BaseExpression) -> bool:

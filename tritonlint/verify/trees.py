@@ -68,23 +68,42 @@ def _changed_files(orig: Path, fixed: Path) -> Iterable[tuple[str, list[str], li
             yield rel, a, b, b_files[rel]
 
 
+def _has_access(lines: list[str]) -> bool:
+    return any(t in line for line in lines for t in ACCESS_TOKENS)
+
+
 def _group_hunks(a: list[str], b: list[str], hunks: list[Opcode]) -> list[list[Opcode]]:
     """Hunks grouped into fixes: a hunk that only adds mask definitions is support for the next hunk
-    that edits an access (the upstream fix's `if EVEN_K: ... else: ...` block before its load)."""
+    that edits an access (the upstream fix's `if EVEN_K: ... else: ...` block before its load).
+
+    A group never spans an unchanged access or a top-level definition boundary: two predicate fixes
+    on two kernels' decorators are two fixes, not one region swallowing the first kernel's body
+    (its own loads and stores, which no fix touched). Support hunks not followed by an access hunk
+    in their scope are fixes of their own.
+    """
     pending: list[Opcode] = []
     groups: list[list[Opcode]] = []
+
+    def flush() -> None:
+        groups.extend([h] for h in pending)
+        pending.clear()
+
     for h in hunks:
-        text = "".join(a[h[1]:h[2]] + b[h[3]:h[4]])
+        if pending and _splits(a, pending[-1], h):
+            flush()
         pending.append(h)
-        if any(t in text for t in ACCESS_TOKENS):
-            groups.append(pending)
-            pending = []
-    if pending:
-        if groups:
-            groups[-1].extend(pending)
-        else:
-            groups.append(pending)
+        if _has_access(a[h[1]:h[2]] + b[h[3]:h[4]]):
+            groups.append(list(pending))
+            pending.clear()
+    flush()
     return groups
+
+
+def _splits(a: list[str], before: Opcode, after: Opcode) -> bool:
+    """Whether the unchanged original lines between two hunks hold an access or start a new
+    top-level statement (a line at column 0 that is not a comment: `def`, a decorator, ...)."""
+    gap = a[before[2]:after[1]]
+    return _has_access(gap) or any(line[:1] not in ("", " ", "\t", "\n", "\r", "#") for line in gap)
 
 
 def diff_trees(orig: Path, fixed: Path) -> tuple[list[Fix], LineMaps]:

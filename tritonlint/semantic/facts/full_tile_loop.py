@@ -15,5 +15,5 @@ if TYPE_CHECKING:
 def fact(kernel: Stages, access: Access, walk: Walk) -> Fact | None:
     loop = walk.loop
     if loop is not None and loop.tiles == "full":
-        return Fact("full-tile-loop", f"the loop `for ... in {loop.text}` visits full tiles only: {loop.why}", loop.node)
+        return Fact("full-tile-loop", f"the loop `{loop.header}` visits full tiles only: {loop.why}", loop.node)
     return None

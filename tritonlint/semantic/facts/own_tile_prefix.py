@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 def fact(kernel: Stages, access: Access, walk: Walk) -> Fact | None:
     loop = walk.loop
-    args = loop_range(loop.node) if loop is not None else []
+    args = loop_range(loop.iterable) if loop is not None else []
     if loop is None or len(args) != 3 or code_of(args[0]) != "0":
         return None
     stop, step = args[1], code_of(args[2])
@@ -36,7 +36,7 @@ def fact(kernel: Stages, access: Access, walk: Walk) -> Fact | None:
             continue
         why = _divides(kernel, block, step)
         if why is not None:
-            return Fact("own-tile-prefix", f"the loop `for ... in {loop.text}` visits the tiles before the "
+            return Fact("own-tile-prefix", f"the loop `{loop.header}` visits the tiles before the "
                         f"program's own (`{tile}`), in steps that divide it ({why}): every one is full", loop.node)
     return None
 

@@ -46,7 +46,7 @@ def fact(kernel: Stages, access: Access, walk: Walk) -> Fact | None:
 
 def _loop_stop(loop: Loop) -> str | None:
     """The stop of `for ... in range(start, stop, step)` as written, when it is a plain name."""
-    iterable = getattr(loop.node, "iter", None)
+    iterable = loop.iterable
     if not isinstance(iterable, cst.Call):
         return None
     args = range_args(iterable)

@@ -20,7 +20,7 @@ def fact(kernel: Stages, access: Access, walk: Walk) -> Fact | None:
     loop, dim = walk.loop, walk.dim
     if loop is None or dim is None:
         return None
-    iterable = getattr(loop.node, "iter", None)
+    iterable = loop.iterable
     args = range_args(iterable) if isinstance(iterable, cst.Call) else []
     stop = args[1] if len(args) >= 2 else None
     if not (isinstance(stop, cst.BinaryOperation) and isinstance(stop.operator, cst.Subtract)):
@@ -38,6 +38,6 @@ def fact(kernel: Stages, access: Access, walk: Walk) -> Fact | None:
         if any(other in a.loops and ev.bounds_offsets(ev.mask_dims(a) or frozenset(), same)
                for a in kernel.ir.accesses):
             return Fact("split-interior", f"the loop at line {kernel.line_of(other.node)} takes the border "
-                        f"tiles with a mask; `for ... in {loop.text}` visits the interior, full tiles only",
+                        f"tiles with a mask; `{loop.header}` visits the interior, full tiles only",
                         other.node)
     return None

@@ -117,7 +117,7 @@ def _requirements(model: Stages, atom: str, dims: frozenset[str]) -> list[Requir
             if not walk.keys & dims:
                 continue
             if walk.loop is not None:
-                divided = _loop_division(model, walk.loop.node)
+                divided = _loop_division(model, walk.loop.iterable)
             elif walk.dim is not None and walk.dim in model.ev.dim_size \
                     and PROGRAM in model.walker.pointer_loops(access):
                 divided = _program_division(model, walk.dim)
@@ -128,18 +128,24 @@ def _requirements(model: Stages, atom: str, dims: frozenset[str]) -> list[Requir
     return [Requirement(extent, tile, frozenset(keys)) for (extent, tile), keys in found.items()]
 
 
-def _loop_division(model: Stages, node: cst.For | cst.While) -> tuple[str, str] | None:
+def _loop_division(model: Stages, iterable: cst.BaseExpression | None) -> tuple[str, str] | None:
     """(extent, tile) of `range(0, E, T)`, `range(tl.cdiv(E, T))`, `range(0, (E + T - 1) // T)`; a
     count assigned once before the loop (`k_tiles = tl.cdiv(K, BLOCK_K)`) is read through its name."""
-    if not isinstance(node, cst.For) or not isinstance(node.iter, cst.Call):
+    if not isinstance(iterable, cst.Call):
         return None
-    args = range_args(node.iter)
-    name = code_of(node.iter.func)
+    args = range_args(iterable)
+    name = code_of(iterable.func)
     if not (name == "range" or name.endswith((".range", ".static_range"))) or not args or len(args) > 3:
         return None
-    if len(args) == 3:
-        return squash(code_of(args[1])), squash(code_of(args[2]))
     last: cst.BaseExpression = args[-1]
+    if len(args) == 3:
+        down = _counted_down(args)
+        if down is None:
+            return squash(code_of(args[1])), squash(code_of(args[2]))
+        start, tile = down
+        if code_of(tile) != "1":
+            return squash(code_of(start)), squash(code_of(tile))
+        last = start  # `range(tl.cdiv(K, BLOCK_K), 0, -1)`: a tile count, read below like `range(n)`
     if isinstance(last, cst.Name):
         defs = [d for d in model.ir.defs.get(last.value, ()) if d.kind != "param"]
         if len(defs) == 1 and defs[0].kind == "assign" and defs[0].value is not None:
@@ -149,6 +155,21 @@ def _loop_division(model: Stages, node: cst.For | cst.While) -> tuple[str, str] 
     except SyntaxError:
         return None
     return (count.extent, count.size) if count.kind == "partial" else None
+
+
+def _counted_down(args: list[cst.BaseExpression]) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """(E, T) of `range(E, 0, -T)` (the classic matmul's `for k in range(K, 0, -BLOCK_K)`): it visits
+    E, E - T, ... down to a last remainder, so its tiles are full only when T divides E."""
+    start, stop, step = args
+    if not (isinstance(step, cst.UnaryOperation) and isinstance(step.operator, cst.Minus)
+            and isinstance(stop, cst.Integer) and stop.value == "0"):
+        return None
+    # `E - 0` (a walk from 0 counted down as its remaining length) is E.
+    while isinstance(start, cst.BinaryOperation) and isinstance(start.operator, cst.Subtract) \
+            and isinstance(start.right, cst.Integer) and start.right.value == "0":
+        start = start.left
+    # `-(2 * BLOCK_K)`: the tile is the parenthesised product, read bare
+    return start.with_changes(lpar=[], rpar=[]), step.expression.with_changes(lpar=[], rpar=[])
 
 
 def _program_division(model: Stages, dim: str) -> tuple[str, str] | None:

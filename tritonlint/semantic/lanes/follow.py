@@ -183,7 +183,7 @@ class LaneFollower:
         for key in expanded:
             if key.startswith(LOOP_PREFIX):
                 loop = next((loop for loop in self.kernel.ir.loops if loop.key == key), None)
-                args = loop_range(loop.node) if loop is not None else []
+                args = loop_range(loop.iterable) if loop is not None else []
                 if args and (len(args) == 1 or code_of(args[0]) == "0"):
                     continue
             found.add(key)

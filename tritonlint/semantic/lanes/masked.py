@@ -141,7 +141,7 @@ class MaskedLanes(LaneFollower):
         size = self.ev.dim_size.get(track.dim)
         bounds = self._tile_bounds(track)
         for loop in outer:
-            args = loop_range(loop.node)
+            args = loop_range(loop.iterable)
             if size is not None and len(args) >= 2 and code_of(args[0]) == size and code_of(args[1]) in bounds:
                 return True
         return False
