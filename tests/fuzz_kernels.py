@@ -672,7 +672,10 @@ def outside_is_identical(before: str, after: str, spans: list[tuple[int, int]]) 
     return cursor <= len(after) - len(gaps[-1])
 
 
-_HOISTED = re.compile(r"^[ \t]*(\w+_mask(?:_\d+)?) = [^\r\n]*\r?\n", re.MULTILINE)
+# A hoisted mask: one line, or (too long for one) `name = (` then its lines indented deeper, then
+# `)` at the assignment's indentation (the layout black gives it).
+_HOISTED = re.compile(r"^(?P<indent>[ \t]*)(?P<name>\w+_mask(?:_\d+)?) = "
+                      r"(?:\(\r?\n(?:(?P=indent)[ \t]+[^\r\n]*\r?\n)+(?P=indent)\)|[^\r\n]*)\r?\n", re.MULTILINE)
 # `(None if F else m) & m2`: None on one side, so `None & tensor` on that side does not compile.
 _NONE_AND = re.compile(r"\(\s*None\s+if\b[^()]*(?:\([^()]*\)[^()]*)*\)\s*&|&\s*\(\s*None\s+if\b")
 
@@ -715,8 +718,8 @@ def generic_failures(case: Case, config: Config = KERNEL_CONFIG) -> list[Failure
     # the fix's too. Every such line must be new, and its name read by a reported call.
     hoisted = [m for m in _HOISTED.finditer(after) if m.group(0) not in text]
     for m in hoisted:
-        if f"mask={m.group(1)}" not in after:
-            failures.append(Failure("bad-fix", f"hoisted mask {m.group(1)} is not used by a call"))
+        if not re.search(rf"\bmask\s*=\s*{re.escape(m.group('name'))}\b", after):  # `mask = x_mask` kept spaced
+            failures.append(Failure("bad-fix", f"hoisted mask {m.group('name')} is not used by a call"))
     unhoisted = _HOISTED.sub(lambda m: "" if m.group(0) not in text else m.group(0), after)
     if not outside_is_identical(text, unhoisted, [spans[i] for i in reported]):
         failures.append(Failure("bad-fix", "text outside the reported calls changed"))

@@ -38,7 +38,9 @@ class Leaf:
 
 def _render(leaves: list[Leaf], comment: str) -> str:
     text = "".join(leaf.space + leaf.text if index else leaf.text for index, leaf in enumerate(leaves))
-    return text + (f"  {comment}" if comment else "")
+    # `comment` keeps the whitespace written before it (a tab stays a tab); black's two spaces
+    # only where it was written against the code.
+    return text + (comment if comment[:1].isspace() else f"  {comment}" if comment else "")
 
 
 def leaves_of(line: str) -> tuple[list[Leaf], str] | None:
@@ -57,7 +59,7 @@ def leaves_of(line: str) -> tuple[list[Leaf], str] | None:
                 or token.type == getattr(tokenize, "FSTRING_START", -1):
             return None  # something after the comment, a second physical line, an f-string
         if token.type == tokenize.COMMENT:
-            comment = token.string
+            comment = line[end:token.start[1]] + token.string  # with the whitespace before it
             continue
         if token.string == ";":
             return None  # two statements: black would split them, not their brackets
@@ -97,7 +99,8 @@ def _transform(leaves: list[Leaf], comment: str, indent: str, limit: int, inside
     if split is None:
         return [text]
     head, body, tail = split
-    return (_transform(head, "", indent, limit, inside) + _transform(body, "", indent + _STEP, limit, True)
+    step = "\t" if "\t" in indent else _STEP  # a tab-indented file gets a tab, not four spaces
+    return (_transform(head, "", indent, limit, inside) + _transform(body, "", indent + step, limit, True)
             + _transform(tail, comment, indent, limit, inside))
 
 
