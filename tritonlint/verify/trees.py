@@ -316,27 +316,29 @@ def edits_an_access(path: Path, lines: tuple[int, int]) -> bool:
 
 
 def fix_conditions(path: Path, lines: set[int]) -> dict[int, list[str]]:
-    """`COND` of each `None if COND else ...` on the given lines of a fixed file (line -> conds).
-
-    Lines without one are absent. Multi-line calls are attributed to every line they span: a fix
-    laid out one argument per line puts the pointer on one line and `mask=None if F else m` on
-    another, and the compiled access carries the pointer's line.
-    """
+    """`COND` of each `None if COND else ...` in the statements holding the given lines of a fixed
+    file (line -> conds), on every line of such a statement: a fix laid out one argument per line
+    puts the pointer on one line and `mask=None if F else m` on another, and the compiled access
+    carries the pointer's line. Lines without one are absent."""
     try:
         source = path.read_text(errors="replace")
-    except OSError:
+        tree = ast.parse(source)
+    except (OSError, SyntaxError, ValueError):
         return {}
     text = source.splitlines()
     out: dict[int, list[str]] = {}
-    for ln in sorted(lines):
-        if 1 <= ln <= len(text):
-            found = re.findall(r"\bNone if (.+?) else\b", text[ln - 1])
-            if found:
+    for node in ast.walk(tree):
+        # Simple statements only: a compound one (`if`, `for`) would spread a condition over its body.
+        if not isinstance(node, ast.stmt) or hasattr(node, "body") or node.end_lineno is None:
+            continue
+        span = range(node.lineno, node.end_lineno + 1)
+        if not lines.intersection(span):
+            continue
+        found = re.findall(r"\bNone\s+if\s+(.+?)\s+else\b", "\n".join(text[node.lineno - 1:node.end_lineno]))
+        if found:
+            for ln in span:
                 out[ln] = found
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return out
+    return out
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call) or node.end_lineno is None or node.end_lineno == node.lineno:
             continue
