@@ -47,7 +47,7 @@ config() {
     analysis) src="tritonlint/semantic/evaluator.py tritonlint/semantic/walks.py tritonlint/semantic/flags.py tritonlint/semantic/verdicts.py tritonlint/semantic/binder.py tritonlint/semantic/dataflow.py tritonlint/semantic/facts"
            tests="tests/semantic/test_stages.py tests/fixing/test_fixer_units.py tests/fixing/test_fix_order.py tests/test_engine.py tests/test_fixtures.py tests/test_fuzz.py"
            select="not check_and_fix_properties and not removing_the_fix_mask and not valid_python"; names='*' ;;
-    masks) src="rules/insufficient_mask rules/unsafe_masked_lanes"
+    masks) src="rules/insufficient_mask rules/unsafe_masked_lanes tritonlint/semantic/lanes"
            tests="tests/rules/test_masks_units.py tests/rules/unsafe_masked_lanes/test_unsafe_masked_lanes.py tests/rules/insufficient_mask/test_insufficient_mask.py tests/test_fixtures.py tests/semantic/test_stages.py tests/cli/test_explain.py"
            select="not check_and_fix_properties and not removing_the_fix_mask and not valid_python"; names='*' ;;
     *) echo "mutation.sh: unknown group $1" >&2; exit 2 ;;

@@ -215,7 +215,7 @@ MUTATIONS: list[Mutation] = [
       f"{CHECK} {FX}/insufficient-mask", "tests/rules/insufficient_mask/test_insufficient_mask.py", "tests/rules/test_rules.py"),
     m("R03", "TL111/TL112: guarded stores when selected", 'kernel.tail_hazards("store")\n                if hazard.guard)',
       'kernel.tail_hazards("store")\n                if False)', f"{CHECK} --select ALL {B}/launch_padded_block_first.py", PADDED, "tests/semantic/test_launch.py"),
-    m("X04", "fix: a masked load's `other=0`", 'OTHER = "0"', 'OTHER = "1"', f"{CHECK} --diff --unsafe-fixes {B}/readme_dot.py",
+    m("X04", "fix: a masked load's `other=0`", 'ZERO = "0"', 'ZERO = "1"', f"{CHECK} --diff --unsafe-fixes {B}/readme_dot.py",
       b("test_a_fix_derived_from_a_less_or_equal_comparison_keeps_it"), "tests/cli/test_cli.py"),
 ]
 

@@ -19,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 
+from tritonlint.cli import build_parser, config_from_args
 from tritonlint.diagnostics import Diagnostic
 from tritonlint.witness import analysis
 from tritonlint.witness.extract import jit_functions
@@ -54,7 +55,7 @@ def main() -> int:
     parser.add_argument("--no-lookalikes", action="store_true")
     args = parser.parse_args()
     paths = [str(p) for p in _fixture_files(args.files)]
-    config = analysis.config_for(argparse.Namespace(paths=paths, select="ALL", ignore=None, config=None))
+    config = config_from_args(build_parser().parse_args(["witness", "--select", "ALL", *paths]))
     work = []
     for path in paths:
         files, _errors = analysis.check_paths([path], config)

@@ -672,7 +672,10 @@ def outside_is_identical(before: str, after: str, spans: list[tuple[int, int]]) 
     return cursor <= len(after) - len(gaps[-1])
 
 
-_HOISTED = re.compile(r"^[ \t]*(\w+_mask(?:_\d+)?) = [^\r\n]*\r?\n", re.MULTILINE)
+# A hoisted mask: one line, or (too long for one) `name = (` then its lines indented deeper, then
+# `)` at the assignment's indentation (the layout black gives it).
+_HOISTED = re.compile(r"^(?P<indent>[ \t]*)(?P<name>\w+_mask(?:_\d+)?) = "
+                      r"(?:\(\r?\n(?:(?P=indent)[ \t]+[^\r\n]*\r?\n)+(?P=indent)\)|[^\r\n]*)\r?\n", re.MULTILINE)
 # `(None if F else m) & m2`: None on one side, so `None & tensor` on that side does not compile.
 _NONE_AND = re.compile(r"\(\s*None\s+if\b[^()]*(?:\([^()]*\)[^()]*)*\)\s*&|&\s*\(\s*None\s+if\b")
 
@@ -715,8 +718,8 @@ def generic_failures(case: Case, config: Config = KERNEL_CONFIG) -> list[Failure
     # the fix's too. Every such line must be new, and its name read by a reported call.
     hoisted = [m for m in _HOISTED.finditer(after) if m.group(0) not in text]
     for m in hoisted:
-        if f"mask={m.group(1)}" not in after:
-            failures.append(Failure("bad-fix", f"hoisted mask {m.group(1)} is not used by a call"))
+        if not re.search(rf"\bmask\s*=\s*{re.escape(m.group('name'))}\b", after):  # `mask = x_mask` kept spaced
+            failures.append(Failure("bad-fix", f"hoisted mask {m.group('name')} is not used by a call"))
     unhoisted = _HOISTED.sub(lambda m: "" if m.group(0) not in text else m.group(0), after)
     if not outside_is_identical(text, unhoisted, [spans[i] for i in reported]):
         failures.append(Failure("bad-fix", "text outside the reported calls changed"))
@@ -768,16 +771,23 @@ def detection_failures(case: Case, config: Config = CONFIG) -> list[Failure]:
 
 
 def tail_mask_of(fixed: str, marker: str) -> str:
-    """The tail-side mask the fixer gave the call on the line holding `marker`: written inline
-    (`mask=None if EVEN_K else m, other=`) or, for a long line, named on the line above it
-    (`offs_k_mask = None if EVEN_K else m`, then `mask=offs_k_mask`)."""
-    lines = fixed.splitlines()
-    index = next(i for i, line in enumerate(lines) if marker in line and "mask=" in line)
-    inline = re.search(r"mask=None if EVEN_K else (.+?), other=", lines[index])
-    if inline:
-        return inline.group(1)
-    name = re.search(r"mask=(\w+_mask(?:_\d+)?)\b", lines[index])
-    assert name, lines[index]
-    definition = re.fullmatch(rf"\s*{name.group(1)} = None if EVEN_K else (.+)", lines[index - 1])
-    assert definition, lines[index - 1]
-    return definition.group(1)
+    """The tail-side mask the fixer gave the call `marker` names (`outer(tl.load(POINTER,`), read
+    from the syntax tree whatever its layout: written inline (`mask=None if EVEN_K else m`) or named
+    by the assignment above the call (`offs_k_mask = None if EVEN_K else m`, then `mask=offs_k_mask`)."""
+    outer, _, pointer = marker.rstrip(",").split("(")
+    tree = ast.parse(fixed)
+    assignments: dict[str, list[ast.Assign]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            assignments.setdefault(node.targets[0].id, []).append(node)
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and ast.unparse(node.func) == outer and node.args
+                and isinstance(node.args[0], ast.Call) and node.args[0].args
+                and ast.unparse(node.args[0].args[0]) == pointer):
+            continue
+        mask = next(k.value for k in node.args[0].keywords if k.arg == "mask")
+        if isinstance(mask, ast.Name):
+            mask = max((a for a in assignments[mask.id] if a.lineno < node.lineno), key=lambda a: a.lineno).value
+        assert isinstance(mask, ast.IfExp) and ast.unparse(mask.test) == "EVEN_K", ast.unparse(mask)
+        return ast.unparse(mask.orelse)
+    raise AssertionError(f"no {marker} call in the fixed text")

@@ -330,8 +330,14 @@ def test_fix_leaves_comments_and_other_code_alone() -> None:
     assert fixed is not None
     assert "# the output\n" in fixed and fixed.endswith("  # done\n")
     before, after = text.splitlines(), fixed.splitlines()
-    assert len(before) == len(after)
-    assert [i for i, (a, b) in enumerate(zip(before, after)) if a != b] == [len(before) - 1]
+    # Everything above the store's last line is kept, its comments included; the mask goes in
+    # where the call's arguments are (one per line here), and `# done` stays after its `)`.
+    assert after[:len(before) - 1] == before[:-1]
+    assert after[-1].endswith(")  # done")
+    # The store means what it did, plus the mask (compared on the syntax tree, whatever the layout).
+    stores = [ast.unparse(c) for t in (text, fixed) for c in ast.walk(ast.parse(t))
+              if isinstance(c, ast.Call) and ast.unparse(c.func) == "tl.store"]
+    assert stores == ["tl.store(Y + offs, x * 2)", "tl.store(Y + offs, x * 2, mask=offs < n)"]
 
 
 def test_clean_source_has_nothing_to_fix() -> None:

@@ -22,6 +22,8 @@ def test_regen_rewrites_stale_files_and_names_them(tmp_path: Path) -> None:
     folder.mkdir(parents=True)
     case = folder / CASE.name
     shutil.copy(CASE, case)
+    # The repository's configuration too: fixes are laid out to its line length.
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     expected, fixed = case.with_suffix(".expected"), case.with_name("store_tail.fixed.py")
     expected.write_text("stale\n")
     fixed.write_text("stale\n")

@@ -38,6 +38,7 @@ from tritonlint.runner import (
     fix_file,
     force_excluded,
     is_folder,
+    write_checked,
 )
 
 if TYPE_CHECKING:
@@ -96,6 +97,9 @@ def build_parser(verify_arguments: bool = True, witness_arguments: bool = True) 
     check.add_argument("--extend-exclude", help="comma-separated glob patterns to exclude besides the configured")
     check.add_argument("--force-exclude", action="store_true",
                        help="skip files named explicitly (and --stdin-filename) that discovery would skip")
+    check.add_argument("--no-frontend-check", action="store_true",
+                       help="with --fix, write fixes without first lowering each fixed kernel with Triton's "
+                            "frontend (in a child process, when triton is installed)")
     check.add_argument("--no-unsafe-fixes", action="store_true",
                        help="do not apply unsafe fixes even when the configuration says unsafe-fixes = true")
     check.add_argument("--exit-non-zero-on-fix", action="store_true",
@@ -302,8 +306,13 @@ def _check_with(args: argparse.Namespace, config: Config, pool: ProcessPoolExecu
         print("tritonlint: warning: no Python files found under the given path(s)", file=sys.stderr)
     unused = args.report_unused_suppressions
     if args.fix or args.diff:  # never from the cache: fixing needs the syntax tree
-        work = functools.partial(fix_file, config=config, unsafe=args.unsafe_fixes, write=not args.diff,
-                                 unused=unused)
+        # With --fix the files are written after one frontend check of every fixed kernel.
+        checked = args.fix and not args.diff and not args.no_frontend_check
+        work = functools.partial(fix_file, config=config, unsafe=args.unsafe_fixes,
+                                 write=not args.diff and not checked, unused=unused)
+        if checked:
+            return report_results(write_checked(list(_map(work, files)), files, config, unused=unused),
+                                  args, config, files)
         return report_results(_map(work, files), args, config, files)
     cache = None
     if not args.no_cache:

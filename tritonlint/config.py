@@ -47,7 +47,9 @@ class Config:
     # (glob pattern, codes): findings of those codes in files the pattern matches are not reported.
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
     unsafe_fixes: bool = False
-    line_length: int | None = None  # [tool.tritonlint] line-length, else [tool.ruff]'s, else unset
+    # [tool.tritonlint] line-length, else the formatter's ([tool.ruff], else [tool.black]), else unset
+    # (fixes then wrap at fixing.edits.DEFAULT_LINE_LENGTH; --add-suppressions has no limit).
+    line_length: int | None = None
     respect_gitignore: bool = True  # skip what .gitignore files and .git/info/exclude ignore (ruff's default)
     masked_lanes: str = "zero"  # one of MASKED_LANES
 
@@ -114,13 +116,10 @@ def load_config(pyproject: Path | None) -> Config:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise ConfigError(f"{pyproject}: cannot read configuration: {error}") from None
     tools = data.get("tool", {})
-    ruff = tools.get("ruff")
-    ruff_length = ruff.get("line-length") if isinstance(ruff, dict) else None
-    if not isinstance(ruff_length, int) or isinstance(ruff_length, bool):
-        ruff_length = None  # ruff's own key is ruff's to check
+    formatter_length = formatter_line_length(tools)
     table = tools.get("tritonlint")
     if table is None:
-        return Config(root=pyproject.parent, source=pyproject, line_length=ruff_length)
+        return Config(root=pyproject.parent, source=pyproject, line_length=formatter_length)
     unknown = sorted(set(table) - KNOWN_KEYS)
     if unknown:
         raise ConfigError(f"{pyproject}: unknown key(s) in [tool.tritonlint]: {', '.join(unknown)} "
@@ -131,7 +130,7 @@ def load_config(pyproject: Path | None) -> Config:
     for key in ("unsafe-fixes", "respect-gitignore"):
         if not isinstance(table.get(key, False), bool):
             raise ConfigError(f"{pyproject}: [tool.tritonlint] {key} must be true or false")
-    length = table.get("line-length", ruff_length)
+    length = table.get("line-length", formatter_length)
     if length is not None and (not isinstance(length, int) or isinstance(length, bool) or length < 1):
         raise ConfigError(f"{pyproject}: [tool.tritonlint] line-length must be a positive integer")
     masked = table.get("masked-lanes", "zero")
@@ -158,6 +157,17 @@ def load_config(pyproject: Path | None) -> Config:
         respect_gitignore=table.get("respect-gitignore", True),
         masked_lanes=masked,
     )
+
+
+def formatter_line_length(tools: Any) -> int | None:
+    """The line length the project's formatter keeps: ruff's, else black's (the file the fix lands
+    in is formatted to it). A key that is not a positive integer is the formatter's to report."""
+    for formatter in ("ruff", "black"):
+        section = tools.get(formatter) if isinstance(tools, dict) else None
+        length = section.get("line-length") if isinstance(section, dict) else None
+        if isinstance(length, int) and not isinstance(length, bool) and length > 0:
+            return length
+    return None
 
 
 def _strings(value: Any) -> bool:

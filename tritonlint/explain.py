@@ -55,6 +55,8 @@ def explain_source(path: str, text: str, line: int, config: Config) -> tuple[lis
     if not out:
         out.append(f"{path}:{line}: no tl.load or tl.store of a jit function on this line")
     for finding in findings:
+        if finding.fix is not None:  # what the fix does, and why it is safe or not
+            out.append(f"fix ({finding.fix.applicability.value}): {finding.fix.title}")
         out.append(f"verdict: reported as {finding.code} at {path}:{finding.line}:{finding.column}: {finding.message}")
     if not findings:
         out.append("verdict: nothing reported on this line")

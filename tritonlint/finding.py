@@ -6,7 +6,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 from tritonlint.diagnostics import Applicability, Diagnostic, Fix
-from tritonlint.fixing.edits import hoisted_mask, longest_line, segment_edit
+from tritonlint.fixing.edits import fitted_edit
 from tritonlint.fixing.masks import CallFix
 from tritonlint.semantic.context import KernelContext
 from tritonlint.semantic.verdicts import TailHazard
@@ -85,9 +85,7 @@ class AccessFinding(Finding):
             else:
                 kernel = model.outline
                 assert kernel is not None, "a fix is printed into the file the context was built from"
-                edit = segment_edit(model, kernel, hazard.access.call, proposed.new_call, text, span, starts)
-                if file.line_length and longest_line(text, edit) > file.line_length:
-                    edit = hoisted_mask(model, kernel, hazard, proposed.new_call, text, span, starts) or edit
+                edit = fitted_edit(model, kernel, hazard, proposed.new_call, text, span, starts, file.line_length)
                 fix = Fix(proposed.title, proposed.applicability, (edit,))
         return Diagnostic(
             code=code, name=name, message=message, path=file.path,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from tritonlint.config import Config
@@ -24,31 +24,34 @@ _WORD = re.compile(r"[^\W\d]\w*")
 
 @dataclass(frozen=True)
 class _Kept:
-    """A kernel's findings from an earlier run, and where the kernel started then."""
+    """A group's findings from an earlier run, and where each of its kernels started then."""
 
-    start_offset: int
-    first_line: int
-    diagnostics: tuple[Diagnostic, ...]
+    # Per kernel of the group, in order: its start offset, first line and last line then.
+    spans: tuple[tuple[int, int, int], ...]
+    diagnostics: tuple[tuple[int, Diagnostic], ...]  # each with the index of the kernel it lies in
 
 
 class IncrementalChecker:
     """`check_source` for one buffer: the same report's findings, after an edit mostly from memory.
 
-    The engine gives each kernel only its own text, the file's imports, the configuration and the
-    file's other jit functions (the helpers it calls); of the rest of the file only a file-level
-    `# tritonlint: noqa` changes what is reported. So a top-level kernel that names no other jit
-    function of the file, and that none of them names, has the same findings, moved, while its
-    text, the imports and the file-level suppressions stay the same: an edit to the host code
-    (launchers, imports of other modules) re-analyses nothing. Such kernels are blanked out of the
-    text the engine sees (spaces; line breaks kept, so every other offset and line stays where it
-    is) and their earlier findings are shifted to where they now start, the lines they name
-    ("the loop at line 9") too. A kernel whose findings name a line outside it is always analysed.
+    The engine gives each kernel only its own text, the file's imports, the configuration, the
+    file's other jit functions (the helpers it calls) and the launches in the file's host code; of
+    the rest of the file only a file-level `# tritonlint: noqa` changes what is reported. The
+    kernels are split into groups by a dependency graph: two kernels that name each other (a
+    helper and its caller, transitively) are in one group, and so are all kernels the host code
+    names (launches: they share the launch's predicates, which are reported once). A group whose
+    kernels' texts, the imports and the file-level suppressions stay the same (and, for a group the
+    host code names, the host code too) has the same findings, moved. Such groups are blanked out
+    of the text the engine sees (spaces; line breaks kept, so every other offset and line stays
+    where it is) and their earlier findings are shifted to where their kernels now start, the
+    lines they name ("the loop at line 9") too. A group with a finding that names a line or edits
+    text outside its own kernel is always analysed.
     """
 
     def __init__(self, path: str, config: Config) -> None:
         self.path = path
         self.config = config
-        self._kept: dict[tuple[str, str, tuple[tuple[str, str], ...]], _Kept] = {}
+        self._kept: dict[tuple[object, ...], _Kept] = {}
         # Kernels analysed by the engine in the last run (the rest came from memory); for tests
         # and the benchmark, which must tell a reused result from a recomputed one.
         self.analysed: tuple[str, ...] = ()
@@ -62,31 +65,36 @@ class IncrementalChecker:
             self.analysed = ()
             return self._engine(text)
         context = (_file_noqa(file_suppressions(text)), tuple(sorted(found.imports.bindings.items())))
-        reusable = _standalone(found.kernels) - _launched_here(text, found.kernels)
+        host = _blank(text, found.kernels)
+        launched = _launched_here(host, found.kernels, found.aliases)
+        groups = kernel_groups(found.kernels, launched)
+        keys = [_group_key(group, context, host, launched) for group in groups]
         blanked: list[KernelSource] = []
         reused: list[Diagnostic] = []
-        for kernel in found.kernels:
-            kept = self._kept.get((kernel.text, *context)) if kernel.name in reusable else None
-            if kept is not None:
-                blanked.append(kernel)
-                reused.extend(_moved(d, kernel.start_offset - kept.start_offset, kernel.first_line - kept.first_line)
-                              for d in kept.diagnostics)
+        for group, key in zip(groups, keys):
+            kept = self._kept.get(key) if key is not None else None
+            if kept is None:
+                continue
+            blanked.extend(group)
+            lines = [(first, last, kernel.first_line - first) for (_, first, last), kernel in zip(kept.spans, group)]
+            for index, diagnostic in kept.diagnostics:
+                reused.append(_moved(diagnostic, group[index].start_offset - kept.spans[index][0],
+                                     group[index].first_line - kept.spans[index][1], lines))
         report = self._engine(_blank(text, blanked))
         skipped = {id(kernel) for kernel in blanked}
         self.analysed = tuple(kernel.name for kernel in found.kernels if id(kernel) not in skipped)
-        kept_now: dict[tuple[str, str, tuple[tuple[str, str], ...]], _Kept] = {}
+        kept_now: dict[tuple[object, ...], _Kept] = {}
         if not (report.errors or report.crashes):
-            for kernel in found.kernels:
-                if kernel.name not in reusable:
-                    continue
-                end = kernel.start_offset + len(kernel.text)
-                own = tuple(d for d in (*report.diagnostics, *reused) if kernel.start_offset <= d.start_offset < end)
-                last_line = kernel.first_line + kernel.text.rstrip("\r\n").count("\n")
-                if not all(kernel.first_line <= line <= last_line for d in own for line in _lines_named(d)):
-                    continue
-                if any(_HOST_REFERENCE.search(text) for d in own for text in _texts(d)):
-                    continue
-                kept_now[(kernel.text, *context)] = _Kept(kernel.start_offset, kernel.first_line, own)
+            everything = (*report.diagnostics, *reused)
+            # A finding outside every kernel (on a launch) comes from the group the host code
+            # names, and would not move with it: that group is analysed again next time.
+            inside = [(k.start_offset, k.start_offset + len(k.text)) for k in found.kernels]
+            stray = any(not any(begin <= d.start_offset < end for begin, end in inside) for d in everything)
+            for group, key in zip(groups, keys):
+                if key is not None and not (stray and key[-1]):
+                    kept = _keep(group, everything)
+                    if kept is not None:
+                        kept_now[key] = kept
         self._kept = kept_now
         diagnostics = tuple(sorted((*report.diagnostics, *reused), key=Diagnostic.sort_key))
         return replace(report, diagnostics=diagnostics, text=text)
@@ -95,28 +103,86 @@ class IncrementalChecker:
         return check_source(self.path, text, self.config)
 
 
-def _standalone(kernels: list[KernelSource]) -> set[str]:
-    """Names of the top-level kernels that share no name with another jit function of the file."""
-    counts = Counter(kernel.name for kernel in kernels)
-    linked = {name for name, count in counts.items() if count > 1}
-    for kernel in kernels:
+def kernel_groups(kernels: list[KernelSource], launched: set[str]) -> list[list[KernelSource]]:
+    """The file's kernels in groups that are analysed together (each in file order, the groups in
+    the order of their first kernel): the connected parts of the graph whose edges join a kernel
+    to every other jit function of the file whose name it mentions, two kernels of one name, and
+    all kernels the host code launches (`launched`)."""
+    parent = list(range(len(kernels)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    def join(i: int, j: int) -> None:
+        parent[root(i)] = root(j)
+
+    by_name: dict[str, list[int]] = {}
+    for index, kernel in enumerate(kernels):
+        by_name.setdefault(kernel.name, []).append(index)
+    for indices in by_name.values():
+        for other in indices[1:]:
+            join(indices[0], other)
+    for index, kernel in enumerate(kernels):
         # Every word of the text, comments and strings too: more than the names it uses, never fewer
         # (and a tenth of the time of walking its syntax tree).
-        others = (set(_WORD.findall(kernel.text)) & counts.keys()) - {kernel.name}
-        if others:
-            linked.add(kernel.name)
-            linked.update(others)
-    return {kernel.name for kernel in kernels if not kernel.indented and kernel.name not in linked}
+        for name in set(_WORD.findall(kernel.text)) & by_name.keys():
+            join(index, by_name[name][0])
+    named = [by_name[name][0] for name in launched & by_name.keys()]
+    for index in named[1:]:
+        join(named[0], index)
+    groups: dict[int, list[KernelSource]] = {}
+    for index, kernel in enumerate(kernels):
+        groups.setdefault(root(index), []).append(kernel)
+    return list(groups.values())
 
 
-def _launched_here(text: str, kernels: list[KernelSource]) -> set[str]:
-    """Kernels the file's host code launches (`k[grid](...)`): their findings depend on the launch's
-    grid and arguments (TL101-TL103, TL111/TL112), so an edit outside the kernel can change them."""
-    names = [kernel.name for kernel in kernels]
+def _group_key(group: list[KernelSource], context: tuple[object, ...], host: str,
+               launched: set[str]) -> tuple[object, ...] | None:
+    """What a group's findings depend on; None for a group that is always analysed (a nested kernel:
+    its enclosing function is host code that the group does not hold)."""
+    if any(kernel.indented for kernel in group):
+        return None
+    here = any(kernel.name in launched for kernel in group)
+    return (tuple(kernel.text for kernel in group), *context, host if here else "")
+
+
+def _keep(group: list[KernelSource], diagnostics: tuple[Diagnostic, ...]) -> _Kept | None:
+    """The group's findings, each with its kernel, if every one stays inside the group (the lines it
+    names, in any of the group's kernels) and inside its own kernel (the text its fix edits): then
+    they move with the group. Else None."""
+    spans = tuple((k.start_offset, k.first_line, _last_line(k)) for k in group)
+    own: list[tuple[int, Diagnostic]] = []
+    for index, kernel in enumerate(group):
+        begin, end = kernel.start_offset, kernel.start_offset + len(kernel.text)
+        for d in diagnostics:
+            if not begin <= d.start_offset < end:
+                continue
+            if not all(any(first <= line <= last for _, first, last in spans) for line in _lines_named(d)):
+                return None
+            if any(_HOST_REFERENCE.search(text) for text in _texts(d)):
+                return None
+            if d.fix is not None and not all(begin <= e.start and e.end <= end for e in d.fix.edits):
+                return None
+            own.append((index, d))
+    return _Kept(spans, tuple(own))
+
+
+def _last_line(kernel: KernelSource) -> int:
+    return kernel.first_line + kernel.text.rstrip("\r\n").count("\n")
+
+
+def _launched_here(host: str, kernels: list[KernelSource], aliases: Mapping[str, str]) -> set[str]:
+    """Kernels the file's host code launches (`k[grid](...)`, or through an alias `k2 = k`): their
+    findings depend on the launch's grid and arguments (TL101-TL103, TL111/TL112), so an edit
+    outside the kernel can change them."""
+    names = {kernel.name: kernel.name for kernel in kernels}
+    names |= {alias: name for alias, name in aliases.items() if name in names}
     if not names:
         return set()
-    host = _blank(text, kernels)
-    return {match.group(0)[:-1].rstrip() for match in launch_pattern(names).finditer(host)}  # `name\s*[`
+    return {names[match.group(0)[:-1].rstrip()] for match in launch_pattern(list(names)).finditer(host)}
 
 
 def _file_noqa(noqa: Suppression | None) -> str:
@@ -149,12 +215,19 @@ def _lines_named(diagnostic: Diagnostic) -> list[int]:
     return [int(match.group(1)) for text in _texts(diagnostic) for match in _LINE_REFERENCE.finditer(text)]
 
 
-def _moved(diagnostic: Diagnostic, offset: int, lines: int) -> Diagnostic:
-    if not (offset or lines):
+def _moved(diagnostic: Diagnostic, offset: int, lines: int, kernels: list[tuple[int, int, int]]) -> Diagnostic:
+    """`diagnostic` moved with its kernel (`offset` characters, `lines` lines); each line it names
+    moved with the kernel that holds it (`kernels`: first line, last line and move of each)."""
+    if not (offset or any(move for _, _, move in kernels)):
         return diagnostic
 
+    def line_now(match: re.Match[str]) -> str:
+        line = int(match.group(1))
+        move = next(move for first, last, move in kernels if first <= line <= last)
+        return f"line {line + move}"
+
     def renumber(text: str) -> str:
-        return _LINE_REFERENCE.sub(lambda match: f"line {int(match.group(1)) + lines}", text) if lines else text
+        return _LINE_REFERENCE.sub(line_now, text)
 
     fix = diagnostic.fix
     if fix is not None:

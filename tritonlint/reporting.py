@@ -125,7 +125,7 @@ def emit(reports: list[FileReport], args: argparse.Namespace, config: Config,
         sources = {report.path: report.fixed_text or report.text or "" for report in reports if report.diagnostics}
         output = render(args.output_format, diagnostics, sources, color=use_color(args),
                         summary=not args.quiet and not (args.fix and fixed_count),
-                        rules=sarif_rules(args, diagnostics))
+                        rules=sarif_rules(args, diagnostics), unsafe_fixes=args.unsafe_fixes)
         if text_format and args.fix and fixed_count and not args.quiet:
             total = fixed_count + len(diagnostics)
             output += (f"Found {total} error{'s' if total != 1 else ''} ({fixed_count} fixed, "
@@ -158,7 +158,7 @@ def statistics(args: argparse.Namespace, diagnostics: Sequence[Diagnostic]) -> s
     table = statistics(diagnostics)
     if args.quiet or args.output_format not in TEXT_FORMATS:
         return table
-    return table + summary_line(diagnostics) + "\n"
+    return table + summary_line(diagnostics, unsafe_fixes=args.unsafe_fixes) + "\n"
 
 
 def use_color(args: argparse.Namespace) -> bool:

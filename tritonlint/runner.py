@@ -379,6 +379,43 @@ def fix_file(file: SourceFile, config: Config, *, unsafe: bool, write: bool, str
     return report
 
 
+def write_checked(reports: Sequence[FileReport], files: Sequence[SourceFile], config: Config, *,
+                  strict: bool = False, unused: bool = False) -> list[FileReport]:
+    """Write the fixes of `reports` (made with `write=False`) after one frontend check of them all:
+    a file whose fixed kernel Triton's frontend rejects keeps its text and its findings, with a
+    notice saying why (`frontend_check.py`)."""
+    from tritonlint.engine import check_source
+    from tritonlint.frontend_check import frontend_rejections
+
+    by_name = {file.display: file for file in files}
+    fixed = [(r.path, r.text, r.fixed_text) for r in reports if r.fixed_text is not None and r.text is not None
+             and r.path in by_name and not is_notebook(str(by_name[r.path].path))]
+    rejected = frontend_rejections([(path, text, after) for path, text, after in fixed if text and after])
+    written: list[FileReport] = []
+    for report in reports:
+        file = by_name.get(report.path)
+        if report.fixed_text is None or report.text is None or file is None:
+            written.append(report)
+            continue
+        if report.path in rejected:
+            unfixed = check_source(file.display, report.text, config, strict=strict, neighbours=neighbours_of(file))
+            unfixed = with_unused(unfixed, config) if unused else unfixed
+            note = f"{file.display}: fix not written: {rejected[report.path]}"
+            written.append(replace(unfixed, notices=unfixed.notices + (note,)))
+            continue
+        data, error = read_bytes(file)
+        problem = error if data is None else (
+            "changed on disk since it was read; fix not written" if decode_source(file, data)[0] != report.text
+            else write_atomic(file.path, report.fixed_text, data))
+        if problem is not None:
+            unfixed = check_source(file.display, report.text, config, strict=strict)
+            unfixed = with_unused(unfixed, config) if unused else unfixed
+            written.append(replace(unfixed, errors=unfixed.errors + (f"{file.display}: {problem}",)))
+            continue
+        written.append(report)
+    return written
+
+
 def add_suppressions_file(report: FileReport, file: SourceFile,
                           line_length: int | None = None) -> tuple[int, str | None]:
     """Write a suppression for each finding of `report` into `file`; (how many, error or None).

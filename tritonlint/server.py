@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -19,11 +20,11 @@ from pygls.uris import to_fs_path
 from tritonlint import __version__
 from tritonlint.config import Config, ConfigError, find_pyproject, load_config
 from tritonlint.diagnostics import Applicability, Diagnostic, Edit
-from tritonlint.explain import explain_source
-from tritonlint.incremental import IncrementalChecker
 from tritonlint.report import FileReport
-from tritonlint.source.outline import line_starts
 from tritonlint.suppressions import add_suppressions
+
+if TYPE_CHECKING:
+    from tritonlint.incremental import IncrementalChecker
 
 SOURCE = "tritonlint"
 # Debouncing: an edit made after this long without one is checked at once; an edit made sooner
@@ -107,6 +108,10 @@ class TritonlintServer(LanguageServer):
     def _analyse(self, document: Document, version: int, text: str, units: Callable[[str], int]) -> Result | None:
         if version != document.version:
             return None  # edited again while this waited for the thread: that check comes next
+        # The analysis (libcst, the rules) is imported here, on the analysis thread, on the first
+        # check: the server answers `initialize` without waiting for it.
+        from tritonlint.incremental import IncrementalChecker
+
         config, problems = self._config(document)
         if document.checker is None or document.checker.config != config:
             document.checker = IncrementalChecker(document.path, config)
@@ -154,6 +159,19 @@ class TritonlintServer(LanguageServer):
 server = TritonlintServer()
 
 
+@server.feature(types.INITIALIZED)
+def initialized(ls: TritonlintServer, params: types.InitializedParams) -> None:
+    # The analysis's modules loaded while the editor opens its first file, not when it is opened.
+    ls.analysis.submit(_load_the_analysis)
+
+
+def _load_the_analysis() -> None:
+    import tritonlint.incremental
+    import tritonlint.rule
+
+    tritonlint.rule.all_rules()
+
+
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: TritonlintServer, params: types.DidOpenTextDocumentParams) -> None:
     item = params.text_document
@@ -198,6 +216,8 @@ async def code_action(ls: TritonlintServer, params: types.CodeActionParams) -> l
     if result is None:
         return None
     actions: list[types.CodeAction] = []
+    from tritonlint.source.outline import line_starts  # loaded by the first check already
+
     starts = line_starts(result.text)
     units = ls.workspace.position_codec.client_num_units
     for finding in result.findings:
@@ -243,6 +263,8 @@ async def hover(ls: TritonlintServer, params: types.HoverParams) -> types.Hover 
 
 
 def _reasons(path: str, text: str, line: int, config: Config) -> list[str]:
+    from tritonlint.explain import explain_source
+
     try:
         lines, _ = explain_source(path, text, line, config)
     except Exception:  # noqa: BLE001  (a hover without reasons beats no hover)
@@ -265,6 +287,8 @@ def hover_text(diagnostic: Diagnostic, reasons: Sequence[str] = ()) -> str:
 
 
 def _findings(report: FileReport, text: str, units: Callable[[str], int]) -> list[Finding]:
+    from tritonlint.source.outline import line_starts  # loaded by the check that made `report`
+
     starts = line_starts(text)
     diagnostics = list(report.diagnostics)
     if report.errors and not any(d.code == NOT_CHECKED_CODE for d in diagnostics):

@@ -16,6 +16,7 @@ from tritonlint.fixing.masks import (
     sibling_mask,
     with_arguments,
 )
+from tritonlint.fixing.types import compares_pointer
 from tritonlint.semantic.broadcasts import slice_text
 from tritonlint.semantic.context import KernelContext
 from tritonlint.semantic.ir import PROGRAM, Access
@@ -43,7 +44,9 @@ def sufficiency_fix(checker: MaskSufficiency, verdict: SufficiencyVerdict,
     sources = [loop_bound_mask(kernel, hazard)] if hazard.walk.loop is not None and verdict.shift != PROGRAM else []
     sources += [sibling_mask(kernel, hazard), comparison_mask(kernel, hazard)]
     for found in sources:
-        if found is None or not checker.accounts_in(found[0], hazard.walk.dim or "", verdict.shift, access):
+        if found is not None and found[1] is Applicability.DISPLAY_ONLY:
+            return CallFix(found[2], Applicability.DISPLAY_ONLY, None)
+        if found is None or compares_pointer(kernel, found[0]) or not checker.accounts_in(found[0], hazard.walk.dim or "", verdict.shift, access):
             continue
         mask, applicability, source = found
         replaced = checker.replace_ignoring(access, hazard.walk.dim or "", verdict.shift, mask)

@@ -4,11 +4,12 @@ and the even side of a flag keeps the call as written."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
 from tritonlint.diagnostics import Applicability
 from tritonlint.fixing.masks import (
-    OTHER,
     CallFix,
     atom_of,
     call_argument,
@@ -20,13 +21,17 @@ from tritonlint.fixing.masks import (
     decided_at_run_time,
     loop_bound_mask,
     offset_of,
+    reads_extent,
     shifted_tile,
     sibling_mask,
     with_arguments,
 )
+from tritonlint.fixing.types import compares_pointer, zero_literal
 from tritonlint.semantic.context import KernelContext
 from tritonlint.semantic.ir import PROGRAM
+from tritonlint.semantic.lanes.neutral import prove_neutral
 from tritonlint.semantic.verdicts import TailHazard
+from tritonlint.source.syntax import range_args
 
 
 def tail_fix(model: KernelContext, hazard: TailHazard) -> CallFix:
@@ -37,17 +42,16 @@ def tail_fix(model: KernelContext, hazard: TailHazard) -> CallFix:
     hazards = [h for h in model.hazards_of(access) if not (h.walk.dim or "").endswith("]")] or [hazard]
     masks: list[str] = []
     sources: list[str] = []
-    applicability = Applicability.SAFE
     for each in hazards:
         derived = _derive(model, each)
         if derived is None:
             return CallFix(_underivable(model, each), Applicability.DISPLAY_ONLY, None)
+        if derived[1] is Applicability.DISPLAY_ONLY:  # a source that refuses to guess, and says why
+            return CallFix(derived[2], Applicability.DISPLAY_ONLY, None)
         if derived[0] in masks:
             continue  # one sibling mask bounding both dimensions: say it once
         masks.append(derived[0])
-        sources.append(derived[2])
-        if derived[1] is Applicability.UNSAFE:
-            applicability = Applicability.UNSAFE
+        sources.append(derived[2])  # (how sure the source is: the safety comes from the lanes below)
     mask = masks[0] if len(masks) == 1 else _per_side(hazards, masks) or " & ".join(f"({m})" for m in masks)
     evens = {h.even for h in hazards}
     even = evens.pop() if len(evens) == 1 else None  # flags disagree: mask every specialization
@@ -58,13 +62,27 @@ def tail_fix(model: KernelContext, hazard: TailHazard) -> CallFix:
         # tensor on the other in Triton; mask every tile (the even ones lose nothing but speed).
         even = None
     arguments = {"mask": combined_mask(model, access, mask, even)}
+    other_value: str | None = None  # the value the switched-off lanes will hold, when the fix writes it
     if access.kind == "load" and call_argument(access.call, "other", 2) is None:
         # On the even side the call keeps no `other` (the mask there may be None, and Triton
         # rejects `other` without a mask), so the even specialization is unchanged.
-        arguments["other"] = f"None if {condition_text(even)} else {OTHER}" if even else OTHER
+        zero = zero_literal(model, access)
+        other_value = zero
+        arguments["other"] = f"None if {condition_text(even)} else {zero}" if even else zero
     new_call = with_arguments(model, access, arguments)
     where = f" on the side where {even.negated().describe()}" if even else ""
-    return CallFix(f"Mask the {access.kind}{where} with `{mask}` ({'; '.join(sources)})", applicability, new_call)
+    title = f"Mask the {access.kind}{where} with `{mask}` ({'; '.join(sources)})"
+    if access.kind == "store":
+        # The lanes a store's mask switches off are dropped: nothing reads them.
+        return CallFix(f"{title}; the lanes it switches off are not written", Applicability.SAFE, new_call)
+    # Safe exactly when the lanes the mask switches off (holding `other=`) change no result.
+    dims = [h.walk.dim for h in hazards if h.walk.dim]
+    proof = prove_neutral(model, access, dims, other_value) if dims else None
+    if proof is None:
+        return CallFix(f"{title}; the lanes it switches off are not followed (no tiled offset)",
+                       Applicability.UNSAFE, new_call)
+    return CallFix(f"{title}; {proof.reason}", Applicability.SAFE if proof.neutral else Applicability.UNSAFE,
+                   new_call)
 
 
 def _per_side(hazards: list[TailHazard], masks: list[str]) -> str | None:
@@ -88,6 +106,14 @@ def _underivable(model: KernelContext, hazard: TailHazard) -> str:
             if hazard.walk.dim in model.dims(comparison.left, other.order, other.path, other.loops):
                 return (f"no mask can be derived: the comparison at line {where} bounds this dimension "
                         "elsewhere (another tile, shape or place), not at this access")
+    loop = hazard.walk.loop
+    if loop is not None and isinstance(loop.node, cst.For) and isinstance(loop.node.iter, cst.Call):
+        args = range_args(loop.node.iter)
+        stop = args[1] if len(args) == 3 else args[-1] if args else None
+        downward = len(args) == 3 and code_in(model, args[2]).startswith("-")
+        if stop is not None and not downward and not reads_extent(model, stop, hazard.access):
+            return (f"no mask can be derived: the loop bound `{code_in(model, stop)}` bounds the loop, not the "
+                    "tensor, and the kernel compares this dimension with no extent of it (a size it is given)")
     return "no mask can be derived: the kernel never compares this dimension with a bound"
 
 
@@ -98,8 +124,22 @@ def _derive(model: KernelContext, hazard: TailHazard) -> tuple[str, Applicabilit
         loop_mask = loop_bound_mask(model, hazard)
         if loop_mask is None and shifted_tile(model, hazard) is not None:
             return None  # a prefetch of another tile: the masks of this tile's accesses do not bound it
-        return loop_mask or sibling_mask(model, hazard) or comparison_mask(model, hazard)
-    return sibling_mask(model, hazard) or comparison_mask(model, hazard) or _launch_mask(model, hazard)
+        return _first_offsets_mask(model, hazard, (lambda m, h: loop_mask, sibling_mask, comparison_mask))
+    return _first_offsets_mask(model, hazard, (sibling_mask, comparison_mask, _launch_mask))
+
+
+Source = Callable[[KernelContext, TailHazard], "tuple[str, Applicability, str] | None"]
+
+
+def _first_offsets_mask(model: KernelContext, hazard: TailHazard, sources: tuple[Source, ...]
+                        ) -> tuple[str, Applicability, str] | None:
+    """The first source's mask that compares offsets only, asked in order: a pointer compared with
+    an extent (`t_ptrs < N_CTX`) does not compile."""
+    for source in sources:
+        found = source(model, hazard)
+        if found is not None and (found[1] is Applicability.DISPLAY_ONLY or not compares_pointer(model, found[0])):
+            return found
+    return None
 
 
 def _launch_mask(model: KernelContext, hazard: TailHazard) -> tuple[str, Applicability, str] | None:

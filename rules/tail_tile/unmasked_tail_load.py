@@ -81,12 +81,18 @@ class UnmaskedTailLoad(Rule):
     ```
 
     ## Fix safety
-    The fix reuses the mask the kernel already builds for the same dimension in the same scope
-    when there is one (safe), or derives `offsets < bound` from the pointer's own offsets and
-    the loop bound (unsafe: the bound is inferred). On the even side the mask is `tl.full(...,
-    True)` or absent, so the even specialization compiles to the same unmasked loads. `other=0`
-    makes the tail contribute nothing to a dot or a sum; for E8M0 scales 0 is 2**-127, which
-    scales the zeroed tail values to zero as well.
+    The mask comes from the kernel's own bound for the dimension (a sibling access's mask, the
+    loop bound, a comparison the kernel makes); `other=0` fills the lanes it switches off. The fix
+    is safe exactly when the analysis proves that those lanes change no result: followed through
+    the arithmetic after the load (the reading TL105 uses), they reach only a sum or a dot as 0
+    (or a dot whose other operand is 0 there, or the scale of zeroed microscaled data), a max as
+    -inf, a min as +inf, and stores whose own mask drops them. Anything else makes it unsafe,
+    and the fix's title says what the lanes reach: a max or `tl.exp` that sees 0, a store without
+    that mask, a helper or reshape whose effect on them is not read, a condition, an address. On
+    the even side of a flag the mask is absent, so the even specialization compiles to the same
+    unmasked loads. For E8M0 scales 0 is 2**-127, which scales the zeroed tail values to zero.
+    `check --fix` lowers each fixed kernel with Triton's frontend first (when triton is
+    installed) and writes no fix it rejects.
 
     ## Known problems
     Dimensions are identified by the offset variable built from `tl.arange`; offsets computed in

@@ -47,9 +47,11 @@ class UnmaskedTailStore(Rule):
     ```
 
     ## Fix safety
-    The fix adds the mask of the sibling access of the same dimension when there is one (safe:
-    lanes it drops were out of bounds), or one derived from the pointer's offsets and the loop
-    bound (unsafe: inferred). A masked store needs no `other=`.
+    The fix adds the mask of the sibling access of the same dimension when there is one, or one
+    derived from the pointer's offsets and the loop bound. It is safe: the lanes the mask switches
+    off are not written, and nothing reads a store's lanes. A masked store needs no `other=`.
+    `check --fix` lowers each fixed kernel with Triton's frontend first (when triton is
+    installed) and writes no fix it rejects.
 
     ## Known problems
     Output tensors padded on the host make the overwrite harmless; the checker cannot see that,

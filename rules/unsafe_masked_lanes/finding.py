@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 from tritonlint.finding import AccessFinding
 from tritonlint.fixing.masks import CallFix
+from tritonlint.semantic.lanes.masked import LaneVerdict
 
 from .fix import lanes_fix
-from .lanes import LaneVerdict
 
 
 @dataclass(frozen=True)

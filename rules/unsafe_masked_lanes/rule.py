@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from tritonlint.rule import Rule
 from tritonlint.semantic.context import KernelContext
 from tritonlint.semantic.ir import Access
+from tritonlint.semantic.lanes.masked import MaskedLanes
 
 from .finding import UnsafeMaskedLanesFinding
-from .lanes import MaskedLanes
 
 
 class UnsafeMaskedLanes(Rule):

@@ -85,16 +85,23 @@ def test_lanes_are_followed_through_exp2(capsys: pytest.CaptureFixture[str]) -> 
 # -- TL104 beside TL101 ---------------------------------------------------------------------------
 
 
+def wide(folder: Path) -> None:
+    """Room for a whole fixed call on one line: these tests are about what a mask says, and the
+    layout at a narrower length (tests/fixing/test_fix_format.py) would hide it."""
+    (folder / "pyproject.toml").write_text("[tool.tritonlint]\nline-length = 120\n")
+
+
 def test_tl104_is_held_back_where_the_call_has_a_tl101_and_the_fix_is_one_mask(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     kernel = copied(tmp_path, "tl104_with_tl101.py")
+    wide(tmp_path)
     assert where(findings(capsys, str(kernel))) == [(12, "TL101")]
     assert main(["check", "--no-cache", "--fix", "--unsafe-fixes", str(kernel)]) == 0
     capsys.readouterr()
     # The rows bound first; then the cols bound moves with the loop, over the rows mask as it is.
     assert kernel.read_text().splitlines()[11:14] == [
         "        rows_mask = (cols[None, :] < N) & (rows[:, None] < M)",
-        "        cols_mask = (rows_mask) & (cols[None, :] < N - start)",
+        "        cols_mask = rows_mask & (cols[None, :] < N - start)",
         "        x = tl.load(X + rows[:, None] * stride + start + cols[None, :], mask=cols_mask, other=0.0)"]
     assert main(["check", "--no-cache", str(kernel)]) == 0
 
@@ -105,7 +112,7 @@ def test_tl104_is_held_back_where_the_call_has_a_tl101_and_the_fix_is_one_mask(
 def test_a_fix_taken_from_a_less_or_equal_mask_keeps_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     kernel = copied(tmp_path, "fix_less_equal.py")
     (found,) = findings(capsys, str(kernel))
-    assert found["fix"]["title"] == "Mask the store with `offs <= last` (the mask of the tl.load at line 10)"  # type: ignore[index]
+    assert str(found["fix"]["title"]).split("; the lanes")[0] == "Mask the store with `offs <= last` (the mask of the tl.load at line 10)"  # type: ignore[index]
     assert main(["check", "--no-cache", "--fix", str(kernel)]) == 0
     capsys.readouterr()
     assert kernel.read_text().splitlines()[10] == "    tl.store(Y + offs, x, mask=offs <= last)"
@@ -115,8 +122,9 @@ def test_a_fix_derived_from_a_less_or_equal_comparison_keeps_it(tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     # The store's `rows <= last` restated on the load's axis: written with `<` it would drop the last row.
     kernel = copied(tmp_path, "fix_less_equal_comparison.py")
+    wide(tmp_path)
     (found,) = findings(capsys, str(kernel))
-    assert found["fix"]["title"] == "Mask the load with `rows[:, None] <= last` (the comparison at line 11)"  # type: ignore[index]
+    assert str(found["fix"]["title"]).split("; the lanes")[0] == "Mask the load with `rows[:, None] <= last` (the comparison at line 11)"  # type: ignore[index]
     assert main(["check", "--no-cache", "--fix", "--unsafe-fixes", str(kernel)]) == 0
     capsys.readouterr()
     assert kernel.read_text().splitlines()[9] == (

@@ -46,7 +46,7 @@ def total(X, Y, K, BLOCK_K: tl.constexpr, EVEN_K: tl.constexpr):
     for k in range(0, K, BLOCK_K):
         if not EVEN_K:
             acc += tl.load(X + k + offs)
-    tl.store(Y, tl.sum(acc, axis=0))
+    tl.store(Y, tl.max(acc, axis=0))  # the fix's zeros reach a max: unsafe
 """
 
 BROKEN = "import triton\n\n@triton.jit\ndef k(:\n    pass\n"

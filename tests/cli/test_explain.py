@@ -48,6 +48,8 @@ def test_a_reported_load_shows_its_walk_the_evidence_and_the_verdict(tmp_path: P
         "  walks `offs` (tiles of BLOCK_K), advanced by the loop at line 9",
         "    partial tile: EVEN_K is an evenness flag for this dimension (by how the kernel uses it)",
         "    unbounded: reachable when EVEN_K is False",
+        "fix (safe): Mask the load with `offs < K - k` (derived from the loop bound); the lanes it switches "
+        "off reach only `tl.sum` (line 17) as 0, the tl.store at line 18 (its mask drops them)",
         "verdict: reported as TL101 at dot.py:15:17: tl.load can read past the end of the tensor on a "
         "partial tail tile: no mask bounds `offs`",
     ]

@@ -69,7 +69,7 @@ def test_a_kernel_in_a_cell_is_reported_by_cell_and_line(run, tmp_path: Path) ->
                         "tail tile: no mask bounds `offs`")
     # Lines named in notes and fix titles count within the cell too.
     assert "    note: the tl.load at line 4 masks the same dimension" in lines
-    assert "    help: Mask the store with `offs < n` (the mask of the tl.load at line 4) (safe fix)" in lines
+    assert "    help: Mask the store with `offs < n` (the mask of the tl.load at line 4); the lanes it switches off are not written (safe fix)" in lines
     code, out, _ = run("check", "--no-cache", "--output-format", "full", "nb.ipynb")
     assert out.splitlines()[2] == "6 |     tl.store(Y + offs, x * 2)"
 

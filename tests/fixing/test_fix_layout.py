@@ -1,12 +1,15 @@
-"""How a fix reads: a fix that would make its line longer than the project's line length (120 when
-unset) names its mask on the line above its statement, in the file's indentation and newlines."""
+"""How a fix reads: a fix that would make its line longer than the project's line length names its
+mask on the line above its statement when the call then fits on its line, in the file's indentation
+and newlines (these tests use 140; test_fix_format.py has the wrapping and the default)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
 from tritonlint.config import Config
-from tritonlint.engine import DEFAULT_LINE_LENGTH, fix_source
+from tritonlint.engine import fix_source
+
+HOISTING = Config(line_length=140)  # the call with its mask named fits in 140 (133), inline it does not (151)
 
 KERNEL = """\
 import triton
@@ -26,7 +29,7 @@ def scale_rows(X, Y, K, stride_row_of_the_input_matrix, BLOCK_K: tl.constexpr):
 
 
 def _fixed(text: str, config: Config | None = None) -> str:
-    report = fix_source("k.py", text, config or Config(), unsafe=True, strict=True)
+    report = fix_source("k.py", text, config or HOISTING, unsafe=True, strict=True)
     assert report.fixed_text is not None and not report.errors, report.errors
     return report.fixed_text
 
@@ -39,8 +42,8 @@ def test_a_long_fix_names_its_mask_on_the_line_above() -> None:
     assert lines[at] == ("        acc = tl.load(Y + row * stride_row_of_the_input_matrix + k * BLOCK_K + offs_k, "
                          "mask=offs_k_mask, other=0)  # the unmasked one")
     inline = _fixed(KERNEL.format(target="acc"), replace(Config(), line_length=1000)).splitlines()[at - 1]
-    assert len(inline) > DEFAULT_LINE_LENGTH and max(len(line) for line in lines[at - 1:at + 1]) < len(inline)
-    assert fix_source("k.py", fixed, Config(), unsafe=True, strict=True).fixed_text is None  # settled
+    assert len(inline) > 140 and max(len(line) for line in lines[at - 1:at + 1]) <= 140
+    assert fix_source("k.py", fixed, HOISTING, unsafe=True, strict=True).fixed_text is None  # settled
 
 
 def test_within_the_line_length_the_fix_stays_inline() -> None:
@@ -50,7 +53,7 @@ def test_within_the_line_length_the_fix_stays_inline() -> None:
 
 
 def test_the_name_never_shadows_one_the_kernel_uses() -> None:
-    fixed = _fixed(KERNEL.format(target="offs_k_mask"))
+    fixed = _fixed(KERNEL.format(target="offs_k_mask"), replace(Config(), line_length=150))  # 8 more
     assert "        offs_k_mask_2 = offs_k < K - k * BLOCK_K\n" in fixed
     assert "offs_k_mask = tl.load(" in fixed and "mask=offs_k_mask_2, other=0)" in fixed
 
@@ -68,8 +71,9 @@ def test_two_accesses_in_one_statement_stay_inline() -> None:
         "acc = tl.load(Y + row * stride_row_of_the_input_matrix + k * BLOCK_K + offs_k)",
         "acc = tl.load(Y + row * stride_row_of_the_input_matrix + k * BLOCK_K + offs_k) + "
         "tl.load(Y + k * BLOCK_K + offs_k)")
-    fixed = _fixed(text)
-    assert "offs_k_mask" not in fixed and fixed.count("mask=offs_k < K - k * BLOCK_K, other=0)") == 2
+    fixed = _fixed(text)  # too long inline: the second call wraps as black (and ruff's formatter) would
+    assert "offs_k_mask" not in fixed and fixed.count("mask=offs_k < K - k * BLOCK_K, other=0") == 2
+    assert "+ tl.load(\n            Y + k * BLOCK_K + offs_k, mask=offs_k < K - k * BLOCK_K, other=0\n        )" in fixed
 
 
 def test_a_statement_that_shares_its_line_stays_inline() -> None:

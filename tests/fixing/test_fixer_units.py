@@ -41,7 +41,9 @@ def _fix_of_line(text: str, line: int) -> tuple[str | None, str]:
     assert fixed is not None
     ast.parse(fixed)
     assert check_source("k.py", fixed, CONFIG, strict=True).diagnostics == ()
-    return diag.fix.title if diag.fix else None, fixed.splitlines()[line - 1].strip()
+    # The mask's part of the title: what follows `; ` says why the fix is safe or not
+    # (tests/fixing/test_fix_safety.py).
+    return diag.fix.title.split("; the lanes")[0] if diag.fix else None, fixed.splitlines()[line - 1].strip()
 
 
 def test_a_1d_sibling_mask_is_not_reused_on_a_column_pointer() -> None:
@@ -115,7 +117,8 @@ def k(X, K, BLOCK: tl.constexpr):
 
 
 def test_a_call_with_one_argument_and_a_trailing_comma() -> None:
-    """The new arguments go after the old one; the last keeps the trailing comma."""
+    """The new arguments go after the old one, one per line at its indentation (not the closing
+    bracket's); the last keeps the trailing comma."""
     assert _fixed_body('''\
 def k(X, K, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
@@ -123,8 +126,8 @@ def k(X, K, BLOCK: tl.constexpr):
         x = tl.load(
             X + k + offs,
         )
-''').splitlines()[3:8] == ["        x = tl.load(", "            X + k + offs,", "        mask=offs < K - k,",
-                           "        other=0,", "        )"]
+''').splitlines()[3:8] == ["        x = tl.load(", "            X + k + offs,", "            mask=offs < K - k,",
+                           "            other=0,", "        )"]
 
 
 def test_a_none_side_of_the_same_flag_stays_none() -> None:
@@ -152,7 +155,7 @@ def k(X, n, stride, BLOCK: tl.constexpr):
     tl.store(X + offs[:, None] * stride, x, mask=offs < n)
 '''
     (diag,) = check_source("k.py", HEADER + text, CONFIG, strict=True).diagnostics
-    assert diag.fix is not None and diag.fix.title == "Mask the load with `offs[:, None] < n` (the comparison at line 9)"
+    assert diag.fix is not None and diag.fix.title.split("; the lanes")[0] == "Mask the load with `offs[:, None] < n` (the comparison at line 9)"
     assert _fixed_body(text).splitlines()[2] == "    x = tl.load(X + offs[:, None] * stride, mask=offs[:, None] < n, other=0)"
 
 
@@ -191,10 +194,10 @@ def k(X, Z, n, m, stride, BLOCK: tl.constexpr, BLOCK_N: tl.constexpr):
 '''
     (diag,) = check_source("k.py", HEADER + text, CONFIG, strict=True).diagnostics
     assert diag.fix is not None
-    assert diag.fix.title == "Mask the load with `(pid * BLOCK + r[:, None]) < n` (the comparison at line 11)"
-    assert _fixed_body(text).splitlines()[4] == (
+    assert diag.fix.title.split("; the lanes")[0] == "Mask the load with `(pid * BLOCK + r[:, None]) < n` (the comparison at line 11)"
+    assert _fixed_body(text).splitlines()[4] == (  # only the parentheses precedence needs
         "    x = tl.load(X + (pid * BLOCK + r[:, None]) * stride + cols[None, :], "
-        "mask=(cols[None, :] < m) & ((pid * BLOCK + r[:, None]) < n), other=0)")
+        "mask=(cols[None, :] < m) & (pid * BLOCK + r[:, None] < n), other=0)")
 
 
 def test_a_prefetch_in_a_loop_that_starts_after_the_first_tile_takes_no_mask_of_the_current_tile() -> None:
@@ -209,7 +212,7 @@ def k(A, B, K, BLOCK_K: tl.constexpr):
 '''
     (finding,) = check_source("k.py", text, CONFIG, strict=True).diagnostics
     assert finding.line == 10 and finding.fix is not None and finding.fix.edits == ()
-    assert finding.fix.title == ("no mask can be derived: the comparison at line 9 bounds this dimension "
+    assert finding.fix.title.split("; the lanes")[0] == ("no mask can be derived: the comparison at line 9 bounds this dimension "
                                  "elsewhere (another tile, shape or place), not at this access")
     assert fix_source("k.py", text, CONFIG, unsafe=True, strict=True).fixed_text is None
 
@@ -241,7 +244,7 @@ def test_block_pointer_fix_under_a_flag_keeps_the_even_side_as_written() -> None
     # The even side keeps the boundary_check it had (none: `()`), the tail side adds the walked dimension.
     for check, even, tail in (("", "()", "(1,)"), (", boundary_check=(0,)", "(0,)", "(0, 1)")):
         text = FLAGGED_BLOCK_POINTER.format(check=check)
-        fixed = fix_source("k.py", text, Config(), unsafe=True, strict=True).fixed_text
+        fixed = fix_source("k.py", text, CONFIG, unsafe=True, strict=True).fixed_text
         assert fixed is not None
         line = next(line for line in fixed.splitlines() if "a = tl.load(bp" in line)
         assert line.strip() == (f'a = tl.load(bp, boundary_check={even} if EVEN_K else {tail}, '
@@ -308,7 +311,7 @@ def k(S, Y, K, G: tl.constexpr, BLOCK: tl.constexpr):
 '''
     (finding,) = check_source("k.py", text, CONFIG, strict=True).diagnostics
     assert finding.line == 12 and finding.fix is not None and finding.fix.edits == ()
-    assert finding.fix.title == "no mask can be derived: the kernel never compares this dimension with a bound"
+    assert finding.fix.title.split("; the lanes")[0] == "no mask can be derived: the kernel never compares this dimension with a bound"
     assert fix_source("k.py", text, CONFIG, unsafe=True, strict=True).fixed_text is None
 
 
@@ -324,7 +327,7 @@ def k(X, Y, Z, n, m, s, BLOCK: tl.constexpr, BN: tl.constexpr):
     tl.store(Z + offs[:, None] * s + cols[None, :], x[:, None], mask=(offs < m)[:, None])
 '''
     (diag,) = check_source("k.py", HEADER + text, CONFIG, strict=True).diagnostics
-    assert diag.fix is not None and diag.fix.title == "Mask the load with `offs < n` (the comparison at line 10)"
+    assert diag.fix is not None and diag.fix.title.split("; the lanes")[0] == "Mask the load with `offs < n` (the comparison at line 10)"
     assert _fixed_body(text).splitlines()[3] == "    x = tl.load(X + offs, mask=offs < n, other=0)"
 
 
@@ -365,7 +368,7 @@ def test_a_1d_tile_reordered_by_a_helper_is_masked_in_the_helper_lane_order() ->
     # is a 2-D `[None, :]` tile; this pins the unbroadcast one.
     (finding,) = check_source("k.py", LANES_1D, CONFIG, strict=True).diagnostics
     assert finding.line == 22 and finding.fix is not None
-    assert finding.fix.title == ("Mask the load with `(2 * (offs_s // 64) + (offs_s // 2) % 2) * BLOCK_K // (SCALES // 32) < k` "
+    assert finding.fix.title.split("; the lanes")[0] == ("Mask the load with `(2 * (offs_s // 64) + (offs_s // 2) % 2) * BLOCK_K // (SCALES // 32) < k` "
                                  "(rescaled from the comparison at line 21, in the lane order `unswizzle` puts the tile in)")
     fixed = fix_source("k.py", LANES_1D, CONFIG, unsafe=True, strict=True).fixed_text
     assert fixed is not None
@@ -404,7 +407,7 @@ def k(X, Y, L, n, BLOCK: tl.constexpr, HAS_LIMIT: tl.constexpr):
 '''
     (finding,) = check_source("k.py", text, CONFIG, strict=True).diagnostics
     assert finding.line == 12 and finding.fix is not None and finding.fix.edits == ()
-    assert finding.fix.title == ("no mask can be derived: the comparison at line 14 bounds this dimension "
+    assert finding.fix.title.split("; the lanes")[0] == ("no mask can be derived: the comparison at line 14 bounds this dimension "
                                  "elsewhere (another tile, shape or place), not at this access")
     assert fix_source("k.py", text, CONFIG, unsafe=True, strict=True).fixed_text is None
 
@@ -425,7 +428,7 @@ def k(X, Y, N, m, BLOCK: tl.constexpr, ROWS: tl.constexpr):
 '''
     (finding,) = check_source("k.py", text, CONFIG, strict=True).diagnostics
     assert finding.line == 12 and finding.fix is not None and finding.fix.edits == ()
-    assert finding.fix.title == ("no mask can be derived: the comparison at line 14 bounds this dimension "
+    assert finding.fix.title.split("; the lanes")[0] == ("no mask can be derived: the comparison at line 14 bounds this dimension "
                                  "elsewhere (another tile, shape or place), not at this access")
     assert fix_source("k.py", text, CONFIG, unsafe=True, strict=True).fixed_text is None
 
@@ -462,7 +465,7 @@ def k(X, Y, Z, n, total, s, BLOCK: tl.constexpr, BN: tl.constexpr):
     tl.store(Z + offs[:, None] * s + cols[None, :], x[:, None], mask=(offs < n)[:, None])
 '''
     load = next(d for d in check_source("k.py", HEADER + text, CONFIG, strict=True).diagnostics if d.line == 9)
-    assert load.fix is not None and load.fix.title == "Mask the load with `offs < n` (the comparison at line 11)"
+    assert load.fix is not None and load.fix.title.split("; the lanes")[0] == "Mask the load with `offs < n` (the comparison at line 11)"
     assert _fixed_body(text).splitlines()[3] == "    x = tl.load(X + offs, mask=offs < n, other=0)"
 
 
@@ -516,7 +519,7 @@ def k(X, S, Y, K, BLOCK_K: tl.constexpr, SCALES: tl.constexpr):
 '''
     (diag,) = check_source("k.py", HEADER + text, CONFIG, strict=True).diagnostics
     assert diag.line == 14 and diag.fix is not None and diag.fix.edits == ()
-    assert diag.fix.title == "no mask can be derived: the kernel never compares this dimension with a bound"
+    assert diag.fix.title.split("; the lanes")[0] == "no mask can be derived: the kernel never compares this dimension with a bound"
 
 
 def test_a_comparison_met_first_at_the_end_of_a_long_chain_of_names_is_read_by_the_short_one() -> None:
@@ -539,5 +542,5 @@ def k(X, Y, n, s, BLOCK: tl.constexpr, BN: tl.constexpr):
     tl.store(Y + offs[:, None] * s + cols[None, :], x[:, None], mask=(k2 & k7)[:, None])
 '''
     (diag,) = check_source("k.py", HEADER + text, CONFIG, strict=True).diagnostics
-    assert diag.fix is not None and diag.fix.title == "Mask the load with `offs < n` (the comparison at line 10)"
+    assert diag.fix is not None and diag.fix.title.split("; the lanes")[0] == "Mask the load with `offs < n` (the comparison at line 10)"
     assert _fixed_body(text).splitlines()[3] == "    x = tl.load(X + offs, mask=offs < n, other=0)"

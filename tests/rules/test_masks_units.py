@@ -87,7 +87,7 @@ def scale(X, Y, n, BLOCK: tl.constexpr):
     assert fix["title"] == "Add the bound `offs < n - pid * BLOCK` to the mask (the mask of the tl.store at line 13)"
     assert fix["applicability"] == "safe"
     edits = fix["edits"]
-    assert isinstance(edits, list) and [e["content"] for e in edits] == ["(m) & (offs < n - pid * BLOCK)"]
+    assert isinstance(edits, list) and [e["content"] for e in edits] == [" & (offs < n - pid * BLOCK)"]  # after `m`
 
 
 SHIFTED = """\

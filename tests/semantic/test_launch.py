@@ -116,7 +116,7 @@ def test_program_stopping_itself_is_not_launch_evidence() -> None:
 def test_fix_masks_with_the_parameter_the_grid_divides() -> None:
     report = check_source("k.py", _launcher("add_kernel[(triton.cdiv(n, BLOCK),)](x, y, out, n, BLOCK_SIZE=BLOCK)"),
                           Config(), strict=True)
-    assert {d.fix.title for d in report.diagnostics if d.fix} == {
+    assert {d.fix.title.split("; the lanes")[0] for d in report.diagnostics if d.fix} == {
         "Mask the load with `offsets < n_elements` (derived from the launch grid)",
         "Mask the store with `offsets < n_elements` (derived from the launch grid)"}
 
@@ -252,3 +252,13 @@ def test_a_name_is_read_at_its_last_assignment_by_line_however_deep() -> None:
             "        g = (triton.cdiv(n, 64),)\n        k[g](x, n)\n")
     [launch] = find_launches(ast.parse(host), {"k": "k"}, {"k": ["x", "n"]}, "ops.py")
     assert [axis.kind for axis in launch.grid] == ["partial"]
+
+
+def test_fix_through_a_named_pointer_masks_the_offset_not_the_pointer() -> None:
+    """`out_ptrs = out_ptr + offsets` then `tl.store(out_ptrs, ...)`: the mask compares the offset
+    with the size (`offsets < n_elements`), never the pointer (`out_ptrs < n_elements` does not compile)."""
+    text = _launcher("add_kernel[(triton.cdiv(n, BLOCK),)](x, y, out, n, BLOCK_SIZE=BLOCK)").replace(
+        "    tl.store(out_ptr + offsets, x + y)", "    out_ptrs = out_ptr + pid * 0 + offsets\n    tl.store(out_ptrs, x + y)")
+    report = check_source("k.py", text, Config(), strict=True)
+    assert "Mask the store with `offsets < n_elements` (derived from the launch grid)" in {
+        d.fix.title.split("; the lanes")[0] for d in report.diagnostics if d.fix}

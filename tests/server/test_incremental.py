@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+import re
 from pathlib import Path
 
 import pytest
@@ -81,7 +83,7 @@ def test_unchanged_kernels_are_not_analysed_again() -> None:
     assert checker.check("# tritonlint: noqa: TL101\n" + text).diagnostics == ()
 
 
-def test_kernels_calling_each_other_are_always_analysed() -> None:
+def test_kernels_calling_each_other_are_analysed_together() -> None:
     text = (ROOT / "fixtures" / "unmasked-tail-load" / "jit_helper_mask_constexpr.py").read_text(encoding="utf-8")
     kernels = [kernel.name for kernel in outline(text).kernels]
     checker = IncrementalChecker("helper.py", Config())
@@ -137,3 +139,101 @@ def test_a_launch_with_its_grid_on_the_next_line_is_a_launch() -> None:
     fresh = check_source(str(path), changed, Config()).diagnostics
     assert fresh, "the edit makes a finding"
     assert exactly(checker.check(changed).diagnostics) == exactly(fresh)
+
+
+# Files whose kernels call helpers and are launched from the file's host code: where a dependency
+# graph that drops an edge would reuse stale findings.
+GRAPH_FILES = ["unmasked-tail-load/jit_helper_mask_constexpr.py", "unmasked-tail-load/launch_safe_grids.py",
+               "weak-evenness-predicate/launch_safe_predicates.py", "unmasked-tail-load/mask_kept_for_a_helper.py",
+               "unmasked-tail-load/launch_divisor_helper.py", "unmasked-tail-load/gemm_even_k_twin.py"]
+
+
+def places(text: str) -> dict[str, list[int]]:
+    """0-based lines by where they are: in a helper (a kernel another kernel names), in a kernel that
+    is no helper, in a launch (`name[`), in the rest of the host code."""
+    kernels = outline(text).kernels
+    names = {kernel.name for kernel in kernels}
+    helpers = {name for kernel in kernels for name in names - {kernel.name} if name in kernel.text}
+    found: dict[str, list[int]] = {"helper": [], "kernel": [], "launch": [], "host": []}
+    inside: set[int] = set()
+    for kernel in kernels:
+        first = kernel.first_line - 1
+        lines = range(first + 1, first + kernel.text.rstrip("\n").count("\n") + 1)
+        inside.update(range(first, lines.stop))
+        found["helper" if kernel.name in helpers else "kernel"].extend(lines)
+    for number, line in enumerate(text.splitlines()):
+        if number not in inside:
+            launch = any(f"{name}[" in line for name in names)
+            found["launch" if launch else "host"].append(number)
+    return found
+
+
+def mutated(text: str, line: int, rng: random.Random) -> str:
+    """`text` with one change on `line`: a mask dropped, a comparison or a grid changed, a constant
+    changed, or a statement inserted before it (the lines after it move)."""
+    lines = text.splitlines(keepends=True)
+    old = lines[line]
+    indent = old[:len(old) - len(old.lstrip())]
+    changes = [
+        re.sub(r",\s*mask=[^,()]+(\([^()]*\))?[^,()]*", "", old, count=1),
+        old.replace(" < ", " <= ", 1),
+        old.replace("triton.cdiv(", "max(", 1),
+        re.sub(r"\b([\w.]+) // (\w+)\b", r"triton.cdiv(\1, \2)", old, count=1),  # an exact grid rounded up
+        re.sub(r"triton\.cdiv\(([\w.]+), (\w+)\)", r"\1 // \2", old, count=1),  # and back
+        old.replace("// ", "% ", 1),
+        re.sub(r"\b(\d+)\b", lambda m: str(int(m.group(1)) + 1), old, count=1),
+    ]
+    candidates = [change for change in changes if change != old]
+    if candidates and rng.random() < 0.7:
+        lines[line] = rng.choice(candidates)
+    elif old.strip() and not old.rstrip().endswith((",", "(", "\\")):
+        lines.insert(line, f"{indent}edited_{rng.randrange(1000)} = 0\n")
+    else:
+        lines.insert(line, "\n")
+    return "".join(lines)
+
+
+def test_random_edits_give_what_a_cold_check_gives() -> None:
+    """Edits at random places (a helper, a kernel, a launch, the rest of the host code), one after
+    the other: after each, the incremental findings are exactly a cold check's."""
+    changed_findings = 0
+    for case in GRAPH_FILES:
+        path = ROOT / "fixtures" / case
+        text = path.read_text(encoding="utf-8")
+        rng = random.Random(case)
+        checker = IncrementalChecker(str(path), Config())
+        before = checker.check(text)
+        for step in range(24):
+            where = places(text)
+            kind = ["helper", "kernel", "launch", "host"][step % 4]
+            if not where[kind]:
+                continue
+            after = mutated(text, rng.choice(where[kind]), rng)
+            again = checker.check(after)
+            cold = check_source(str(path), after, Config())
+            assert exactly(again.diagnostics) == exactly(cold.diagnostics), f"{case}, step {step}: an edit in a {kind}"
+            assert again.errors == cold.errors
+            if cold.errors:  # a text that does not parse is checked, and the next edit goes elsewhere
+                continue
+            changed_findings += [(d.code, d.message) for d in before.diagnostics] != \
+                [(d.code, d.message) for d in cold.diagnostics]
+            text, before = after, cold
+    # Edits that change what is reported: without them stale findings would pass unseen.
+    assert changed_findings >= 3
+
+
+def test_an_edit_to_one_group_leaves_the_others_alone() -> None:
+    """A helper edited re-analyses it and its callers; kernels that neither call it nor are called by
+    it come from memory."""
+    helpers = (ROOT / "fixtures" / "unmasked-tail-load" / "jit_helper_mask_constexpr.py").read_text(encoding="utf-8")
+    twins = (ROOT / "fixtures" / "unmasked-tail-load" / "gemm_even_k_twin.py").read_text(encoding="utf-8")
+    text = helpers + "\n\n" + twins
+    group = [kernel.name for kernel in outline(helpers).kernels]
+    checker = IncrementalChecker("both.py", Config())
+    checker.check(text)
+    changed = edited(text, 0)  # the first helper
+    assert exactly(checker.check(changed).diagnostics) == exactly(check_source("both.py", changed, Config()).diagnostics)
+    assert list(checker.analysed) == group
+    outside = "import os\n" + changed
+    assert exactly(checker.check(outside).diagnostics) == exactly(check_source("both.py", outside, Config()).diagnostics)
+    assert checker.analysed == ()

@@ -22,7 +22,7 @@ from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 from tritonlint.config import Config
 from tritonlint.engine import fix_source
 
-# The README's first example: one TL101 at 15:17 (an unsafe fix).
+# The README's first example: one TL101 at 15:17 (a safe fix: the lanes its mask switches off reach only a sum).
 DOT = textwrap.dedent("""\
     import triton
     import triton.language as tl
@@ -177,13 +177,14 @@ async def test_round_trip_open_fix_edit_clears(client: RecordingClient, tmp_path
     assert (diagnostic.range.end.line, diagnostic.range.end.character) == (14, 37)
     assert diagnostic.severity == types.DiagnosticSeverity.Warning
     assert "note: reachable when EVEN_K is False" in diagnostic.message
-    assert "help: Mask the load with `offs < K - k` (derived from the loop bound) (unsafe fix)" in diagnostic.message
+    assert ("help: Mask the load with `offs < K - k` (derived from the loop bound); the lanes it switches off "
+            "reach only `tl.sum` (line 17) as 0 (safe fix)") in diagnostic.message
 
     start = time.perf_counter()
     actions = await actions_at(client, uri, diagnostic)
     answered = time.perf_counter() - start
     fix = next(action for action in actions if "Mask the load" in action.title)
-    assert fix.title.endswith("(unsafe fix)") and not fix.is_preferred
+    assert fix.title.endswith("(TL101)") and fix.is_preferred  # proven safe: no "(unsafe fix)"
     assert fix.kind == types.CodeActionKind.QuickFix
     fixed = apply(DOT, edits_of(fix, uri))
     # The editor's fix is the command line's `--fix --unsafe-fixes`, byte for byte.
@@ -208,7 +209,8 @@ async def test_safe_fix_is_the_preferred_action(client: RecordingClient, tmp_pat
     assert diagnostic.range.start.line == 7
     actions = await actions_at(client, uri, diagnostic)
     assert [(action.title, action.is_preferred) for action in actions] == [
-        ("Mask the load with `offs < n` (the mask of the tl.store at line 9) (TL101)", True),
+        ("Mask the load with `offs < n` (the mask of the tl.store at line 9); the lanes it switches off reach "
+         "only the tl.store at line 9 (its mask drops them) (TL101)", True),
         ("Suppress TL101 on this line, with a reason", None),
     ]
     fixed = apply(SCALE, edits_of(actions[0], uri))

@@ -194,3 +194,13 @@ def test_vllm_every_fix_hopper_verified_others_not_reached(tmp_path: Path) -> No
         f"{f['path']}:{f['line']}" for f in rep["fixes"]}
     code, rep = reports[True]
     assert (code, rep["verdict"]) == (1, "not-exercised"), rep["reasons"]
+
+
+def test_no_harness_verifies_on_the_gpu_with_the_witness_launch() -> None:
+    """`verify PATH --device cuda` with no harness: the witness's launch for gemm_even_k_twin, compiled
+    for the GPU, padded with the fill: the original's outputs follow the fill, the fixed tree's do not."""
+    case = REPO / "fixtures" / "unmasked-tail-load" / "gemm_even_k_twin.py"
+    report = verify(case, None, device="cuda", compile=False, progress=lambda _: None)
+    assert report.verdict == "verified", report.reasons
+    assert report.witness and report.witness[0]["status"] == "confirmed"
+    assert [f.verdict for f in report.fixes] == ["verified"]

@@ -254,3 +254,29 @@ def test_per_fix_outputs_attribute_an_overrun_inside_the_storage(tmp_path: Path)
                             per_fix_maps={f.where: {} for f in fixes}))
     assert [f.verdict for f in report.fixes] == [Verdict.NOT_EXERCISED, Verdict.VERIFIED], report.reasons
     assert report.verdict == Verdict.VERIFIED
+
+
+def test_a_pad_written_past_is_not_the_fix_of_a_store_through_another_tensor(tmp_path: Path) -> None:
+    """A site known only by kernel and tensor (a pad written past, on a GPU): it belongs to the one
+    fixed store of the kernel only when that store's pointer is built from the tensor; a write past
+    `Out`, which an unfixed store of the same kernel makes, is not the fix of the store into `M`."""
+    from tritonlint.verify.trees import only_fix_in_kernel
+
+    (tmp_path / "k.py").write_text(textwrap.dedent("""\
+        import triton
+        import triton.language as tl
+
+
+        @triton.jit
+        def k(M, Out, N, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            m_ptrs = M + offs
+            tl.store(m_ptrs, offs)
+            o_ptr = tl.make_block_ptr(base=Out, shape=(N,), strides=(1,), offsets=(0,), block_shape=(BLOCK,),
+                                      order=(0,))
+            tl.store(o_ptr, offs)
+        """))
+    fix = Fix("k.py", (9, 9), (9, 9), "-    tl.store(m_ptrs, offs)\\n+    tl.store(m_ptrs, offs, mask=offs < N)")
+    assert only_fix_in_kernel([fix], tmp_path / "k.py", "k.py", "k", "store", {}, "M") is fix
+    assert only_fix_in_kernel([fix], tmp_path / "k.py", "k.py", "k", "store", {}, "Out") is None
+    assert only_fix_in_kernel([fix], tmp_path / "k.py", "k.py", "k", "store", {}, "not_a_name_here") is fix

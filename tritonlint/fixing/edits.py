@@ -8,16 +8,17 @@ import libcst as cst
 from libcst._nodes.internal import CodegenState
 
 from tritonlint.diagnostics import Edit
+from tritonlint.fixing.wrap import wrap_region
 from tritonlint.semantic.context import KernelContext
 from tritonlint.semantic.verdicts import TailHazard
 from tritonlint.source.locations import Span
 from tritonlint.source.outline import NESTED_PREFIX, KernelSource
 from tritonlint.source.tree import child_nodes
 
-# A fix whose line would be longer than this (or the project's line-length) names its mask in a
-# variable on the line above. Not ruff's 88: Triton kernels are commonly written to 120 columns,
-# and a project that wants less says so in its pyproject.
-DEFAULT_LINE_LENGTH = 120
+# The line length when the project sets none (tritonlint's, ruff's or black's `line-length`): the
+# default of ruff's and black's formatters, which a project that sets nothing is formatted to. A fix
+# longer than that names its mask on the line above, and what is still too long wraps as black would.
+DEFAULT_LINE_LENGTH = 88
 
 
 def segment_edit(model: KernelContext, kernel: KernelSource, old: cst.Call, new: cst.Call, text: str,
@@ -119,7 +120,7 @@ def hoisted_mask(model: KernelContext, kernel: KernelSource, hazard: TailHazard,
         return None
     label = model.label(hazard.walk.dim) if hazard.walk.dim else ""
     base = f"{label}_mask" if label.isidentifier() else f"{hazard.access.kind}_mask"
-    taken = set(model.defs) | {n.value for n in nodes_of_type(model.function, cst.Name) if isinstance(n, cst.Name)}
+    taken = set(model.defs) | model.names_used
     name, suffix = base, 1
     while name in taken:
         suffix += 1
@@ -129,6 +130,43 @@ def hoisted_mask(model: KernelContext, kernel: KernelSource, hazard: TailHazard,
     call = segment_edit(model, kernel, hazard.access.call, named, text, span, starts)
     content = f"{indent}{name} = {mask_text}{model.module.default_newline}" + text[line_start:call.start] + call.content
     return Edit(line_start, call.end, content)
+
+
+def fitted_edit(model: KernelContext, kernel: KernelSource, hazard: TailHazard, new: cst.Call, text: str,
+                span: Span, starts: Sequence[int], limit: int) -> Edit:
+    """The fix, within `limit` columns where it can be, the first of these that fits:
+    1. inline, the new arguments laid out as the call's others;
+    2. for a call the file already lays over lines: that call wrapped black's way (fixing/wrap.py);
+    3. the mask named on the line above the statement (`hoisted_mask`), the call on one line;
+    4. the call wrapped black's way;
+    5. both: the mask named above and what is still too long wrapped (else the least long)."""
+    edit = segment_edit(model, kernel, hazard.access.call, new, text, span, starts)
+    if not limit or longest_line(text, edit) <= limit:
+        return edit
+    statement = statement_of(model.function, hazard.access.call)
+    first = model.statement_start(statement, hazard.access.call)[0] if statement is not None else span.line
+    start = starts[min(first, span.line) - 1]
+    laid = wrapped_edit(text, edit, start, limit)
+    if span.end_line > span.line and longest_line(text, laid) <= limit:
+        return laid
+    hoisted = hoisted_mask(model, kernel, hazard, new, text, span, starts)
+    if hoisted is not None and longest_line(text, hoisted) <= limit:
+        return hoisted
+    if hoisted is None or longest_line(text, laid) <= limit:
+        return laid
+    both = wrapped_edit(text, hoisted, min(start, hoisted.start), limit)
+    return both if longest_line(text, both) <= longest_line(text, laid) else laid
+
+
+def wrapped_edit(text: str, edit: Edit, statement: int, limit: int) -> Edit:
+    """`edit` with the lines it leaves over `limit` wrapped; `statement` is the offset where the
+    statement holding it starts (the wrapping reads bracket depths from there)."""
+    after = text[:edit.start] + edit.content + text[edit.end:]
+    laid, region_end = wrap_region(after, statement, edit.start + len(edit.content), limit)
+    if laid == after:
+        return edit
+    unchanged = len(after) - region_end  # the text after the statement: the same in all three
+    return smallest_edit(text[statement:len(text) - unchanged], laid[statement:len(laid) - unchanged], statement)
 
 
 def statement_of(function: cst.FunctionDef, node: cst.CSTNode) -> cst.SimpleStatementLine | None:

@@ -18,19 +18,14 @@ then read (never imported) from the nearest folder above the kernel's file that 
 
 from __future__ import annotations
 
-import ast
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
 from pathlib import Path
 
 import libcst as cst
 
 from tritonlint.source.names import code_of, dotted
-
-MAX_HELPER_FILE = 1 << 21  # bytes: a module larger than this is not read for a helper
 
 
 @dataclass(frozen=True)
@@ -348,117 +343,3 @@ def _reshape(tile: Tile, sizes: list[Size]) -> Tile:
     if flat:
         raise _NoMap
     return tuple(axes)
-
-
-# ---------------------------------------------------------------------- finding the helper
-
-def module_constants(text: str) -> dict[str, int]:
-    """Top-level `NAME = 128` (or `NAME: tl.constexpr = 128`) of a module."""
-    return {name: value for name, value in module_numbers(text).items() if type(value) is int}
-
-
-@lru_cache(maxsize=16)
-def module_numbers(text: str) -> dict[str, int | float]:
-    """Top-level names bound to a number: `BLOCK = 128`, `NEG_INF = float("-inf")`, `EPS = -1e-6`,
-    `INF: tl.constexpr = math.inf`. Read once per file text (every kernel of a file asks)."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError):
-        return {}
-    found: dict[str, int | float] = {}
-    for node in tree.body:
-        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else (
-            node.target if isinstance(node, ast.AnnAssign) else None)
-        value = _number(getattr(node, "value", None))
-        if isinstance(target, ast.Name) and value is not None:
-            found[target.id] = value
-    return found
-
-
-def _number(node: ast.expr | None) -> int | float | None:
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return node.value  # type: ignore[return-value]  # int or float: checked above
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        inner = _number(node.operand)
-        return None if inner is None else -inner
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "float" and \
-            len(node.args) == 1 and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
-        try:
-            return float(node.args[0].value)
-        except ValueError:
-            return None
-    if isinstance(node, ast.Attribute) and node.attr == "inf" and isinstance(node.value, ast.Name):
-        return math.inf  # `math.inf`, `np.inf`, `torch.inf`
-    return None
-
-
-def imported_helper(name: str, file_text: str, path: str) -> tuple[cst.FunctionDef, Path, dict[str, int]] | None:
-    """The jit function `name` that `path` imports with `from module import name`, read from disk."""
-    for node in _imports_from(file_text):
-        for alias in node.names:
-            if (alias.asname or alias.name) != name:
-                continue
-            module = _module_file(Path(path), node.module or "", node.level)
-            if module is None:
-                return None
-            return _function_in(module, alias.name)
-    return None
-
-
-@lru_cache(maxsize=16)
-def _imports_from(text: str) -> tuple[ast.ImportFrom, ...]:
-    """The `from module import name` statements of a module, parsed once per text: each access whose
-    tile goes through a helper asks."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError):
-        return ()
-    return tuple(node for node in ast.walk(tree) if isinstance(node, ast.ImportFrom))
-
-
-def _module_file(path: Path, module: str, level: int) -> Path | None:
-    parts = [part for part in module.split(".") if part]
-    try:
-        folder = path.resolve().parent
-    except OSError:
-        return None
-    if level:
-        for _ in range(level - 1):
-            folder = folder.parent
-        bases = [folder]
-    else:
-        bases = [folder, *folder.parents]  # the nearest folder holding the top-level package
-    for base in bases:
-        candidate = base.joinpath(*parts)
-        for file in (candidate.with_suffix(".py"), candidate / "__init__.py"):
-            if parts and file.is_file():
-                return file
-    return None
-
-
-def _function_in(file: Path, name: str) -> tuple[cst.FunctionDef, Path, dict[str, int]] | None:
-    try:
-        if file.stat().st_size > MAX_HELPER_FILE:
-            return None
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-    module = _helper_module(text)
-    if module is None:
-        return None
-    for statement in module.body:
-        if isinstance(statement, cst.FunctionDef) and statement.name.value == name and any(
-                "jit" in (dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) or "")
-                for d in statement.decorators):
-            return statement, file, module_constants(text)
-    return None
-
-
-@lru_cache(maxsize=4)  # whole syntax trees: few kept (a file's helpers come from one or two modules)
-def _helper_module(text: str) -> cst.Module | None:
-    """A module holding imported helpers, parsed once per text (the whole module: each access through
-    one of its helpers asked again); None where it does not parse."""
-    try:
-        return cst.parse_module(text)
-    except (cst.ParserSyntaxError, RecursionError):
-        return None

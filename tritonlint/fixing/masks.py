@@ -14,6 +14,7 @@ On the side of an evenness flag that guarantees full tiles the access stays unma
 
 from __future__ import annotations
 
+import builtins
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,18 +22,18 @@ from pathlib import Path
 import libcst as cst
 
 from tritonlint.diagnostics import Applicability
-from tritonlint.fixing.layouts import LaneMap, imported_helper, lane_map, module_constants
+from tritonlint.fixing.arguments import appended, keyword_argument
+from tritonlint.fixing.layouts import LaneMap, lane_map
+from tritonlint.fixing.parentheses import spaced, without_redundant_parentheses
+from tritonlint.fixing.types import is_pointer, reads_pointer
 from tritonlint.semantic.context import KernelContext
 from tritonlint.semantic.ir import LOOP_PREFIX, Access
 from tritonlint.semantic.paths import Literal, compatible
 from tritonlint.semantic.verdicts import TailHazard
+from tritonlint.source.imports import imported_helper, module_constants
 from tritonlint.source.names import code_of
 from tritonlint.source.syntax import range_args, strip_casts
 from tritonlint.source.tree import expressions_in, names_in, nodes_under, terms
-
-# `other=` for a masked load: 0 makes masked lanes contribute nothing to a dot or a sum. For E8M0
-# scales 0 is 2**-127, which scales the (also zeroed) tail values to 0 rather than to NaN.
-OTHER = "0"
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,10 @@ def _and(old: str, new: str) -> str:
     return f"({old}) & ({new})"
 
 
+# Python's own functions (`float(x)`, `min(a, b)`): not helpers that could reorder a tile.
+_BUILTINS = frozenset(dir(builtins))
+
+
 # ---------------------------------------------------------------------- mask sources
 
 def sibling_mask(model: KernelContext, hazard: TailHazard) -> tuple[str, Applicability, str] | None:
@@ -108,13 +113,61 @@ def sibling_mask(model: KernelContext, hazard: TailHazard) -> tuple[str, Applica
         if layout and layout[1] and other.mask is not None and not _carries(model, other, other.mask, layout[1]):
             continue  # a 1-D mask beside a `[:, None]` pointer broadcasts to a square: not this shape
         # A mask that is itself a `None if FLAG else m` switch is not reused verbatim.
-        if not isinstance(other.mask, cst.IfExp) and available_at(model, other.mask, access):
+        if isinstance(other.mask, cst.IfExp):
+            continue
+        mask_text = _terms_on(model, other, hazard, mine)
+        if mask_text is not None:
             # Within one tile the sibling's mask is the kernel's own bound for this shape; across a
             # loop another tensor may run to another length (n counts beside n + 1 totals).
             certain = hazard.walk.loop is None or code_of(other.pointer) == code_of(access.pointer)
-            return (code_in(model, other.mask), Applicability.SAFE if certain else Applicability.UNSAFE,
+            return (mask_text, Applicability.SAFE if certain else Applicability.UNSAFE,
                     f"the mask of the tl.{other.kind} at line {model.line_of(other.call)}")
     return None
+
+
+def _conjuncts(model: KernelContext, node: cst.BaseExpression, other: Access, depth: int = 0
+               ) -> list[cst.BaseExpression]:
+    """The `&`-ed terms of a mask, through a local it names (`mask = (a < M) & (b < N)`)."""
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitAnd):
+        return _conjuncts(model, node.left, other, depth) + _conjuncts(model, node.right, other, depth)
+    if isinstance(node, cst.Name) and depth < 4:
+        defs = [d for d in model.reaching(node.value, other.order, other.path, other.loops)]
+        if len(defs) == 1 and defs[0].kind == "assign" and isinstance(defs[0].value, cst.BinaryOperation) and \
+                isinstance(defs[0].value.operator, cst.BitAnd):
+            return _conjuncts(model, defs[0].value, other, depth + 1)
+    return [node]
+
+
+def _terms_on(model: KernelContext, other: Access, hazard: TailHazard, mine: frozenset[str]) -> str | None:
+    """The sibling's mask, kept to its terms over the dimensions of this access that its hazards
+    walk: a term guarding something else (`idx_k > 0`, a flag) or bounding another dimension
+    (`offs_m < M` beside a pointer over `offs_n`) changes what the kernel computes, or bounds the
+    wrong axis. The whole mask, as written, when every term is kept; None when none is, or a kept
+    term reads a name not defined where the access is."""
+    assert other.mask is not None
+    terms_ = _conjuncts(model, other.mask, other)
+    # The dimensions this access leaves unbounded, all of them: one sibling mask bounding two of
+    # them is taken once, as written.
+    walked = frozenset(hazard.walk.keys).union(*(h.walk.keys for h in model.hazards_of(hazard.access)))
+    kept = []
+    for term in terms_:
+        dims = {d for d in model.dims(term, other.order, other.path, other.loops) if not d.startswith(LOOP_PREFIX)}
+        if dims and dims <= mine and dims & walked:
+            kept.append(term)
+    if not kept:
+        return None
+    if len(kept) == len(terms_) and available_at(model, other.mask, access=hazard.access):
+        return code_in(model, other.mask)
+    if not all(available_at(model, term, hazard.access) for term in kept):
+        return None
+    if len(kept) == 1:
+        return _unparenthesized_text(model, kept[0])
+    return " & ".join(atom_of(_unparenthesized_text(model, term)) for term in kept)
+
+
+def _unparenthesized_text(model: KernelContext, node: cst.BaseExpression) -> str:
+    text = code_in(model, node)
+    return text[1:-1] if _wrapped(text) else text
 
 
 def _carries(model: KernelContext, access: Access, mask: cst.BaseExpression, broadcast: str) -> bool:
@@ -153,11 +206,14 @@ def comparison_mask(model: KernelContext, hazard: TailHazard) -> tuple[str, Appl
     hypothesis = frozenset({hazard.tail}) if hazard.tail else frozenset()
     mine = offset_of(model, access, walk.dim) if walk.dim else None
     candidates: list[tuple[int, str, Applicability, str]] = []
+    unreadable: str | None = None
     for comparison, where, other in comparisons_of(model, access, hypothesis, same_loop=walk.loop is not None):
         target = comparison.comparisons[0]
         left, bound = comparison.left, target.comparator
         operator = "<" if isinstance(target.operator, cst.LessThan) else "<="
         left_inner = left.value if isinstance(left, cst.Subscript) else left
+        if reads_pointer(model, left_inner):
+            continue  # a pointer compared (`t_ptrs < N`): not an offset, and it does not compile
         restated = not available_at(model, left_inner, access)
         if restated:  # its dimensions as seen where it is compared
             left_dims = model.dims(left_inner, other.order, other.path, other.loops)
@@ -200,11 +256,16 @@ def comparison_mask(model: KernelContext, hazard: TailHazard) -> tuple[str, Appl
                 continue  # one is an absolute offset, the other relative to the tile: not comparable
             scaled, source = atom_of(mine[0]), f"rescaled from the comparison at line {where}"
             lanes = _lane_map(model, access, walk.dim or "", mine[1])
+            if isinstance(lanes, str):
+                unreadable = lanes  # a mask in memory order could drop real lanes: no guess
+                continue
             if lanes is not None:  # a helper reorders the lanes: compare the index each lane ends up at
                 scaled, ours_size = lanes.apply(scaled), lanes.size
                 source += f", in the lane order `{lanes.helper}` puts the tile in"
             text = f"{scaled}{mine[1]} * {atom_of(their_size)} // {atom_of(ours_size)} {operator} {bound_text}"
             candidates.append((1, text, Applicability.UNSAFE, source))
+    if not candidates and unreadable is not None:
+        return unreadable, Applicability.DISPLAY_ONLY, unreadable
     if not candidates:
         return None
     candidates.sort(key=lambda item: item[0])
@@ -212,9 +273,11 @@ def comparison_mask(model: KernelContext, hazard: TailHazard) -> tuple[str, Appl
     return text, applicability, source
 
 
-def _lane_map(model: KernelContext, access: Access, dim: str, broadcast: str) -> LaneMap | None:
+def _lane_map(model: KernelContext, access: Access, dim: str, broadcast: str) -> LaneMap | str | None:
     """How a jit helper that receives the loaded tile directly (`unswizzle(tl.load(P))`) reorders the
-    lanes of `dim`, or None (no such helper, or lanes kept in order)."""
+    lanes of `dim`, or None (no such helper, or lanes kept in order), or why the helper it names
+    cannot be read (imported from a module not found beside the kernel): a mask in memory order
+    through a helper that may permute the lanes is a guess."""
     if access.kind != "load":
         return None
     axes = [part.strip() for part in broadcast.strip("[]").split(",")] if broadcast else [":"]
@@ -233,7 +296,11 @@ def _lane_map(model: KernelContext, access: Access, dim: str, broadcast: str) ->
         elif model.origin is not None:
             found = imported_helper(helper_call.name, text, model.origin[0])
         if found is None:
-            return None
+            if helper_call.name in _BUILTINS:
+                return None
+            return (f"no mask can be derived: the loaded tile goes through `{helper_call.name}`, which the "
+                    "fixer cannot read (not defined in this file, nor found where it is imported from), so "
+                    "the order its lanes end up in is unknown")
         lanes = lane_map(helper_call.call, position, shape, axes.index(":"), *found)
         if lanes is not None and lanes.source is not None:
             model.depends.add(str(lanes.source))
@@ -257,6 +324,13 @@ def loop_bound_mask(model: KernelContext, hazard: TailHazard) -> tuple[str, Appl
     if not is_pure(mine[2], model, access):
         return None  # `ks // GROUP` is in other units than the loop's bound
     shifted = shifted_tile(model, hazard)
+    stop_node = args[-1] if len(args) in (1, 2) else args[1] if len(args) == 3 else None
+    if isinstance(stop_node, cst.Call) and model.qualify_tl(stop_node.func) == "cdiv" and stop_node.args:
+        stop_node = stop_node.args[0].value
+    if stop_node is not None and not reads_extent(model, stop_node, access):
+        # `range(0, (start_m + 1) * BLOCK_M, BLOCK_N)`: the bound of a causal loop, made of the
+        # program's tile only; it bounds the loop, not the tensor (its last tile runs past N).
+        return None
     if len(args) == 1 or (len(args) == 2 and code_in(model, args[0]) == "0"):
         stop = args[-1]
         if isinstance(stop, cst.Call) and model.qualify_tl(stop.func) == "cdiv" and len(stop.args) == 2 and relative:
@@ -277,6 +351,23 @@ def loop_bound_mask(model: KernelContext, hazard: TailHazard) -> tuple[str, Appl
             text = f"{atom_of(mine[0])}{mine[1]} < {stop_text}"
         return text, Applicability.UNSAFE, "derived from the loop bound"
     return None
+
+
+def reads_extent(model: KernelContext, node: cst.BaseExpression, access: Access, depth: int = 0) -> bool:
+    """Whether a bound is built from a size the kernel is given or reads (a parameter that is not a
+    constexpr nor a pointer, a loaded value), through the locals it is built from: the extent of a
+    tensor, or a bound clamped to one (`tl.minimum(hi, N)`). `(start_m + 1) * BLOCK_M` (program ids
+    and block sizes only) is no extent."""
+    if any(isinstance(n, cst.Call) and model.qualify_tl(n.func) == "load" for n in nodes_under(node)):
+        return True
+    for name in set(names_in(node)):
+        for d in model.defs.get(name, ()):
+            if d.kind == "param" and not d.constexpr and not is_pointer(model, cst.Name(name)):
+                return True
+            if d.kind in ("assign", "advance") and d.value is not None and depth < 6 and \
+                    reads_extent(model, d.value, access, depth + 1):
+                return True
+    return False
 
 
 def shifted_tile(model: KernelContext, hazard: TailHazard) -> str | None:
@@ -354,11 +445,57 @@ def offset_of(model: KernelContext, access: Access, dim: str) -> tuple[str, str,
         for node in nodes_under(root):
             if isinstance(node, cst.Name):
                 offsets = {d for d in model.dims(node, order, access.path, access.loops) if not d.startswith(LOOP_PREFIX)}
-                if offsets == {dim} and not _is_pointer_name(model, node.value, access):
+                # The access's own pointer (`m_ptrs` of `tl.store(m_ptrs, ...)`) varies along the
+                # dimension too, but it is an address: `m_ptrs < N` would compare a pointer with a size.
+                if offsets == {dim} and node is not access.pointer and \
+                        not _is_pointer_name(model, node.value, access) and not is_pointer(model, node):
                     return node.value, "", node
             if isinstance(node, cst.Call) and model.qualify_tl(node.func) == "arange":
+                # `T + pid * BLOCK + tl.arange(0, BLOCK)`: the offsets are what the pointer adds to
+                # its base, not the arange alone (the tile's start is part of them).
+                rest = _offset_part(model, root, order, access, dim)
+                if rest is not None:
+                    return code_in(model, rest), "", rest
                 return code_in(model, node), "", node
     return None
+
+
+def _offset_part(model: KernelContext, root: cst.BaseExpression, order: int, access: Access,
+                 dim: str) -> cst.BaseExpression | None:
+    """`pid * BLOCK + tl.arange(0, BLOCK)` out of `T + pid * BLOCK + tl.arange(0, BLOCK)`: the
+    summands after the pointer, when they are all added, are offsets in elements (no stride) and
+    vary along `dim` only. None otherwise."""
+    node = strip_casts(root)
+    summands = terms(node)
+    if len(summands) < 2 or not is_pointer(model, summands[0]) or \
+            any(reads_pointer(model, term) for term in summands[1:]):
+        return None
+    chain = node
+    while isinstance(chain, cst.BinaryOperation) and isinstance(chain.operator, (cst.Add, cst.Subtract)):
+        if isinstance(chain.operator, cst.Subtract):
+            return None  # a subtraction among the offsets: keep the plain arange
+        chain = chain.left
+    rest = summands[1]
+    for term in summands[2:]:
+        rest = cst.BinaryOperation(left=rest, operator=cst.Add(), right=term)
+    offsets = {d for d in model.dims(rest, order, access.path, access.loops) if not d.startswith(LOOP_PREFIX)}
+    if offsets != {dim} or not is_pure(rest, model, access) and not _tile_start(rest):
+        return None
+    return rest
+
+
+def _tile_start(node: cst.BaseExpression) -> bool:
+    """`pid * BLOCK + tl.arange(0, BLOCK)`: a scalar tile start times a block, plus the arange."""
+    for term in terms(node):
+        if isinstance(term, cst.Call):
+            continue
+        if isinstance(term, cst.BinaryOperation) and isinstance(term.operator, cst.Multiply) and \
+                all(isinstance(side, cst.Name) for side in (term.left, term.right)):
+            continue
+        if isinstance(term, (cst.Name, cst.Integer)):
+            continue
+        return False
+    return True
 
 
 def is_pure(node: cst.BaseExpression, model: KernelContext | None = None, access: Access | None = None,
@@ -492,36 +629,23 @@ def call_argument(call: cst.Call, name: str, position: int) -> cst.Arg | None:
 
 
 def with_arguments(model: KernelContext, access: Access, arguments: dict[str, str]) -> cst.Call:
-    """The call with `arguments` set (replacing an existing positional or keyword one)."""
+    """The call with `arguments` set (replacing an existing positional or keyword one), each new one
+    laid out as the call's others (fixing/arguments.py), with no parentheses precedence does not need."""
     call = access.call
-    args = list(call.args)
     positions = {"load": {"mask": 1, "other": 2, "boundary_check": 3, "padding_option": 4},
                  "store": {"mask": 2, "boundary_check": 3}}[access.kind]
     for name, text in arguments.items():
         try:
             value = cst.parse_expression(text)
         except cst.ParserSyntaxError:
-            # A mask copied from a multi-line call continues lines inside that call's parentheses.
+            # A mask copied from a multi-line call continues lines inside that call's parentheses
+            # (and inside this call's, once the pair is dropped below).
             value = cst.parse_expression(f"({text})")
+        value = spaced(without_redundant_parentheses(value))
         existing = call_argument(call, name, positions.get(name, 99))
         if existing is not None:
-            index = args.index(existing)
-            args[index] = existing.with_changes(value=value)
-            continue
-        if args and args[-1].comma == cst.MaybeSentinel.DEFAULT:
-            # The space before `)` (a newline, in a call laid out over lines) stays before `)`.
-            closing = args[-1].whitespace_after_arg
-            args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")),
-                                             whitespace_after_arg=cst.SimpleWhitespace(""))
-            args.append(cst.Arg(value=value, keyword=cst.Name(name), equal=_EQUAL, whitespace_after_arg=closing))
+            call = call.with_changes(args=[arg.with_changes(value=value) if arg is existing else arg
+                                           for arg in call.args])
         else:
-            # A trailing comma (one argument per line): the new argument takes the last line's
-            # comma (the one before the closing parenthesis), the old last one a separator's.
-            trailing = args[-1].comma
-            separator = args[-2].comma if len(args) >= 2 else trailing
-            args[-1] = args[-1].with_changes(comma=separator)
-            args.append(cst.Arg(value=value, keyword=cst.Name(name), equal=_EQUAL, comma=trailing))
-    return call.with_changes(args=args)
-
-
-_EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+            call = appended(call, keyword_argument(name, value))
+    return call

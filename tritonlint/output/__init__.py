@@ -20,15 +20,18 @@ def render(
     color: bool = False,
     summary: bool = True,
     rules: Sequence[type[Rule]] | None = None,
+    unsafe_fixes: bool = False,
 ) -> str:
     """Render `diagnostics` (sorted by path, line, column, code) in format `fmt`.
 
     `sources` maps each path to the text its Edit offsets index, needed for paths whose
     diagnostics carry a fix (json, sarif). `color` and `summary` (the closing count line) apply to
-    the text formats only (`full` also shows each finding's source line from `sources`); `rules` lists SARIF's rule descriptors, every shipped rule when None.
+    the text formats only (`full` also shows each finding's source line from `sources`); `rules` lists SARIF's rule descriptors, every shipped rule when None; `unsafe_fixes` (the configuration lets
+    `--fix` apply unsafe fixes) makes the count line count them as fixable with `--fix`.
     """
     if fmt in ("text", "concise", "full"):
-        return text.render(diagnostics, color=color, summary=summary, style=fmt, sources=sources)
+        return text.render(diagnostics, color=color, summary=summary, style=fmt, sources=sources,
+                           unsafe_fixes=unsafe_fixes)
     if fmt == "json":
         return json.render(diagnostics, sources)
     if fmt == "sarif":

@@ -17,7 +17,7 @@ _RESET = "\033[0m"
 
 
 def render(diagnostics: Iterable[Diagnostic], *, color: bool = False, summary: bool = True, style: str = "text",
-           sources: Mapping[str, str] | None = None) -> str:
+           sources: Mapping[str, str] | None = None, unsafe_fixes: bool = False) -> str:
     """Every diagnostic with its notes and fix title, then (with `summary`) a count line.
 
     `style` "concise" gives the first line of each only; "full" adds the source line under it with a
@@ -36,17 +36,22 @@ def render(diagnostics: Iterable[Diagnostic], *, color: bool = False, summary: b
             label = _style("help", _CYAN_BOLD, color)
             lines.append(f"    {label}: {d.fix.title} ({d.fix.applicability.value} fix)")
     if summary:
-        lines.append(summary_line(found))
+        lines.append(summary_line(found, unsafe_fixes=unsafe_fixes))
     return "".join(line + "\n" for line in lines)
 
 
-def summary_line(diagnostics: Iterable[Diagnostic]) -> str:
-    """`Found 3 errors (1 fixable with --fix, 1 more with --unsafe-fixes).`, or all clear."""
+def summary_line(diagnostics: Iterable[Diagnostic], *, unsafe_fixes: bool = False) -> str:
+    """`Found 3 errors (1 fixable with --fix, 1 more with --unsafe-fixes).`, or all clear.
+
+    Counts what `--fix` applies in this run: with `unsafe_fixes` (the flag, or `unsafe-fixes = true`
+    in the configuration) the unsafe fixes are fixable with `--fix` too, and no hint is given."""
     found = list(diagnostics)
     if not found:
         return "All checks passed!"
     safe = sum(d.fix is not None and d.fix.applicability is Applicability.SAFE for d in found)
     unsafe = sum(d.fix is not None and d.fix.applicability is Applicability.UNSAFE for d in found)
+    if unsafe_fixes:
+        safe, unsafe = safe + unsafe, 0
     counted = f"Found {len(found)} error{'s' if len(found) != 1 else ''}"
     fixable = []
     if safe:

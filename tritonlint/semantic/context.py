@@ -15,8 +15,9 @@ complete when built (the engine passes the file's other jit functions and the la
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
-from functools import cached_property
+from functools import cached_property, partial
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
@@ -44,6 +45,7 @@ from tritonlint.source.locations import Locator, Span
 from tritonlint.source.names import ImportMap
 from tritonlint.source.outline import KernelSource
 from tritonlint.source.syntax import strip_casts
+from tritonlint.source.tree import child_nodes
 
 __all__ = ["LOOP_PREFIX", "PROGRAM", "Access", "Def", "Fact", "Flag", "HelperCall", "Judgement", "KernelContext",
            "Loop", "TailHazard", "Walk", "strip_casts"]
@@ -77,7 +79,9 @@ class KernelContext:
         self.flow = Dataflow(self.ir)
         self.ev = Evaluator(self.ir, self.flow)
         self.walker = Walker(self.ir, self.flow, self.ev)
-        self.flags = FlagRecognizer(self.ir, self.flow, self.ev, self._helper_views)
+        # Through a proxy: a bound method would hold the context from its own flags, a cycle that leaves
+        # the file's syntax trees to the cyclic collector (the HazardFinder holds it the same way).
+        self.flags = FlagRecognizer(self.ir, self.flow, self.ev, partial(_helper_views, weakref.proxy(self)))
         self.hazards = HazardFinder(self)
         # What the rules and the fixer ask most, under short names.
         self.module, self.function, self.defs, self.accesses = module, function, self.ir.defs, self.ir.accesses
@@ -86,15 +90,6 @@ class KernelContext:
         self.dims, self.mask_dims, self.dim_size, self.label = self.ev.dims, self.ev.mask_dims, self.ev.dim_size, self.ev.label
         self.tail_hazards, self.hazards_of = self.hazards.tail_hazards, self.hazards.hazards_of
         self._complete = True
-
-    def _helper_views(self) -> list[Access]:
-        """The accesses of the jit helpers it calls, as each call site sees them (for its flags)."""
-        views: list[Access] = []
-        for site in self.ir.calls:
-            helper = self.helpers.get(site.name)
-            if helper is not None and helper is not self:
-                views += [view for _, view in self.hazards.inline(site, helper)]
-        return views
 
     def __setattr__(self, name: str, value: object) -> None:
         if getattr(self, "_complete", False):
@@ -106,6 +101,19 @@ class KernelContext:
         """The predicates setting its evenness flags (heuristics, launch arguments) that do not
         imply full tiles of the walks they let through."""
         return weak_predicates(self)
+
+    @cached_property
+    def names_used(self) -> frozenset[str]:
+        """Every name the function's text uses (a fix that names a new value must pick another);
+        one walk per kernel, not one per finding."""
+        names: set[str] = set()
+        pending: list[cst.CSTNode] = [self.function]
+        while pending:
+            current = pending.pop()
+            if isinstance(current, cst.Name):
+                names.add(current.value)
+            pending.extend(child_nodes(current))
+        return frozenset(names)
 
     # ------------------------------------------------------------------ positions
 
@@ -146,3 +154,13 @@ class KernelContext:
         if walk.loop is not None:
             parts.append(f"advanced by the loop at line {self.line_of(walk.loop.node)}")
         return ", ".join(parts)
+
+
+def _helper_views(context: KernelContext) -> list[Access]:
+    """The accesses of the jit helpers it calls, as each call site sees them (for its flags)."""
+    views: list[Access] = []
+    for site in context.ir.calls:
+        helper = context.helpers.get(site.name)
+        if helper is not None and helper.ir is not context.ir:  # context is a proxy: compare what it holds
+            views += [view for _, view in context.hazards.inline(site, helper)]
+    return views

@@ -53,6 +53,7 @@ class Locator:
         self._ranks: dict[int, tuple[type[ast.AST], int]] | None = None  # built on first use
         self._ast: dict[type[ast.AST], list[ast.AST]] = {}
         self._agrees = True
+        self._simple: list[tuple[ast.stmt, tuple[int, ...], tuple[int, ...]]] | None = None  # built on first use
 
     def span(self, root: cst.CSTNode, node: cst.CSTNode) -> Span | None:
         """Where `node` (somewhere under `root`, the kernel's libcst function) sits; None if unknown."""
@@ -69,10 +70,12 @@ class Locator:
         if target is None:
             return None
         # Simple statements do not nest, so at most one holds the call.
-        holder = next((node for node in ast.walk(self._function)
-                       if isinstance(node, ast.stmt) and not hasattr(node, "body") and not hasattr(node, "cases")
-                       and _source_order(node)[:2] <= _source_order(target)[:2]
-                       and _end(node) >= _end(target)), None)
+        if self._simple is None:
+            self._simple = [(node, _source_order(node)[:2], _end(node)) for node in ast.walk(self._function)
+                            if isinstance(node, ast.stmt) and not hasattr(node, "body")
+                            and not hasattr(node, "cases")]
+        where, end = _source_order(target)[:2], _end(target)
+        holder = next((node for node, start, stop in self._simple if start <= where and stop >= end), None)
         if holder is None or type(holder).__name__ != kind:
             return None
         return holder.lineno, self._column(holder.lineno, holder.col_offset)

@@ -31,8 +31,9 @@ def _fills(text: str) -> list[int]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", metavar="PATH", help="file or folder to fix and verify")
-    parser.add_argument("--harness", required=True, metavar="HARNESS.py",
-                        help="Python file with run(device) returning a tensor, list or dict of them")
+    parser.add_argument("--harness", metavar="HARNESS.py",
+                        help="Python file with run(device) returning a tensor, list or dict of them "
+                             "(default: launches the witness synthesizes for PATH's findings)")
     parser.add_argument("--root", metavar="DIR",
                         help="import root copied and shadowed (default: the folder holding PATH)")
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu",

@@ -142,6 +142,9 @@ class InterpreterGuard:
     def install(self) -> None:
         from triton.runtime import interpreter as interp
 
+        from tritonlint.verify import interpreter_compat
+
+        interpreter_compat.install()
         if self._saved:
             return
         guard = self

@@ -123,7 +123,7 @@ def _owner(fixes: list[Fix], key: SiteKey, kernel: str | None, tree: Path, cache
             if f.path == key.path and span[0] <= max(f.orig_lines) and f.orig_lines[0] <= span[1]:
                 return f
     elif key.path and kernel:
-        return only_fix_in_kernel(fixes, tree / key.path, key.path, kernel, key.kind, cache)
+        return only_fix_in_kernel(fixes, tree / key.path, key.path, kernel, key.kind, cache, key.tensor)
     return None
 
 

@@ -184,6 +184,8 @@ class Report:
     verdict: Verdict = Verdict.NOT_EXERCISED
     reasons: list[str] = field(default_factory=list)
     strict: bool = False  # --strict: a fix no run reached fails the run
+    # No --harness: what the witness made of each fixable finding (its launch, or why none).
+    witness: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -202,7 +204,8 @@ class Report:
                 "fixes": [f.to_dict() for f in self.fixes],
                 "accesses": [a.to_dict() for a in self.accesses],
                 "checks": self.checks, "compile": self.compile,
-                "runs": [r.summary() for r in self.runs]}
+                "runs": [r.summary() for r in self.runs],
+                **({"witness": self.witness} if self.witness else {})}
 
 
 def describe_outputs(outputs: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -74,6 +74,12 @@ def format_text(report: Report, keep: bool = False) -> str:
     tally = _tally(report)
     if tally:
         lines.append(tally)
+    for w in report.witness:
+        launch = w.get("launch")
+        shape = (", ".join(f"{k}={v}" for k, v in launch["sizes"].items()) + f"; grid {tuple(launch['grid'])}"
+                 if launch else "")
+        lines.append(f"  witness {w['where']} {w['code']}: " + (f"launched ({shape})" if launch else
+                     f"no launch ({w['status']}: {w['reason']})"))
     for f in report.fixes:
         lines.append(_fix_line(f))
         lines.extend("    " + _describe_site(s) for s in f.sites)

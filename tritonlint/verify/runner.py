@@ -85,11 +85,13 @@ def _progress(message: str) -> None:
 
 
 class Verifier:
-    def __init__(self, path: str | Path, harness: str | Path, root: str | Path | None = None,
+    def __init__(self, path: str | Path, harness: str | Path | None, root: str | Path | None = None,
                  options: Options | None = None, fixer: Fixer | None = None,
                  progress: Callable[[str], None] | None = None) -> None:
         self.path = Path(path).resolve()
-        self.harness = Path(harness).resolve()
+        # None: the launch comes from the witness (a harness generated from its confirmed launches).
+        self.harness: Path | None = Path(harness).resolve() if harness is not None else None
+        self.witnessed: list[dict[str, Any]] = []
         # A package (a folder with __init__.py, or the folder holding a file of one) is copied
         # under its own name, so a harness that imports it by name imports the copy; anything
         # else is copied as the import root itself.
@@ -109,7 +111,7 @@ class Verifier:
     def _validate(self) -> None:
         if not self.path.exists():
             raise VerifyError(f"{self.path}: no such file or directory")
-        if not self.harness.is_file():
+        if self.harness is not None and not self.harness.is_file():
             raise VerifyError(f"{self.harness}: harness not found")
         if not self.root.is_dir():
             raise VerifyError(f"{self.root}: --root is not a directory")
@@ -126,12 +128,30 @@ class Verifier:
         self._validate()
         self.tmp = Path(tempfile.mkdtemp(prefix="tritonlint-verify-"))
         try:
+            if self.harness is None:
+                self.harness = self._witness_harness()
             return self._run()
         finally:
             if not self.opts.keep:
                 shutil.rmtree(self.tmp, ignore_errors=True)
             else:
                 self.progress(f"kept temporary trees in {self.tmp}")
+
+    def _witness_harness(self) -> Path:
+        """A harness of the witness's confirmed launches for PATH's findings (no --harness given)."""
+        from tritonlint.witness.harness import plan
+
+        assert self.tmp is not None
+        self.progress(f"no --harness: synthesizing launches for the findings of {self.path} (witness)")
+        made = plan(self.path, self.root, self.package, self.tmp / "witness",
+                    timeout=min(self.opts.timeout, 120.0), progress=self.progress)
+        self.witnessed = [p.to_dict() for p in made.findings]
+        if made.harness is None:
+            shown = "; ".join(f"{p.where} {p.code}: {p.status}: {p.reason}" for p in made.findings)
+            raise VerifyError(f"no --harness given and the witness built no launch for a fixable finding of "
+                              f"{self.path} ({shown or 'no fixable finding'}); write a harness and pass --harness")
+        self.progress(f"witness harness: {len(made.launched)} launch(es), {made.harness}")
+        return made.harness
 
     def _in_copy(self, p: Path) -> Path:
         """Where `p` (inside the root) lies in a copy, relative to the copy's import root."""
@@ -153,6 +173,7 @@ class Verifier:
         return selected
 
     def _harness_in(self, tree: Path) -> Path:
+        assert self.harness is not None
         try:
             return tree / self._in_copy(self.harness)
         except ValueError:
@@ -162,7 +183,9 @@ class Verifier:
         assert self.tmp is not None
         opts = self.opts
         rel_path = self._in_copy(self.path)
-        report = Report(str(self.path), str(self.harness), str(self.root), opts.device, list(opts.fills))
+        shown = str(self.harness) if not self.witnessed else f"synthesized by the witness ({self.harness})"
+        report = Report(str(self.path), shown, str(self.root), opts.device, list(opts.fills))
+        report.witness = self.witnessed
         trees = {"original": self.tmp / "original", "fixed": self.tmp / "fixed"}
         self.progress(f"copying {self.root} twice into {self.tmp}")
         for t in trees.values():
@@ -399,7 +422,7 @@ class Verifier:
         return compiled.summarize(specs, results, fixes, trees)
 
 
-def verify(path: str | Path, harness: str | Path, root: str | Path | None = None,
+def verify(path: str | Path, harness: str | Path | None, root: str | Path | None = None,
            fixer: Fixer | None = None, progress: Callable[[str], None] | None = None,
            **options: Any) -> Report:
     """Run the whole differential verification; see Options for keyword arguments."""

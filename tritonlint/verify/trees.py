@@ -27,8 +27,9 @@ AstCache = dict[Path, ast.Module | None]
 
 
 def cli_fixer(copy_root: Path, target: Path) -> None:
-    """The production fixer: `tritonlint check --fix --unsafe-fixes` on the copy, as a subprocess."""
-    cmd = [sys.executable, "-m", "tritonlint", "check", "--fix", "--unsafe-fixes", str(target)]
+    """The production fixer: `tritonlint check --fix --unsafe-fixes` on the copy, as a subprocess.
+    Without its frontend check: verify judges every fix the fixer makes, by compiling and running it."""
+    cmd = [sys.executable, "-m", "tritonlint", "check", "--fix", "--unsafe-fixes", "--no-frontend-check", str(target)]
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(x for x in (PKG_PARENT, env.get("PYTHONPATH")) if x)
     proc = subprocess.run(cmd, cwd=copy_root, env=env, capture_output=True, text=True, timeout=600,
@@ -248,11 +249,14 @@ def find_line(path: Path, src: list[str], i: int) -> int | None:
 
 
 def only_fix_in_kernel(fixes: list[Fix], path: Path, rel: str, kernel: str, kind: str,
-                       cache: AstCache) -> Fix | None:
+                       cache: AstCache, tensor: str | None = None) -> Fix | None:
     """The one fix of a `kind` access inside `kernel`'s body, for a site known only by kernel.
 
     A memcheck report without line information, or a pad written past, names the kernel and
-    the tensor, not the line: it is attributed only when a single fix could be the one.
+    the tensor, not the line: it is attributed only when a single fix could be the one. A tensor
+    the kernel's accesses name rules out the fixes whose pointer is not built from it (a pad
+    written past `Out` is not the fix of a store through `M + offs`, when another, unfixed store
+    of the kernel writes through `Out`).
     """
     tree = _parsed(path, cache)
     if tree is None:
@@ -262,8 +266,44 @@ def only_fix_in_kernel(fixes: list[Fix], path: Path, rel: str, kernel: str, kind
         if isinstance(node, ast.FunctionDef) and node.name == kernel and node.end_lineno:
             inside = [f for f in fixes if f.path == rel and node.lineno <= f.orig_lines[0] <= node.end_lineno
                       and token in f.diff]
+            if tensor and len(inside) == 1:
+                bases = _access_bases(node)
+                fix_lines = range(inside[0].orig_lines[0], max(inside[0].orig_lines) + 1)
+                if any(tensor in names for names in bases.values()) and not any(
+                        tensor in names for line, names in bases.items() if line in fix_lines):
+                    return None
             return inside[0] if len(inside) == 1 else None
     return None
+
+
+def _access_bases(kernel: ast.FunctionDef) -> dict[int, set[str]]:
+    """Per line of a `tl.load`/`tl.store`/atomic call in the kernel: the names its pointer is built
+    from, through the kernel's assignments (`m_ptrs = M + offs` -> {m_ptrs, M, offs})."""
+    assigned: dict[str, list[ast.expr]] = {}
+    for node in ast.walk(kernel):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name):
+                        assigned.setdefault(name.id, []).append(node.value)
+
+    def names(expr: ast.expr) -> set[str]:
+        seen: set[str] = set()
+        todo = [expr]
+        while todo:
+            for n in ast.walk(todo.pop()):
+                if isinstance(n, ast.Name) and n.id not in seen:
+                    seen.add(n.id)
+                    todo.extend(assigned.get(n.id, ()))
+        return seen
+
+    out: dict[int, set[str]] = {}
+    for node in ast.walk(kernel):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args and (
+                node.func.attr in ("load", "store") or node.func.attr.startswith("atomic_")):
+            out.setdefault(node.lineno, set()).update(names(node.args[0]))
+    return out
 
 
 def edits_an_access(path: Path, lines: tuple[int, int]) -> bool:
@@ -276,18 +316,39 @@ def edits_an_access(path: Path, lines: tuple[int, int]) -> bool:
 
 
 def fix_conditions(path: Path, lines: set[int]) -> dict[int, list[str]]:
-    """`COND` of each `None if COND else ...` on the given lines of a fixed file (line -> conds).
-
-    Lines without one are absent. Multi-line calls are attributed to every line they span.
-    """
+    """`COND` of each `None if COND else ...` in the statements holding the given lines of a fixed
+    file (line -> conds), on every line of such a statement: a fix laid out one argument per line
+    puts the pointer on one line and `mask=None if F else m` on another, and the compiled access
+    carries the pointer's line. Lines without one are absent."""
     try:
-        text = path.read_text(errors="replace").splitlines()
-    except OSError:
+        source = path.read_text(errors="replace")
+        tree = ast.parse(source)
+    except (OSError, SyntaxError, ValueError):
         return {}
+    text = source.splitlines()
     out: dict[int, list[str]] = {}
-    for ln in sorted(lines):
-        if 1 <= ln <= len(text):
-            found = re.findall(r"\bNone if (.+?) else\b", text[ln - 1])
-            if found:
+    for node in ast.walk(tree):
+        # Simple statements only: a compound one (`if`, `for`) would spread a condition over its body.
+        if not isinstance(node, ast.stmt) or hasattr(node, "body") or node.end_lineno is None:
+            continue
+        span = range(node.lineno, node.end_lineno + 1)
+        if not lines.intersection(span):
+            continue
+        found = re.findall(r"\bNone\s+if\s+(.+?)\s+else\b", "\n".join(text[node.lineno - 1:node.end_lineno]))
+        if found:
+            for ln in span:
                 out[ln] = found
+    return out
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or node.end_lineno is None or node.end_lineno == node.lineno:
+            continue
+        span = range(node.lineno, node.end_lineno + 1)
+        if not lines.intersection(span):
+            continue
+        segment = "\n".join(text[node.lineno - 1:node.end_lineno])
+        found = re.findall(r"\bNone\s+if\s+(.+?)\s+else\b", segment)
+        if found:
+            for ln in span:
+                out.setdefault(ln, [])
+                out[ln].extend(c for c in found if c not in out[ln])
     return out

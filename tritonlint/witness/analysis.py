@@ -14,7 +14,7 @@ from typing import Any
 from tritonlint.config import Config
 from tritonlint.diagnostics import Diagnostic
 
-__all__ = ["CheckedFile", "Config", "check_paths", "fixed_text", "render"]
+__all__ = ["CheckedFile", "Config", "check_paths", "edits_of", "fixed_text", "fixing_config", "render", "write_fixed"]
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,7 @@ class CheckedFile:
     diagnostics: tuple[Diagnostic, ...]
     launches: dict[str, list[Any]]  # kernel name -> launch sites (tritonlint's Launch records)
     flags: dict[str, dict[str, bool]]  # kernel name -> evenness flag -> the value promising full tiles
+    source: Any = None  # tritonlint's SourceFile it was read from (None when built by hand)
 
 
 def check_paths(paths: Sequence[str], config: Config) -> tuple[list[CheckedFile], list[str]]:
@@ -51,8 +52,22 @@ def check_paths(paths: Sequence[str], config: Config) -> tuple[list[CheckedFile]
             flags = evenness_flags(text, config)
         except Exception as error:  # noqa: BLE001 - launches only add facts; the findings stand
             errors.append(f"{file.display}: reading launch sites failed: {error!r}")
-        out.append(CheckedFile(file.path, file.display, text, report.diagnostics, launches, flags))
+        out.append(CheckedFile(file.path, file.display, text, report.diagnostics, launches, flags, file))
     return out, errors
+
+
+def fixing_config(path: Path, root: Path) -> Config:
+    """The configuration `verify`'s fixer runs under for `path`: the nearest pyproject.toml inside the
+    copied import root `root` (the copy holds no other), unsafe fixes on (`check --fix
+    --unsafe-fixes`), so that the findings witnessed are the ones it fixes."""
+    from dataclasses import replace
+
+    from tritonlint.config import find_pyproject, load_config
+
+    pyproject = find_pyproject(path if path.is_dir() else path.parent)
+    if pyproject is not None and not pyproject.resolve().is_relative_to(root.resolve()):
+        pyproject = None
+    return replace(load_config(pyproject), unsafe_fixes=True)
 
 
 def fixed_text(text: str, diagnostic: Diagnostic) -> str | None:
@@ -69,3 +84,29 @@ def render(fmt: str, diagnostics: Sequence[Diagnostic], sources: dict[str, str],
     from tritonlint.output import render as render_output
 
     return render_output(fmt, diagnostics, sources, summary=summary)
+
+
+def edits_of(diagnostic: Diagnostic) -> tuple[Any, ...] | str | None:
+    """The edits of this finding's fix; "display-only" for a fix never applied; None without a fix."""
+    from tritonlint.diagnostics import Applicability
+
+    if diagnostic.fix is None or not diagnostic.fix.edits:
+        return None
+    if diagnostic.fix.applicability == Applicability.DISPLAY_ONLY:
+        return "display-only"
+    return diagnostic.fix.edits
+
+
+def write_fixed(file: CheckedFile, fixed: str) -> str | None:
+    """Write `fixed` over the file with `check --fix`'s atomic writer; None, or why it was not written.
+
+    Refused when the file on disk no longer holds the text that was checked."""
+    from tritonlint.runner import SourceFile, decode_source, read_bytes, write_atomic
+
+    source = file.source if isinstance(file.source, SourceFile) else SourceFile(file.display, file.path)
+    data, error = read_bytes(source)
+    if data is None:
+        return error or "cannot be read"
+    if decode_source(source, data)[0] != file.text:
+        return "changed on disk since it was read; fixes not written"
+    return write_atomic(file.path, fixed, data)

@@ -25,6 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="time allowed per finding (default 120)")
     parser.add_argument("--emit-repro", metavar="DIR",
                         help="write a standalone script per confirmed finding into DIR")
+    parser.add_argument("--fix", action="store_true",
+                        help="write the fixes the run validated (safe or unsafe; never display-only), and only those")
 
 
 def run(args: argparse.Namespace, config: Config) -> int:
@@ -59,24 +61,51 @@ def run(args: argparse.Namespace, config: Config) -> int:
     sources = {f.display: f.text for f in files}
     diagnostics = [d for _, d in work]
     by_id = {id(d): results[i] for i, (_, d) in enumerate(work)}
+    applied: dict[int, tuple[bool, str]] | None = None
+    write_failed = False
+    if args.fix:
+        applied, write_failed = _write_fixes(files, by_id)
     if args.output_format == "json":
-        sys.stdout.write(_json(analysis, diagnostics, sources, by_id))
+        sys.stdout.write(_json(analysis, diagnostics, sources, by_id, applied))
     elif args.output_format == "sarif":
         sys.stdout.write(_sarif(analysis, diagnostics, sources, by_id))
     else:
-        sys.stdout.write(_text(analysis, diagnostics, sources, by_id))
+        sys.stdout.write(_text(analysis, diagnostics, sources, by_id, applied))
     statuses = [w.status for w in results.values()]
-    if errors and not statuses:
+    if write_failed or (errors and not statuses):
         return EXIT_ERROR
     return EXIT_CONFIRMED if "confirmed" in statuses else EXIT_CLEAN
+
+
+def _write_fixes(files: list[Any], by_id: dict[int, Any]) -> tuple[dict[int, tuple[bool, str]], bool]:
+    """`--fix`: per file, write its validated fixes; (id(diagnostic) -> (written, why not), a write failed)."""
+    from tritonlint.witness.fixes import write_validated
+
+    out: dict[int, tuple[bool, str]] = {}
+    failed = False
+    for f in files:
+        outcome = write_validated(f, {id(d): by_id[id(d)].validation for d in f.diagnostics})
+        if outcome.error:
+            failed = True
+            print(f"tritonlint: {outcome.error}", file=sys.stderr)
+        elif outcome.applied:
+            n = len(outcome.applied)
+            print(f"tritonlint: {f.display}: wrote {n} validated fix{'es' if n != 1 else ''}", file=sys.stderr)
+        for d in outcome.applied:
+            out[id(d)] = (True, "")
+        for key, why in outcome.not_applied.items():
+            out[key] = (False, why)
+    return out, failed
 
 
 def _ordered(diagnostics: list[Any]) -> list[Any]:
     return sorted(diagnostics, key=lambda d: d.sort_key())
 
 
-def _json(analysis: Any, diagnostics: list[Any], sources: dict[str, str], by_id: dict[int, Any]) -> str:
-    """check's JSON list, each diagnostic with `witness` and its fix with `validation`."""
+def _json(analysis: Any, diagnostics: list[Any], sources: dict[str, str], by_id: dict[int, Any],
+          applied: dict[int, tuple[bool, str]] | None = None) -> str:
+    """check's JSON list, each diagnostic with `witness` and its fix with `validation`
+    (with `--fix`, also `applied` and, for a fix not written, `not_applied_reason`)."""
     ordered = _ordered(diagnostics)
     data = json.loads(analysis.render("json", ordered, sources))
     for item, d in zip(data, ordered):
@@ -84,6 +113,11 @@ def _json(analysis: Any, diagnostics: list[Any], sources: dict[str, str], by_id:
         item["witness"] = w.to_dict()
         if item.get("fix") is not None:
             item["fix"]["validation"] = w.validation or {"status": "not-run", "reason": "no launch ran"}
+            if applied is not None:
+                written, why = applied.get(id(d), (False, "no fix edits"))
+                item["fix"]["applied"] = written
+                if not written:
+                    item["fix"]["not_applied_reason"] = why
     return json.dumps(data, indent=2) + "\n"
 
 
@@ -101,7 +135,8 @@ def _sarif(analysis: Any, diagnostics: list[Any], sources: dict[str, str], by_id
     return json.dumps(log, indent=2) + "\n"
 
 
-def _text(analysis: Any, diagnostics: list[Any], sources: dict[str, str], by_id: dict[int, Any]) -> str:
+def _text(analysis: Any, diagnostics: list[Any], sources: dict[str, str], by_id: dict[int, Any],
+          applied: dict[int, tuple[bool, str]] | None = None) -> str:
     lines: list[str] = []
     ordered = _ordered(diagnostics)
     for d in ordered:
@@ -110,6 +145,9 @@ def _text(analysis: Any, diagnostics: list[Any], sources: dict[str, str], by_id:
         lines.append(f"    witness: {w.status}: {w.reason}")
         if w.validation is not None:
             lines.append(f"    witness: fix {w.validation['status']}: {w.validation['reason']}")
+        if applied is not None and id(d) in applied:
+            written, why = applied[id(d)]
+            lines.append("    witness: fix written" if written else f"    witness: fix not written: {why}")
     counts: dict[str, int] = {}
     for d in ordered:
         counts[by_id[id(d)].status] = counts.get(by_id[id(d)].status, 0) + 1

@@ -45,7 +45,13 @@ for a in LAUNCH["args"]:
     if a["kind"] == "tensor":
         dtype = getattr(torch, a["dtype"])
         buf = torch.full((a["numel"] + GUARD,), float("nan") if dtype.is_floating_point else 0x7F, dtype=dtype)
-        if a["fill"] == "zeros" or not dtype.is_floating_point:
+        if a["fill"] == "segments":  # segment boundaries 0, L, 2L, ...
+            buf[: a["numel"]] = (torch.arange(a["numel"]) * int(a["value"])).to(dtype)
+        elif a["fill"] == "index":  # gathered ids: 0, 1, 2, ...
+            buf[: a["numel"]] = torch.arange(a["numel"]).to(dtype)
+        elif a["fill"] == "randint":
+            buf[: a["numel"]] = torch.randint(0, 256, (a["numel"],)).to(dtype)
+        elif a["fill"] == "zeros" or not dtype.is_floating_point:
             buf[: a["numel"]] = 0
         else:
             buf[: a["numel"]] = torch.randn(a["numel"]).to(dtype)

@@ -149,8 +149,14 @@ def _evidence(v: dict[str, Any], launch: Launch, offset: int) -> dict[str, Any]:
 
 def _latent(facts: Facts, launch: Launch) -> str:
     """Why the callers never launch this shape, if they say so."""
+    extent = launch.sizes.get(launch.axis or "", 0)
     for a, b in sorted(facts.multiples):
-        if a == launch.axis:
+        if a != launch.axis:
+            continue
+        if b == "pow2":
+            if extent & (extent - 1):  # the shape tried is no power of two
+                return f"the callers pad {a} to a power of two"
+        elif not b.isdigit() or extent % int(b):
             return f"the callers keep {a} a multiple of {b}"
     return ""
 
@@ -223,6 +229,19 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
                     last = again
             except SynthesisError:
                 pass
+        if last.status == "not-reproduced" and deadline - time.monotonic() > 5:
+            # Branches that need another size's tiles full (`if EVEN_M or EVEN_K:`): once more with
+            # the flags of the other sizes on their full-tile side.
+            try:
+                flipped = synthesize(extracted, facts, owner=_owner(text, diagnostic.line, holder),
+                                     even_others=True)[:MAX_PAIRS]
+            except SynthesisError:
+                flipped = []
+            if flipped:
+                again = _run(path, text, diagnostic, extracted, facts, flipped, fixed,
+                             max(5.0, deadline - time.monotonic()), fill)
+                if again.status == "confirmed":
+                    last = again
         if last.status == "confirmed":
             return last
     if last is not None:

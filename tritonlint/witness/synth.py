@@ -27,6 +27,7 @@ from tritonlint.witness.uses import (
 )
 
 DEFAULT_TILE = 16
+GROUP = 4  # a constexpr that only divides offsets (a quantization group): smaller than any tile
 ROW_PROGRAMS = 2  # programs along an axis whose program id is a row index, not a tile's start
 MAX_PROGRAMS = 256
 
@@ -149,8 +150,40 @@ def facts_from(diagnostic: Any, launches: list[Any], even_flags: dict[str, bool]
     for launch in launches[:1]:
         args = dict(launch.args)
         multiples |= set(launch.multiples)
+        multiples |= padded(launch)
     return Facts(diagnostic.line, diagnostic.code, flags, walk, tile, hints, args, multiples, even_flags, first,
                  program_axis)
+
+
+# A host value rounded up before the launch: `cdiv(x, C) * C`, `math.ceil(x / C) * C`,
+# `(x + C - 1) // C * C`, `round_up(x, C)`; or `triton.next_power_of_2(x)`.
+_ROUNDED = (
+    re.compile(r"cdiv\((?P<x>.+),\s*(?P<c>\w+)\)\s*\*\s*(?P=c)$"),
+    re.compile(r"ceil\((?P<x>.+)/\s*(?P<c>\w+)\)\s*\*\s*(?P=c)$"),
+    re.compile(r"\((?P<x>.+)\+\s*(?P<c>\w+)\s*-\s*1\s*\)\s*//\s*(?P=c)\s*\*\s*(?P=c)$"),
+    re.compile(r"round_up\((?P<x>.+),\s*(?P<c>\w+)\)$"),
+)
+
+
+def padded(launch: Any) -> set[tuple[str, str]]:
+    """(kernel size parameter, C) for each argument the host pads to a multiple of C before the
+    launch ("pow2" for a power of two): the kernel never sees the partial tiles a witness makes there."""
+    out: set[tuple[str, str]] = set()
+    for param, values in getattr(launch, "allocations", {}).items():
+        for text, _line in values:
+            text = text.strip()
+            if re.search(r"next_power_of_2\(", text) and text.endswith(")"):
+                out.add((param, "pow2"))
+                continue
+            for pattern in _ROUNDED:
+                m = pattern.search(text)
+                if m:
+                    c = m.group("c")
+                    # A literal, or the host name of a kernel parameter (`BLOCK_M=block_m`).
+                    named = [p for p, arg in launch.args.items() if arg == c]
+                    out.add((param, c if c.isdigit() else (named[0] if named else c)))
+                    break
+    return out
 
 
 def launch_axes(launch: Any, params: list[str]) -> dict[int, tuple[str, str]]:
@@ -192,9 +225,41 @@ def _walk_var(walk: str | None) -> str | None:
     return m.group(0) if m else None
 
 
+def flag_sizes(uses: Uses, flag: str, sizes: set[str]) -> set[str]:
+    """The sizes an evenness flag stands for: those compared in the branches of the tests naming it."""
+    out: set[str] = set()
+    for node in ast.walk(uses.fn):
+        if isinstance(node, (ast.If, ast.IfExp)) and flag in Uses._names(node.test):
+            body = node.body if isinstance(node.body, list) else [node.body]
+            orelse = node.orelse if isinstance(node.orelse, list) else [node.orelse]
+            for part in [*body, *orelse]:
+                for c in ast.walk(part):
+                    if isinstance(c, ast.Compare):
+                        out |= uses.reached(Uses._names(c)) & sizes
+    return out
+
+
+def _stands_for_another(flag: str, related: set[str], sizes: set[str], axis: str | None) -> bool:
+    """Whether an evenness flag vouches for another size than `axis`: the flag's own name spells
+    another size and not `axis` (`EVEN_M` beside a mask on M and N), or its branches compare
+    sizes and `axis` is not among them."""
+    if axis is None:
+        return False
+    words = {w.lower() for w in flag.split("_")}
+    if axis.lower() in words:
+        return False
+    if any(s.lower() in words for s in sizes - {axis}):
+        return True
+    return bool(related) and axis not in related
+
+
 def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
-               default_tile: int = DEFAULT_TILE) -> list[tuple[Launch, Launch]]:
-    """Candidate launches (partial tiles on the finding's axis), each with its control (full tiles)."""
+               default_tile: int = DEFAULT_TILE, even_others: bool = False) -> list[tuple[Launch, Launch]]:
+    """Candidate launches (partial tiles on the finding's axis), each with its control (full tiles).
+
+    With `even_others`, the evenness flags the finding does not name and that stand for other sizes
+    than the one made partial take their full-tile side (`if EVEN_M or EVEN_K:` needs EVEN_M True
+    to reach the unmasked twin); those sizes stay whole multiples of every tile, as the flag promises."""
     kernel = extracted.kernel
     uses = Uses(kernel, extracted.helpers)
     pointers = uses.pointers()
@@ -203,11 +268,20 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     strides = uses.stride_params() - set(pointers)
     sizes = {p for p in uses.params if p not in uses.constexprs} - set(pointers) - strides
     ordered_sizes = [p for p in uses.params if p in sizes]
+    # Segment boundaries read from memory (`bos = P[b]`, `eos = P[b + 1]`): a pseudo size, the
+    # segments' length, made partial like any size; P holds ROW_PROGRAMS segments of that length
+    # and the tensors the segments index hold all of them.
+    segments = {p: f"len({p} segment)" for p in sorted(uses.segment_pointers()) if p in pointers}
+    uses.aliases = dict(segments)
+    sizes |= set(segments.values())
+    ordered_sizes = list(segments.values()) + ordered_sizes
     defaults = defaults_of(kernel.node)
     tuned = autotune_config(kernel)
     heur = heuristic_keys(kernel)
 
-    # Constexpr values.
+    # Constexpr values. A constexpr that bounds offsets like a size (`n: tl.constexpr`, `offs < n`),
+    # with no value from the callers, is made partial like any size.
+    const_sizes = uses.constexpr_sizes()
     consts: dict[str, Any] = {}
     for p in uses.params:
         if p not in uses.constexprs or p in heur:
@@ -225,11 +299,16 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             value = not facts.even_flags[p]  # the side where tiles can be partial
         elif p in defaults and literal(defaults[p]) is not None:
             value = literal(defaults[p])
+        elif p in const_sizes:
+            sizes.add(p)
+            ordered_sizes.append(p)
+            continue
         else:
             value = _guess_constexpr(uses, p)
             if value == DEFAULT_TILE:
                 value = default_tile
         consts[p] = value
+    ordered_sizes.sort(key=uses.order)
     for key, value in tuned.items():  # autotune may set parameters the kernel does not annotate
         if key in uses.params and key not in consts and key not in heur:
             consts[key] = value
@@ -249,7 +328,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     base = min(base, 256)
 
     tile = value_of(facts.tile)
-    int_like = uses.int_params()
+    int_like = uses.int_params() | set(segments.values())
     # Program axis -> (the size its tiles walk, the tile): the notes, the launch site, the kernel's masks.
     axes: dict[int, tuple[str | None, str | None]] = dict(uses.program_axes())
     for a, pair in launch_axes(facts.launch, uses.params).items():
@@ -273,8 +352,14 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             if facts.tile is None:
                 tile = value_of(b[2])
     axis_order += [h for h in facts.axis_hints if h in sizes and h in int_like]
-    axis_order += sorted((sizes & int_like) - set(axis_order), key=uses.params.index)
+    axis_order += sorted((sizes & int_like) - set(axis_order), key=uses.order)
     axis_order = [a for a in dict.fromkeys(axis_order) if a not in flag_args][:4]
+
+    related = {flag: flag_sizes(uses, flag, sizes) for flag in facts.even_flags if flag in consts}
+    if even_others and not any(_stands_for_another(f, related.get(f, set()), sizes, a)
+                               for f in facts.even_flags if f in consts and f not in facts.flags_off
+                               for a in sizes):
+        return []
 
     def build(axis: str | None, extent: int | None, label: str) -> Launch:
         size_values: dict[str, int] = {s: base for s in ordered_sizes}
@@ -282,8 +367,9 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             size_values[axis] = extent
         # Keep sizes the host keeps multiples of each other multiples.
         for a, b in facts.multiples:
-            if a in size_values and a != axis and b in consts and isinstance(consts[b], int) and consts[b] > 0:
-                size_values[a] = -(-size_values[a] // consts[b]) * consts[b]
+            step = int(b) if b.isdigit() else consts.get(b)
+            if a in size_values and a != axis and isinstance(step, int) and not isinstance(step, bool) and step > 0:
+                size_values[a] = -(-size_values[a] // step) * step
         grid: list[int] = []
         for dim in range(max(list(axes) + [-1]) + 1):
             size, tile_name = axes.get(dim, (None, None))
@@ -295,20 +381,30 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             i = grid.index(max(grid))
             grid[i] = max(1, grid[i] // 2)
         args: list[Arg] = []
+        # A tensor bounded by a segment's end holds every segment.
+        totals = {k: v * ROW_PROGRAMS if k in segments.values() else v for k, v in size_values.items()}
         stride_values: dict[str, int] = dict(size_values)  # a size used as a row length keeps its value
+        # A constexpr row length (`slot * D`) is a stride whose value the launch already fixes.
+        stride_values.update({k: v for k, v in consts.items() if isinstance(v, int) and not isinstance(v, bool)
+                              and k not in stride_values})
         numels: dict[str, int] = {}
         for p, exprs in pointers.items():
             dims: list[tuple[str | None, Any]] = []
             for expr in exprs:
                 for d in uses.dims(expr, sizes, strides):
+                    if d == (None, None):
+                        continue  # a constant term (`... else 0`): it spans nothing, and must not hide the unit dim
                     if all(d[0] != e[0] for e in dims):
                         dims.append(d)
             extents: list[tuple[str | None, int]] = []
             for stride, bound in dims:
-                extents.append((stride, _extent(bound, size_values, grid, consts, base, axes)))
+                extents.append((stride, _extent(bound, totals, grid, consts, base, axes)))
             numels[p] = _layout(extents, stride_values)
         for p in uses.params:
-            if p in pointers:
+            if p in segments:
+                args.append(Arg(p, "tensor", numel=ROW_PROGRAMS + 1, dtype="int32", fill="segments",
+                                value=size_values[segments[p]]))
+            elif p in pointers:
                 index = uses.loaded_as_index(p)
                 declared = uses.dtype_of(p)
                 bits = not index and (uses.loaded_bits(p) or declared in ("uint8", "int8"))
@@ -316,7 +412,11 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 args.append(Arg(p, "tensor", numel=max(1, numels[p]), dtype=dtype,
                                 fill="index" if index else "randint" if bits else "randn"))
             elif p in consts:
-                args.append(Arg(p, "constexpr", value=consts[p]))
+                value = consts[p]
+                if even_others and p in facts.even_flags and p not in facts.flags_off and _stands_for_another(
+                        p, related.get(p, set()), sizes, axis):
+                    value = facts.even_flags[p]
+                args.append(Arg(p, "constexpr", value=value))
             elif p in heur:
                 continue
             elif p in flag_args:
@@ -329,7 +429,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 args.append(Arg(p, "none"))
             else:
                 args.append(Arg(p, "float", value=0.5))
-        shown = {s: size_values[s] for s in ordered_sizes if any(a.name == s and a.kind == "int" for a in args)}
+        shown = {s: size_values[s] for s in ordered_sizes
+                 if s in segments.values() or any(a.name == s and a.kind == "int" for a in args)}
         return Launch(kernel.name, args, grid, axis, shown, label)
 
     pairs: list[tuple[Launch, Launch]] = []
@@ -368,8 +469,10 @@ def _extent(bound: Any, sizes: dict[str, int], grid: list[int], consts: dict[str
         divisor = divisor if isinstance(divisor, int) and not isinstance(divisor, bool) and divisor > 0 else 1
         return -(-_extent(what, sizes, grid, consts, base, axes) // divisor)
     if kind == "axis":
-        size = axes.get(what, (None, None))[0]
-        if size is not None and size in sizes:
+        size, axis_tile = axes.get(what, (None, None))
+        # `pid * TILE` walks the axis's size only when TILE is the axis's tile: `pid * D` with
+        # another constexpr indexes one row of D per program (a per-program output).
+        if size is not None and size in sizes and (axis_tile is None or axis_tile == bound[2]):
             return sizes[size]
         tile = consts.get(bound[2]) if not bound[2].isdigit() else int(bound[2])
         tile = tile if isinstance(tile, int) and not isinstance(tile, bool) and tile > 0 else DEFAULT_TILE
@@ -412,6 +515,10 @@ def _guess_constexpr(uses: Uses, name: str) -> Any:
                     return x.value
                 if isinstance(x, ast.Constant) and isinstance(x.value, bool):
                     return False
+                if isinstance(x, ast.Constant) and isinstance(x.value, int) and len(c.ops) == 1 \
+                        and isinstance(c.ops[0], (ast.Eq, ast.NotEq)) and x.value > 0 \
+                        and any(isinstance(y, ast.Name) and y.id == name for y in (c.left, *c.comparators)):
+                    return x.value  # a mode (`X_DIM == 2`): a value the kernel has a branch for
     for node in ast.walk(uses.fn):
         if isinstance(node, (ast.If, ast.IfExp, ast.While)) and isinstance(node.test, ast.Name) and node.test.id == name:
             return False
@@ -424,4 +531,54 @@ def _guess_constexpr(uses: Uses, name: str) -> Any:
         if isinstance(node, ast.Call) and call_name(node) == "to" and node.args and isinstance(node.args[0], ast.Name) \
                 and node.args[0].id == name:
             return {"dtype": "float32"}
+    if _divisor_only(uses, name):
+        return GROUP
+    if _tile_count(uses, name):
+        return ROW_PROGRAMS
     return DEFAULT_TILE
+
+
+def _tile_count(uses: Uses, name: str) -> bool:
+    """Whether the constexpr counts tiles (`BLOCK_K * SPLIT_K`: a product with a tile, never a tile
+    itself): a count as large as a tile hides the tail its programs split among them."""
+    tiles = {n.args[1].id for n in ast.walk(uses.fn) if isinstance(n, ast.Call) and call_name(n) == "arange"
+             and len(n.args) == 2 and isinstance(n.args[1], ast.Name)}
+    if name in tiles:
+        return False
+    counts = False
+    for node in ast.walk(uses.fn):
+        if _shapes_with(node, name) and not (isinstance(node, ast.Call) and call_name(node) in ("range", "cdiv")):
+            return False
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            sides = (node.left, node.right)
+            if any(isinstance(x, ast.Name) and x.id == name for x in sides) \
+                    and any(isinstance(x, ast.Name) and x.id in tiles for x in sides):
+                counts = True
+            if any(uses.pid_axis(x) is not None for x in sides) and name in Uses._names(node):
+                return False
+    return counts
+
+
+def _divisor_only(uses: Uses, name: str) -> bool:
+    """Whether the constexpr only divides offsets (`ks // GROUP_SIZE`): a group, not a tile.
+
+    A group smaller than the tile lets a tile's overrun cross into the next group's index,
+    where a group as large as the tile hides it."""
+    divides = False
+    for node in ast.walk(uses.fn):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv) \
+                and isinstance(node.right, ast.Name) and node.right.id == name:
+            divides = True
+        elif _shapes_with(node, name):
+            return False
+    return divides
+
+
+def _shapes_with(node: ast.AST, name: str) -> bool:
+    """Whether `node` uses `name` as a tile: an arange/zeros/range/cdiv argument, or a shape's element."""
+    if isinstance(node, ast.Call) and call_name(node) in ("arange", "zeros", "full", "reshape", "static_range",
+                                                          "range", "cdiv", "make_block_ptr"):
+        return name in {n.id for a in [*node.args, *(k.value for k in node.keywords)] for n in ast.walk(a)
+                        if isinstance(n, ast.Name)}
+    return isinstance(node, (ast.List, ast.Tuple)) and any(isinstance(e, ast.Name) and e.id == name
+                                                           for e in node.elts)

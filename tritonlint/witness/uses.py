@@ -57,6 +57,9 @@ class Uses:
         self.int_uses: set[str] = set()
         self.calls: list[ast.Call] = []
         self.shifts: dict[str, list[ast.expr]] = {}
+        # Pointer parameter of a segment-boundary tensor -> the pseudo size standing for the
+        # segments' lengths (set by the synthesizer): a bound read from it bounds by that size.
+        self.aliases: dict[str, str] = {}
         for node in ast.walk(self.fn):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
@@ -224,6 +227,9 @@ class Uses:
             return self.terms(self.defs[expr.id][0], seen | {expr.id})
         if isinstance(expr, ast.Subscript) and self.root(expr.value):
             return self.terms(expr.value, seen)
+        if isinstance(expr, ast.IfExp) and not self.root(expr):
+            # A term one branch adds (`stride_xm * rows if X_DIM == 2 else 0`): the buffer holds both.
+            return self.terms(expr.body, seen) + self.terms(expr.orelse, seen)
         return [expr]
 
     def _multi_dim(self, value: ast.expr) -> bool:
@@ -233,7 +239,8 @@ class Uses:
         ints = {p for p in self.params if p not in self.constexprs}
         for node in ast.walk(value):
             if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) \
-                    and any(isinstance(f, ast.Name) and f.id in ints for f in factors_of(node)):
+                    and (any(isinstance(f, ast.Name) and f.id in ints for f in factors_of(node))
+                         or self._constexpr_stride(node, factors_of(node)) is not None):
                 return True
         return False
 
@@ -250,7 +257,8 @@ class Uses:
                 continue
             factors = factors_of(term)
             stride = next((f.id for f in factors if isinstance(f, ast.Name) and f.id in strides), None) or next(
-                (f.id for f in factors[1:] if isinstance(f, ast.Name) and f.id in sizes), None)
+                (f.id for f in factors[1:] if isinstance(f, ast.Name) and f.id in sizes), None) or \
+                self._constexpr_stride(term, factors)
             rest = [f for f in factors if not (isinstance(f, ast.Name) and f.id == stride)]
             bound = None
             for f in rest:
@@ -259,6 +267,25 @@ class Uses:
                     break
             out.append((stride, bound))
         return out
+
+    def _constexpr_stride(self, term: ast.expr, factors: list[ast.expr]) -> str | None:
+        """A constexpr row length multiplying a row index (`slot * D`): the index's stride.
+
+        Not when the product is a tile's start: `pid * BLOCK` (a program's tile), or `k * BLOCK_K`
+        whose index counts tiles of that constexpr (`range(cdiv(K, BLOCK_K))`)."""
+        if len(factors) < 2 or self.tile_walk(term) is not None:
+            return None
+        for f in factors:
+            if not (isinstance(f, ast.Name) and f.id in self.constexprs):
+                continue
+            others: set[str] = set()
+            for g in factors:
+                if g is not f:
+                    others |= self._names(g)
+            if not others or f.id in self.reached(others, depth=4):
+                continue
+            return f.id
+        return None
 
     def block_ptr_of(self, expr: ast.expr, seen: frozenset[str] = frozenset()) -> ast.Call | None:
         """The `tl.make_block_ptr(...)` call a pointer expression comes from, if any."""
@@ -330,25 +357,44 @@ class Uses:
                 return None
             if v in sizes:
                 return None
-            # A mask or test comparing the offset with a size.
-            for c in self.compares:
-                left = self._names(c.left)
-                right = set().union(*(self._names(x) for x in c.comparators))
-                if v in left and self.reached(right) & sizes:
-                    return ("size", min(self.reached(right) & sizes, key=self.params.index))
-                if v in right and self.reached(left) & sizes:
-                    return ("size", min(self.reached(left) & sizes, key=self.params.index))
+            # A mask or test comparing the offset itself with a size, from above.
+            exact = self._upper_bound(v, sizes, exact=True)
+            if exact is not None:
+                return exact
             if v in self.loops:
                 it = self.loops[v]
-                in_loop = [n for n in self._names(it) if n in sizes]
+                in_loop = [n for n in self._names(it) if n in sizes] + sorted(self._aliased(self._names(it), sizes))
                 if in_loop:
-                    return ("size", min(in_loop, key=self.params.index))
+                    return ("size", min(in_loop, key=self.order))
             for value in self.defs.get(v, ()):
                 got = self.bound_expr(value, sizes, seen | {v})
                 if got is not None:
                     return got
-            return None
+            # Last: the offset inside a compared sum (`(start + offs) < T`): a bound of the sum, not of it.
+            return self._upper_bound(v, sizes, exact=False)
         return self.bound_expr(expr, sizes, seen)
+
+    def _upper_bound(self, v: str, sizes: set[str], *, exact: bool) -> Any:
+        """("size", s) when a comparison bounds `v` from above by a size (`v < s`, `s > v`).
+
+        A lower bound (`v >= lo`) says nothing of where `v` ends, so it never sizes a buffer;
+        `exact` asks for `v` alone on its side (up to `[:, None]`), else `v` anywhere in it."""
+        for c in self.compares:
+            if len(c.ops) != 1:
+                continue
+            op = c.ops[0]
+            sides = ((c.left, c.comparators[0], (ast.Lt, ast.LtE)), (c.comparators[0], c.left, (ast.Gt, ast.GtE)))
+            for mine, other, upper in sides:
+                if not isinstance(op, upper):
+                    continue
+                core = mine
+                while isinstance(core, ast.Subscript):
+                    core = core.value
+                hit = (isinstance(core, ast.Name) and core.id == v) if exact else v in self._names(mine)
+                bounding = (self.reached(self._names(other)) & sizes) | self._aliased(self._names(other), sizes)
+                if hit and bounding:
+                    return ("size", min(bounding, key=self.order))
+        return None
 
     def pid_axis(self, expr: ast.expr, seen: frozenset[str] = frozenset()) -> int | None:
         """The program axis an expression is the id of (`tl.program_id(1)`, a local holding it)."""
@@ -475,6 +521,67 @@ class Uses:
                     and self._names(node) & self.reached(loaded, depth=1) and self._names(node) & loaded:
                 return True
         return False
+
+    def order(self, name: str) -> int:
+        """A parameter's position; a pseudo size (a segment's length) sorts first."""
+        return self.params.index(name) if name in self.params else -1
+
+    def _aliased(self, names: set[str], sizes: set[str]) -> set[str]:
+        """The pseudo sizes of the segment tensors these names are read from."""
+        return {self.aliases[n] for n in self.reached(names) if n in self.aliases and self.aliases[n] in sizes}
+
+    def segment_pointers(self) -> set[str]:
+        """Pointer parameters read at `P + i` and at `P + i + 1`: segment boundaries (`cu_seqlens`)."""
+        loads: dict[str, set[str]] = {}
+        for node in ast.walk(self.fn):
+            if isinstance(node, ast.Call) and call_name(node) == "load" and node.args:
+                ptr = node.args[0]
+                root = self.root(ptr)
+                if root is None or root not in self.params:
+                    continue
+                rest = [dotted(t) for t in self.terms(ptr) if self.root(t) is None]
+                loads.setdefault(root, set()).add(" + ".join(sorted(rest)))
+        out: set[str] = set()
+        for root, offsets in loads.items():
+            if any(" + ".join(sorted([*o.split(" + "), "1"])) in offsets for o in offsets if o) and root not in out:
+                out.add(root)
+        return out
+
+    def constexpr_sizes(self) -> set[str]:
+        """Constexprs that are sizes, not tiles: one bounds an offset from above (`offs < n`, a loop's
+        end) and never shapes a tile (no `arange` end, no block shape, never multiplies a program id)."""
+        tiles: set[str] = set()
+        for node in ast.walk(self.fn):
+            if isinstance(node, ast.Call) and call_name(node) in ("arange", "zeros", "full", "reshape", "view",
+                                                                  "static_range", "make_block_ptr"):
+                positional = node.args[1:] if call_name(node) == "arange" else node.args
+                for arg in [*positional, *(k.value for k in node.keywords)]:
+                    tiles |= self._names(arg)
+            if isinstance(node, (ast.List, ast.Tuple)):
+                tiles |= {e.id for e in node.elts if isinstance(e, ast.Name)}
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv):
+                tiles |= self._names(node.right)  # `n // BLOCK`
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+                for a, b in ((node.left, node.right), (node.right, node.left)):
+                    if self.pid_axis(a) is not None:
+                        tiles |= self._names(b)  # `pid * BLOCK`: a program's tile
+        out: set[str] = set()
+        for p in self.constexprs - tiles:
+            bounds = False
+            for c in self.compares:
+                if len(c.ops) == 1 and isinstance(c.ops[0], (ast.Lt, ast.LtE)) and p in self._names(c.comparators[0]) \
+                        and not isinstance(c.comparators[0], ast.Constant) and self._names(c.left) - {p}:
+                    bounds = True
+            for it in self.loops.values():
+                if isinstance(it, ast.Call) and call_name(it) == "range" and len(it.args) >= 2:
+                    end = it.args[1]
+                    if isinstance(end, ast.Call) and call_name(end) == "cdiv" and end.args:
+                        end = end.args[0]  # `cdiv(n, BLOCK)`: n is the size, BLOCK (and what it multiplies) not
+                    if isinstance(end, ast.Name) and end.id == p:
+                        bounds = True
+            if bounds:
+                out.add(p)
+        return out
 
     def size_params(self) -> set[str]:
         return {p for p in self.params if p not in self.constexprs} - set(self.pointers()) - self.stride_params()

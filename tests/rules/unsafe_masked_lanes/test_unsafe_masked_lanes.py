@@ -190,11 +190,27 @@ def test_the_fix_picks_the_identity_that_serves_every_reduction(tmp_path: Path,
     assert isinstance(edits, list) and edits[0]["content"] == 'float("-inf")'  # replaces the 0.0
 
 
-def test_no_other_into_a_max_is_fixed_with_minus_infinity(tmp_path: Path,
-                                                           capsys: pytest.CaptureFixture[str]) -> None:
-    found = _findings(tmp_path, _row("", "    tl.store(Y, tl.max(x, axis=0))"), capsys)
+def test_no_other_into_a_max_of_floats_is_fixed_with_minus_infinity(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    # The max meets `tl.exp`: the load reads floats, and -inf is a value of its type.
+    body = "    m = tl.max(x, axis=0)\n    tl.store(Y, m)\n    tl.store(Y + 1, tl.exp(m))"
+    found = _findings(tmp_path, _row("", body), capsys)
     assert 'other=float("-inf")' in str(_fix(found[0])["edits"])
     assert "no `other=`: Triton fills masked-off lanes with 0" in " ".join(map(str, found[0]["notes"]))
+
+
+@pytest.mark.parametrize("body, why", [
+    ("    tl.store(Y, tl.max(x, axis=0))", "a load whose element type the kernel does not say"),
+    ("    tl.store(Y, tl.max(x, axis=0))\n    tl.store(Y + 1, tl.sum(x & 1, axis=0))", "an integer load"),
+    ("    tl.store(Y, tl.max(x, axis=0))\n    tl.store(Y + 1, tl.load(Y + x))", "an integer load"),
+])
+def test_no_other_into_a_max_of_integers_or_unknowns_is_display_only(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                     body: str, why: str) -> None:
+    # `-inf` is no value of an integer type: never written on a load not shown to read floats.
+    found = _findings(tmp_path, _row("", body), capsys)
+    fix = _fix(found[0])
+    assert fix["applicability"] == "display-only" and not fix["edits"]
+    assert why in str(fix["title"])
 
 
 def test_a_variance_without_where_has_no_automatic_fix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -79,6 +79,7 @@ def launch_pattern(names: Sequence[str]) -> re.Pattern[str]:
 
 _WORD = re.compile(r"\w")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+_IDENTIFIER = re.compile(r"\w+")
 
 
 def may_launch(text: str, names: Sequence[str]) -> bool:
@@ -105,7 +106,11 @@ def _naming_lines(text: str, words: Sequence[str]) -> list[int]:
     one, and each line holding a non-ASCII character (an identifier there is read in its NFKC form,
     which may be one of them)."""
     starts = line_starts(text)
-    found = [match.start() for match in re.finditer("|".join(map(re.escape, words)), text)]
+    # Every word of the text tested against a set: one pass, where an alternation of the names
+    # would be tried at every offset (a file of thousands of kernels took minutes). A name inside
+    # a longer word is another name, never one of `words`.
+    wanted = set(words)
+    found = [match.start() for match in _IDENTIFIER.finditer(text) if match.group() in wanted]
     if not text.isascii():
         found = sorted(found + [match.start() for match in _NON_ASCII.finditer(text)])
     lines: list[int] = []

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from tritonlint.fixing.layouts import imported_helper
+from tritonlint.source.imports import imported_helper
 from tritonlint.source.tree import names_in
 
 if TYPE_CHECKING:

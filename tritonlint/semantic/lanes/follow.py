@@ -10,16 +10,10 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from tritonlint.fixing.layouts import module_numbers
 from tritonlint.semantic.broadcasts import Broadcasts
 from tritonlint.semantic.ir import LOOP_PREFIX, Access, Loop
-from tritonlint.semantic.paths import Path
-from tritonlint.source.names import code_of
-from tritonlint.source.syntax import keyword, loop_range, ordered
-from tritonlint.source.tree import expressions_in
-
-from .inline import inlined
-from .values import (
+from tritonlint.semantic.lanes.inline import inlined
+from tritonlint.semantic.lanes.values import (
     ALL_LEGIT,
     CARRIED,
     DATA,
@@ -41,6 +35,11 @@ from .values import (
     reduced_operands,
     safe_unary,
 )
+from tritonlint.semantic.paths import Path
+from tritonlint.source.names import code_of
+from tritonlint.source.numbers import module_numbers
+from tritonlint.source.syntax import keyword, loop_range, ordered
+from tritonlint.source.tree import expressions_in
 
 if TYPE_CHECKING:
     from tritonlint.semantic.context import KernelContext
@@ -512,7 +511,8 @@ class LaneFollower:
     def _through_reduction(self, call: cst.Call, name: str, order: int, path: Path, loops: tuple[Loop, ...],
                            track: Track, valid: bool,
                            again: Callable[[cst.BaseExpression], Lanes | str | None]) -> Lanes | str | None:
-        reduction = next((r for r in self.kernel.ir.reductions if r.call is call), None)
+        # `acc += tl.dot(a, b)` is read through a copy of the call: found by its callee too.
+        reduction = next((r for r in self.kernel.ir.reductions if r.call is call or r.call.func is call.func), None)
         if reduction is None:
             return UNKNOWN
         folded: Lanes | str | None = None

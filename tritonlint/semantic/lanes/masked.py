@@ -26,12 +26,8 @@ import libcst as cst
 
 from tritonlint.semantic.facts import full_tiles
 from tritonlint.semantic.ir import LOOP_PREFIX, Access, Loop, Reduction, Walk
-from tritonlint.semantic.verdicts import TailHazard
-from tritonlint.source.names import code_of
-from tritonlint.source.syntax import loop_range
-
-from .follow import LaneFollower, Track
-from .values import (
+from tritonlint.semantic.lanes.follow import LaneFollower, Track
+from tritonlint.semantic.lanes.values import (
     IDENTITY,
     SENTINEL,
     Lanes,
@@ -41,6 +37,9 @@ from .values import (
     reduced_operands,
     value_words,
 )
+from tritonlint.semantic.verdicts import TailHazard
+from tritonlint.source.names import code_of
+from tritonlint.source.syntax import loop_range
 
 
 @dataclass(frozen=True)
@@ -103,6 +102,12 @@ class MaskedLanes(LaneFollower):
             found.append((Track(access, dim, *place), ""))
         return found
 
+    def track_of(self, access: Access, dim: str) -> Track | None:
+        """A load's track along `dim` whatever its mask says (a fix's mask, not written yet); None
+        where the dimension's place in the tile cannot be read."""
+        place = self._broadcasts.axis_of(access.pointer, dim, access)
+        return None if place is None else Track(access, dim, *place)
+
     def _chosen_padding(self, access: Access) -> bool:
         """`other=1.0` (a cosine's), `other=-1` (an id's "none"): a value the author picked for those
         lanes, which are often real data under a mask of meaning rather than of bounds. Only 0 and
@@ -159,25 +164,29 @@ class MaskedLanes(LaneFollower):
     def verdicts(self, access: Access) -> Iterator[LaneVerdict]:
         """Every reduction the load's switched-off lanes reach along the axis they are cut on."""
         for track in self.tracks(access):
-            for reduction in self.kernel.ir.reductions:
-                if self._only_when_full(reduction.loops, track):
+            yield from self.track_verdicts(track)
+
+    def track_verdicts(self, track: Track) -> Iterator[LaneVerdict]:
+        """Every reduction one track's lanes reach along their axis (a fix's hypothetical track too)."""
+        for reduction in self.kernel.ir.reductions:
+            if self._only_when_full(reduction.loops, track):
+                continue
+            for operand, node, right in reduced_operands(reduction, self.kernel):
+                lanes = self.follow(node, reduction.order, reduction.path, reduction.loops, track)
+                if not isinstance(lanes, Lanes) or not lanes.mine:
                     continue
-                for operand, node, right in reduced_operands(reduction, self.kernel):
-                    lanes = self.follow(node, reduction.order, reduction.path, reduction.loops, track)
-                    if not isinstance(lanes, Lanes) or not lanes.mine:
-                        continue
+                if right is None:
+                    right = reduced_axis(reduction, lanes, self.kernel)
                     if right is None:
-                        right = reduced_axis(reduction, lanes, self.kernel)
-                        if right is None:
-                            continue
-                    if right not in (lanes.right, -1):
                         continue
-                    identity = 0.0 if operand.startswith("the scale") else IDENTITY[reduction.kind]
-                    problem = self._problem(reduction, operand, node, lanes, identity, track)
-                    if problem == "not the identity" and reduction.kind == "dot" and \
-                            self._partner_zero(reduction, operand, track):
-                        problem = ""  # finite lanes times the other operand's zeros add nothing
-                    yield LaneVerdict(track, reduction, operand, lanes, identity, problem)
+                if right not in (lanes.right, -1):
+                    continue
+                identity = 0.0 if operand.startswith("the scale") else IDENTITY[reduction.kind]
+                problem = self._problem(reduction, operand, node, lanes, identity, track)
+                if problem == "not the identity" and reduction.kind == "dot" and \
+                        self.partner_zero(reduction, operand, track):
+                    problem = ""  # finite lanes times the other operand's zeros add nothing
+                yield LaneVerdict(track, reduction, operand, lanes, identity, problem)
 
     def finding(self, access: Access) -> tuple[TailHazard, str, tuple[LaneVerdict, ...]] | None:
         """The load's first wrong verdict as a hazard, the finding's message worded from that verdict,
@@ -202,7 +211,7 @@ class MaskedLanes(LaneFollower):
             held = f"as {value_words(verdict.lanes.samples, verdict.lanes.exact)}, not its identity {need}"
         return f"the lanes the mask of tl.load switches off reach {what}{reduction} {held}"
 
-    def _partner_zero(self, reduction: Reduction, operand: str, track: Track) -> bool:
+    def partner_zero(self, reduction: Reduction, operand: str, track: Track) -> bool:
         """The other operand of a dot holds exact zeros along the same reduced axis: it was loaded
         under a mask on the same dimension with `other=0` (`p @ v` where `v`'s padded rows are 0)."""
         operands = reduced_operands(reduction, self.kernel)
