@@ -7,7 +7,11 @@ injection of each kind that applies:
 - `drop-mask`: the mask (and `other=`) removed; expected TL101 (load) or TL102 (store).
 - `weaken-mask`: the first `<` of the mask made `<=` (one lane past the end); expected TL104, or
   TL101/TL102 on a tail path.
-- `other-zero`: a load whose `other=` is minus infinity gets `0.0` instead; expected TL105.
+- `drop-other`: a load whose `other=` is minus infinity loses it (Triton fills those lanes with 0);
+  expected TL105.
+- `other-zero`: a load whose `other=` is minus infinity gets `0.0` instead; expected TL105. TL105
+  reads an explicit `other=0.0` beside a max as the author's word on the data's range, so this kind
+  measures what that choice costs.
 
 The judge is the witness, run on a diagnostic made up from the injection alone (the access's place
 and the expected rule, no note from the checker), so that whether `check` saw the bug does not
@@ -37,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-KINDS = ("drop-mask", "weaken-mask", "other-zero")
+KINDS = ("drop-mask", "weaken-mask", "drop-other", "other-zero")
 MINUS_INF = re.compile(r"^\s*(-\s*float\(\s*['\"]inf['\"]\s*\)|float\(\s*['\"]-inf['\"]\s*\)|-\s*(math|np|numpy)\.inf)\s*$")
 
 
@@ -132,8 +136,8 @@ def injections(text: str, file: str, reported: set[int]) -> list[Injection]:
             if mask is None:
                 continue
             pos_mask = 1 if access == "load" else 2
-            where = dict(file=file, line=call.lineno, end_line=call.end_lineno, column=call.col_offset + 1,
-                         access=access)
+            where = {"file": file, "line": call.lineno, "end_line": call.end_lineno,
+                     "column": call.col_offset + 1, "access": access}
             # drop-mask
             dropped = copy.deepcopy(call)
             dropped.keywords = [k for k in dropped.keywords if k.arg not in ("mask", "other")]
@@ -151,8 +155,13 @@ def injections(text: str, file: str, reported: set[int]) -> list[Injection]:
                     weakened.args[pos_mask] = weak
                 out.append(Injection(kind="weaken-mask", expected="TL104",
                                      text=_replace_call(text, call, weakened), **where))  # type: ignore[arg-type]
-            # other-zero
+            # drop-other, other-zero
             if access == "load" and other is not None and MINUS_INF.match(ast.unparse(other)):
+                bare = copy.deepcopy(call)
+                bare.keywords = [k for k in bare.keywords if k.arg != "other"]
+                bare.args = bare.args[:2]
+                out.append(Injection(kind="drop-other", expected="TL105",
+                                     text=_replace_call(text, call, bare), **where))  # type: ignore[arg-type]
                 zeroed = copy.deepcopy(call)
                 for k in zeroed.keywords:
                     if k.arg == "other":
@@ -173,8 +182,22 @@ def _check_json(root: Path, target: str) -> list[dict[str, Any]]:
         return []
 
 
-def _judge(root: Path, inj: Injection, timeout: float) -> dict[str, Any]:
-    """The witness's verdict on the injected access, from a diagnostic made of the injection alone."""
+def _walks(path: Path, original: str, line: int, config: Any) -> tuple[str, ...]:
+    """What the analysis reads about the correct access before it was broken: the offsets it walks
+    and their tiles (`--explain`'s lines), which tell the witness which size to leave partial. They
+    are the same whether or not the broken access gets a finding."""
+    from tritonlint.explain import explain_source
+
+    try:
+        lines, _ = explain_source(str(path), original, line, config)
+    except Exception:  # noqa: BLE001 - no notes: the witness tries its default sizes
+        return ()
+    return tuple(x.strip() for x in lines if x.strip().startswith("walks `") or "is a multiple of" in x)
+
+
+def _judge(root: Path, inj: Injection, original: str, timeout: float) -> dict[str, Any]:
+    """The witness's verdict on the injected access, from a diagnostic made of the injection and of
+    what the analysis read about the access before it was broken (never of the finding, if any)."""
     from tritonlint.config import load_config
     from tritonlint.diagnostics import Diagnostic
     from tritonlint.engine import evenness_flags, find_file_launches
@@ -191,10 +214,11 @@ def _judge(root: Path, inj: Injection, timeout: float) -> dict[str, Any]:
     except Exception:  # noqa: BLE001 - launches only add facts
         launches = {}
     flags = evenness_flags(text, config)
-    message = f"injected; the masked-off lanes reach `tl.max` at line {inj.line}" if inj.kind == "other-zero" \
+    message = f"injected; the masked-off lanes reach `tl.max` at line {inj.line}" if inj.expected == "TL105" \
         else "injected"
     code = inj.expected if inj.expected != "TL104" else ("TL101" if inj.access == "load" else "TL102")
-    diag = Diagnostic(code, "injected", message, inj.file, inj.line, inj.column, inj.end_line, inj.column)
+    diag = Diagnostic(code, "injected", message, inj.file, inj.line, inj.column, inj.end_line, inj.column,
+                      notes=_walks(path, original, inj.line, config))
     w = witness(path, inj.file, text, diag, launches, flags, None, timeout=timeout)
     status = w.status
     if status == "confirmed" and (w.evidence or {}).get("latent"):
@@ -232,7 +256,7 @@ def run_package(package: Path, per_package: int, kinds: set[str], timeout: float
                 after = _check_json(root.parent, f"{package.name}/{inj.file}")
                 hits = sorted({d["code"] for d in after
                                if d["line"] <= inj.end_line and d["end_line"] >= inj.line})
-                verdict = _judge(root, inj, timeout)
+                verdict = _judge(root, inj, original, timeout)
             finally:
                 path.write_text(original)
             rows.append({"package": package.name, "file": inj.file, "line": inj.line, "kind": inj.kind,
