@@ -128,9 +128,10 @@ def _exclusive_fix(kernel: KernelContext, hazard: TailHazard, verdict: Sufficien
             continue
         written = code_in(kernel, node)
         target = node.comparisons[0]
-        strict = cst.LessThan() if isinstance(target.operator, cst.LessThanEqual) else cst.GreaterThan()
-        operator = strict.with_changes(whitespace_before=target.operator.whitespace_before,
-                                       whitespace_after=target.operator.whitespace_after)
+        old = target.operator
+        assert isinstance(old, (cst.LessThanEqual, cst.GreaterThanEqual))
+        operator: cst.BaseCompOp = (cst.LessThan if isinstance(old, cst.LessThanEqual) else cst.GreaterThan)(
+            whitespace_before=old.whitespace_before, whitespace_after=old.whitespace_after)
         new = kernel.module.code_for_node(node.with_changes(comparisons=[target.with_changes(operator=operator)]))
         if text.count(written) != 1:
             break
