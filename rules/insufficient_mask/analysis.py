@@ -11,7 +11,9 @@ walked dimension (TL101 is quiet). `MaskSufficiency` judges each walk by five sh
   ignores the move (`offs_k < K`, `offs < N`): in-tile offsets compared with the whole extent;
 - units (here): a packed tile compared with the bound its unpacked twin is given;
 - a group (group.py): a tile rounded up from a group's size walks past the group;
-- a late offset (late.py): an offset added to the compared offsets after the mask was formed.
+- a late offset (late.py): an offset added to the compared offsets after the mask was formed;
+- an inclusive bound (inclusive.py): `offs <= n` where another access's mask bounds the same offsets
+  by `offs < n`, the kernel's own word that `n` is where the tensor ends.
 
 Each verdict keeps its reason and its shape (`SufficiencyVerdict`), for the finding and `--explain`.
 """
@@ -38,13 +40,14 @@ from tritonlint.source.syntax import ordered
 from tritonlint.source.tree import nodes_under
 
 from .group import GroupReading
+from .inclusive import InclusiveReading
 from .late import LateReading
 from .reading import PACKED, spaceless, spaceless_text, unbroadcast
 from .shift import ShiftReading
 
 # How a mask misses an axis ("" for no hazard): a shift it ignores, swapped axes, packed units, a
 # tile wider than its group, an offset added after the mask was formed.
-Shape = OneOf["", "shift", "axes", "units", "group", "late"]
+Shape = OneOf["", "shift", "axes", "units", "group", "late", "inclusive"]
 
 
 @dataclass(frozen=True)
@@ -57,12 +60,13 @@ class SufficiencyVerdict:
     shape: Shape = ""
     shift: str = ""  # the loop key or PROGRAM the mask ignores (shape "shift")
     # Shape "axes": the pointer's broadcast and the mask's; "units": the bound and the unpacked tile;
-    # "group": the block and the group size; "late": the shifted offsets.
+    # "group": the block and the group size; "late": the shifted offsets; "inclusive": the comparison
+    # as written and the line of the access that bounds the same offsets exclusively.
     slices: tuple[str, str] = ("", "")
     followed: tuple[Loop | None, ...] = ()  # shifts the bound moves with (None: the program id)
 
 
-class MaskSufficiency(ShiftReading, GroupReading, LateReading):
+class MaskSufficiency(ShiftReading, GroupReading, LateReading, InclusiveReading):
     """TL104's reading of one kernel."""
 
     def findings(self, kind: AccessKind) -> Iterator[tuple[SufficiencyVerdict, tuple[SufficiencyVerdict, ...]]]:
@@ -144,6 +148,15 @@ class MaskSufficiency(ShiftReading, GroupReading, LateReading):
                                                        "group's end reach the next group's elements, inside the "
                                                        "allocation (wrong data, and a store overwrites them)",
                                                        evidence), evidence, "group", slices=(block, groups[0]))
+        inclusive = self._inclusive(access, dim)
+        if inclusive is not None:
+            node, twin = inclusive
+            written, line = self._text(node), str(self.kernel.line_of(twin.call))
+            evidence = (f"`{written}` lets the lane at the bound through, but the tl.{twin.kind} at line {line} "
+                        f"bounds the same offsets below it: the bound is where the tensor ends")
+            return SufficiencyVerdict(walk, TailHazard(access, walk, "reachable on the tile that holds the "
+                                                       "bound's index, one element past the end", evidence),
+                                      evidence, "inclusive", slices=(written, line))
         late = self._late_offset(access, relevant)
         if late is not None:
             shifted, compared, bound_text = late

@@ -37,6 +37,9 @@ class InsufficientMaskFinding(AccessFinding):
         if verdict.shape == "late":
             return (f"the mask of {call} bounds {label} before an offset is added: the pointer walks "
                     f"`{verdict.slices[0]}`")
+        if verdict.shape == "inclusive":
+            return (f"the mask of {call} lets {label} reach its bound (`{verdict.slices[0]}`), one lane past "
+                    f"where the mask at line {verdict.slices[1]} stops the same offsets")
         mover = "the program id" if verdict.shift == PROGRAM else "the loop"
         return (f"the mask of {call} bounds {label} as in-tile offsets against the whole extent, but {mover} "
                 "moves the pointer's tile")

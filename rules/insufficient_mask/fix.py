@@ -41,6 +41,8 @@ def sufficiency_fix(checker: MaskSufficiency, verdict: SufficiencyVerdict,
         return _units_fix(kernel, hazard, verdict)
     if verdict.shape in ("group", "late"):
         return _bound_fix(kernel, hazard, verdict)
+    if verdict.shape == "inclusive":
+        return _exclusive_fix(kernel, hazard, verdict)
     sources = [loop_bound_mask(kernel, hazard)] if hazard.walk.loop is not None and verdict.shift != PROGRAM else []
     sources += [sibling_mask(kernel, hazard), comparison_mask(kernel, hazard)]
     for found in sources:
@@ -112,6 +114,32 @@ def _units_fix(kernel: KernelContext, hazard: TailHazard, verdict: SufficiencyVe
                        f"factor {factor}", Applicability.DISPLAY_ONLY, None)
     return CallFix(f"Compare in packed units (the bound divided by {factor}, rounded up)", Applicability.UNSAFE,
                    with_arguments(kernel, access, {"mask": replaced}))
+
+
+def _exclusive_fix(kernel: KernelContext, hazard: TailHazard, verdict: SufficiencyVerdict) -> CallFix:
+    """`offs <= n` written in the call made `offs < n`, as its twin at line `slices[1]` says it. Unsafe:
+    the lane switched off may be one the kernel meant to keep, if the twin is the one that is wrong."""
+    access = hazard.access
+    assert access.mask is not None
+    text = code_in(kernel, access.mask)
+    for node in nodes_under(access.mask):
+        if type(node) is not cst.Comparison or len(node.comparisons) != 1 or \
+                " ".join(code_in(kernel, node).split()) != verdict.slices[0]:
+            continue
+        written = code_in(kernel, node)
+        target = node.comparisons[0]
+        old = target.operator
+        assert isinstance(old, (cst.LessThanEqual, cst.GreaterThanEqual))
+        operator: cst.BaseCompOp = (cst.LessThan if isinstance(old, cst.LessThanEqual) else cst.GreaterThan)(
+            whitespace_before=old.whitespace_before, whitespace_after=old.whitespace_after)
+        new = kernel.module.code_for_node(node.with_changes(comparisons=[target.with_changes(operator=operator)]))
+        if text.count(written) != 1:
+            break
+        exclusive = text.replace(written, new)
+        return CallFix(f"Bound the mask exclusively: `{' '.join(new.split())}` (as line {verdict.slices[1]} does)",
+                       Applicability.UNSAFE, with_arguments(kernel, access, {"mask": exclusive}))
+    return CallFix(f"the comparison is built outside the call; make `{verdict.slices[0]}` exclusive, as line "
+                   f"{verdict.slices[1]} does", Applicability.DISPLAY_ONLY, None)
 
 
 def _axes_display_only(pointer_slice: str) -> CallFix:

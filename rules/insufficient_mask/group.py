@@ -7,9 +7,10 @@ from functools import cached_property
 
 import libcst as cst
 
+from tritonlint.semantic.host.launches import rounded_blocks
 from tritonlint.semantic.ir import Access
 
-from .reading import NEXT_POW2, Reading, spaceless_text
+from .reading import Reading, spaceless_text
 
 
 class GroupReading(Reading):
@@ -22,16 +23,8 @@ class GroupReading(Reading):
         kernel's launches say it once: read on first use, after the engine has set them."""
         found: dict[str, set[str]] = {}
         for launch in self.kernel.launches:
-            for param, text in launch.args.items():
-                values = [text] + [value for value, _ in launch.allocations.get(param, ())]
-                for value in values:
-                    match = NEXT_POW2.search(spaceless_text(value))
-                    if match is None:
-                        continue
-                    groups = {other for other, given in launch.args.items()
-                              if other != param and spaceless_text(given) == match.group(1)}
-                    if groups:
-                        found.setdefault(param, set()).update(groups)
+            for param, groups in rounded_blocks(launch).items():
+                found.setdefault(param, set()).update(groups)
         return found
 
     def _group(self, access: Access, dim: str,

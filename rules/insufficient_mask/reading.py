@@ -18,8 +18,6 @@ if TYPE_CHECKING:
 
 # A packed tile's block size: `BLOCK_K // 2`, `BLOCK_N // PACK`.
 PACKED = re.compile(r"\(?(\w+)\)?//\(?\w+\)?")
-# A block size rounded up from a group's size, as the host spells it (squashed).
-NEXT_POW2 = re.compile(r"next_power_of_2\((.+)\)$")
 
 
 class Reading:

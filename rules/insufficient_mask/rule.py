@@ -16,7 +16,7 @@ class InsufficientMask(Rule):
     """
     ## What it does
     Flags a masked `tl.load` or `tl.store` whose mask is there but does not bound, in the pointer's
-    own terms, an axis the pointer walks past the tensor's end. Five shapes are read:
+    own terms, an axis the pointer walks past the tensor's end. Six shapes are read:
 
     - a shift the mask ignores: a loop advances the pointer a tile per iteration
       (`a_ptrs += BLOCK_K * stride`), or the base is moved to the program's block
@@ -36,7 +36,10 @@ class InsufficientMask(Rule):
     - an offset added after the mask was formed: `m_t = o_t < T`, then `o_cs = o_t + seq_offset`
       and the access walks `o_cs` under `m_t`, where `seq_offset` is a run-time scalar added as it
       is and no comparison of the mask reads `o_cs` or measures its bound from the offset
-      (`T = eos - bos`).
+      (`T = eos - bos`);
+    - an inclusive bound on an exclusive end: `offs_n <= dstate` where another access of the kernel
+      bounds the very same offsets by `offs_n < dstate`, its own word that `dstate` is where the
+      tensor ends (without such a twin, `offs <= last` is taken as an inclusive index).
 
     A mask with no comparison for the dimension at all is TL101's and TL102's (a 2-D tile whose
     mask bounds one axis while the other can be partial is reported there).
@@ -102,7 +105,9 @@ class InsufficientMask(Rule):
     tl.arange(0, BLOCK)`), display-only otherwise; a late offset gets the bound another access's
     mask gives the shifted offsets (`o_cs < N`), display-only where none does (the mask's own `T`
     bounds the unshifted tensor, not the one the offset walks). Both only narrow the mask, and
-    both are unsafe: the lanes switched off may be ones the kernel meant to keep.
+    both are unsafe: the lanes switched off may be ones the kernel meant to keep. An inclusive bound
+    is made exclusive where the call writes it (unsafe: the twin could be the wrong one), display-only
+    where the comparison is built outside the call.
 
     ## Known problems
     Which loop or program id moves a tile is read from the pointer's terms: a term that multiplies

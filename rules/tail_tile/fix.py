@@ -143,12 +143,18 @@ def _first_offsets_mask(model: KernelContext, hazard: TailHazard, sources: tuple
 
 
 def _launch_mask(model: KernelContext, hazard: TailHazard) -> tuple[str, Applicability, str] | None:
-    """A program-id tile on a grid rounded up over the parameter `n`: `offs < n`."""
+    """A program-id tile on a grid rounded up over the parameter `n`: `offs < n`; a tile whose block a
+    launch rounds up from `n` (`BLOCK=next_power_of_2(n)`): `cols < n`."""
     access = hazard.access
     if not hazard.bound or hazard.walk.dim is None:
         return None
     mine = offset_of(model, access, hazard.walk.dim)
-    if mine is None or PROGRAM not in model.dims(mine[2], access.order, access.path, access.loops):
+    if mine is None:
+        return None
+    if hazard.rounded:
+        return f"{atom_of(mine[0])}{mine[1]} < {hazard.bound}", Applicability.UNSAFE, \
+            "the size the launch rounds the block up from"
+    if PROGRAM not in model.dims(mine[2], access.order, access.path, access.loops):
         return None  # `tl.arange(0, BLOCK)` alone is the offset within the tile, not in the tensor
     return f"{atom_of(mine[0])}{mine[1]} < {hazard.bound}", Applicability.UNSAFE, "derived from the launch grid"
 

@@ -19,7 +19,7 @@ import libcst as cst
 
 from tritonlint.semantic.block_tiles import BlockTile, block_tile, bounding_sibling, on_even_side
 from tritonlint.semantic.facts import full_tile_loop, full_tiles
-from tritonlint.semantic.host.launches import padded
+from tritonlint.semantic.host.launches import padded, rounded_blocks
 from tritonlint.semantic.ir import (
     LOOP_PREFIX,
     PROGRAM,
@@ -77,6 +77,9 @@ class TailHazard:
     guard: str = ""  # the host line that keeps every launch from reaching the partial tile (TL111/TL112)
     when: Path = frozenset()  # the walk enters the pointer only where these hold (one side of an `if`)
     predicate: str = ""  # the weak predicate (TL103) that lets the access run unmasked: fixed there, not here
+    # `bound` is the size a launch rounds the block up from (`BLOCK=next_power_of_2(n)`): the tile
+    # itself, from 0, is bounded by it, with no program's offset needed.
+    rounded: bool = False
 
 
 @dataclass(frozen=True)
@@ -263,8 +266,38 @@ class HazardFinder:
             judged = self._block_tile_evidence(access, walk, tile)
             if judged is not None:
                 return judged
+        if walk.loop is None and walk.dim is not None and access.mask is None and self.kernel.launches:
+            # Only for an access with no mask at all: a mask the evaluator cannot read through
+            # (`tl.where(cols < D, 1, 0)`) may well bound the tile, and would be blamed for it.
+            rounded = self._rounded_block_evidence(access, walk)
+            if rounded is not None:
+                return rounded
         return Judgement(walk, None, "no evidence that a tile can be partial (no evenness flag, masked sibling "
                          "or partial loop speaks of it)")
+
+    def _rounded_block_evidence(self, access: Access, walk: Walk) -> Judgement | None:
+        """A tile of BLOCK lanes where a launch passes `BLOCK=next_power_of_2(n)` beside `N=n`: the
+        kernel is told the size and its tile is wider unless `n` is a power of two. Guarded when
+        that launch allocates the accessed tensor from the rounded block (`torch.empty(BLOCK)`)."""
+        assert walk.dim is not None
+        size = self.ev.dim_size.get(walk.dim)
+        if size is None:
+            return None
+        params = {name for name in self.flow.chain(access.pointer, access)
+                  if any(d.kind == "param" for d in self.ir.defs.get(name, ()))}
+        for launch in self.kernel.launches:
+            sizes = rounded_blocks(launch).get(size)
+            block = launch.args.get(size, "")
+            if not sizes or any(block and block in text for param in params
+                                for text, _ in launch.allocations.get(param, ())):
+                continue
+            told = min(sizes)
+            evidence = (f"launched at {launch.where} with {size} = `{block}` rounded up from the size it also "
+                        f"passes as {told}")
+            return Judgement(walk, TailHazard(access, walk, f"reachable unless {told} is a power of two, on the "
+                                              f"lanes of the tile past it", evidence, bound=told, rounded=True),
+                             evidence)
+        return None
 
     def _block_tile_evidence(self, access: Access, walk: Walk, tile: BlockTile) -> Judgement | None:
         """A block pointer's program tile (no `boundary_check` on it, or it would be bounded) with

@@ -301,6 +301,28 @@ def _is_test(node: ast.expr) -> bool:
     return isinstance(node, (ast.Compare, ast.BoolOp)) or isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
 
 
+# A block size rounded up from a size, as the host spells it (squashed): `next_power_of_2(n)`.
+NEXT_POW2 = re.compile(r"next_power_of_2\((.+)\)$")
+
+
+def rounded_blocks(launch: Launch) -> dict[str, set[str]]:
+    """Block parameter -> the parameters given the size it is rounded up from, at this launch
+    (`BLOCK=triton.next_power_of_2(n)` beside `N=n`, directly or through a host name assigned
+    before the launch): the kernel is told the size, and its tile is wider unless the size is a
+    power of two."""
+    found: dict[str, set[str]] = {}
+    for param, text in launch.args.items():
+        for value in [text] + [value for value, _ in launch.allocations.get(param, ())]:
+            match = NEXT_POW2.search(squash(value))
+            if match is None:
+                continue
+            sizes = {other for other, given in launch.args.items()
+                     if other != param and squash(given) == match.group(1)}
+            if sizes:
+                found.setdefault(param, set()).update(sizes)
+    return found
+
+
 def padded(launch: Launch, axis: Axis, param: str, sizes: frozenset[str]) -> str:
     """"`out_ret` is allocated in whole tiles: `torch.empty(...)` at ops.py:12" when the argument for
     `param` is assigned a value sized by the axis's program count times its block (`blocks * BLOCK`)."""
