@@ -26,7 +26,7 @@ from tritonlint.semantic.context import KernelContext
 from tritonlint.semantic.ir import Access
 from tritonlint.source.names import code_of
 from tritonlint.source.syntax import strip_casts
-from tritonlint.source.tree import names_in, terms
+from tritonlint.source.tree import child_nodes, names_in, terms
 
 Element = Literal["int", "float"]
 ZERO = "0"  # `other=` on a masked load: an integer zero, which Triton casts to any element type
@@ -47,7 +47,11 @@ _FLOAT_TYPE = re.compile(r"\b(fp(8|16|32|64)|bf16|float(8\w*|16|32|64)|bfloat16|
 
 
 def _children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    yield from node.children
+    # Read from the dataclass fields, not libcst's `children` (which visits and rebuilds: on
+    # `_matmul_ogs` it was most of an edit's time). Every caller collects a set, a flag or a
+    # parent map, so the order of the children does not matter here; the layout fields skipped
+    # (commas, parentheses, operators' tokens, whitespace) never hold a name or a call.
+    return child_nodes(node)
 
 
 @lru_cache(maxsize=8)

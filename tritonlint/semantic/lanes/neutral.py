@@ -40,7 +40,7 @@ from tritonlint.semantic.lanes.values import (
     value_words,
 )
 from tritonlint.source.names import code_of
-from tritonlint.source.tree import nodes_under
+from tritonlint.source.tree import child_nodes, nodes_under
 
 # Calls the lane reading follows through (what each does to a lane's value is read): anything else
 # that receives the lanes is a place whose effect on them is unknown.
@@ -205,7 +205,7 @@ class _Places:
             if type(each) is cst.Arg and each.keyword is not None:
                 pending.append(each.value)  # not the keyword's name
                 continue
-            pending.extend(each.children)
+            pending.extend(child_nodes(each))  # fields, not libcst's rebuilding `children`
         return False
 
     def _tainted_names(self) -> set[str]:
