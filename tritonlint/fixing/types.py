@@ -26,7 +26,7 @@ from tritonlint.semantic.context import KernelContext
 from tritonlint.semantic.ir import Access
 from tritonlint.source.names import code_of
 from tritonlint.source.syntax import strip_casts
-from tritonlint.source.tree import names_in, terms
+from tritonlint.source.tree import child_nodes, names_in, terms
 
 Element = Literal["int", "float"]
 ZERO = "0"  # `other=` on a masked load: an integer zero, which Triton casts to any element type
@@ -47,7 +47,11 @@ _FLOAT_TYPE = re.compile(r"\b(fp(8|16|32|64)|bf16|float(8\w*|16|32|64)|bfloat16|
 
 
 def _children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    yield from node.children
+    # Read from the dataclass fields, not libcst's `children` (which visits and rebuilds: on
+    # `_matmul_ogs` it was most of an edit's time). Every caller collects a set, a flag or a
+    # parent map, so the order of the children does not matter here; the layout fields skipped
+    # (commas, parentheses, operators' tokens, whitespace) never hold a name or a call.
+    return child_nodes(node)
 
 
 @lru_cache(maxsize=8)
@@ -127,14 +131,15 @@ def _pointer_names(model: KernelContext) -> frozenset[str]:
             pointers.add(name)
     # A parameter that is a summand of what a load or store goes through, never used as a number.
     bases: set[str] = set()
+    memo: dict[tuple[str, int], set[str]] = {}
     for access in model.accesses:
-        bases |= _leftmost_names(model, access.pointer, 0)
+        bases |= _leftmost_names(model, access.pointer, 0, memo)
     for node in _walk(model.function.body):  # `tl.make_block_ptr(base=Q + offset, ...)`, a descriptor's base
         if isinstance(node, cst.Call) and (model.qualify_tl(node.func) or "").rsplit(".", 1)[-1] in _POINTER_MAKERS:
             base = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "base"),
                         node.args[0].value if node.args and node.args[0].keyword is None else None)
             if base is not None:
-                bases |= _leftmost_names(model, base, 0)
+                bases |= _leftmost_names(model, base, 0, memo)
     pointers |= {name for name in params if name in bases and name not in numeric
                  and not any(d.constexpr for d in model.defs.get(name, ()) if d.kind == "param")}
     # Locals built from a pointer, to a fixed point.
@@ -151,20 +156,29 @@ def _pointer_names(model: KernelContext) -> frozenset[str]:
     return frozenset(pointers)
 
 
-def _leftmost_names(model: KernelContext, node: cst.BaseExpression, depth: int) -> set[str]:
+def _leftmost_names(model: KernelContext, node: cst.BaseExpression, depth: int,
+                    memo: dict[tuple[str, int], set[str]]) -> set[str]:
     """The parameters at the left of a pointer sum, through the locals it is built from
-    (`a_ptrs` -> `A + offs_k` -> `A`): Triton's `base + offsets`, never the offsets' own summands."""
+    (`a_ptrs` -> `A + offs_k` -> `A`): Triton's `base + offsets`, never the offsets' own summands.
+    `memo` holds the answer per name and depth: a pointer advanced in several places has several
+    definitions, each read again at every level, which grew as their count to the eighth power."""
     summands = _summands(node)
     first = summands[0] if summands else node
     if not isinstance(first, cst.Name) or depth > 8:
         return set()
+    key = (first.value, depth)
+    known = memo.get(key)
+    if known is not None:
+        return known
     defs = model.defs.get(first.value, ())
-    if any(d.kind == "param" for d in defs):
-        return {first.value}
     found: set[str] = set()
-    for d in defs:
-        if d.kind in ("assign", "advance") and d.value is not None:
-            found |= _leftmost_names(model, d.value, depth + 1)
+    if any(d.kind == "param" for d in defs):
+        found = {first.value}
+    else:
+        for d in defs:
+            if d.kind in ("assign", "advance") and d.value is not None:
+                found |= _leftmost_names(model, d.value, depth + 1, memo)
+    memo[key] = found
     return found
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 import libcst as cst
 
@@ -40,7 +41,7 @@ from tritonlint.semantic.lanes.values import (
     value_words,
 )
 from tritonlint.source.names import code_of
-from tritonlint.source.tree import nodes_under
+from tritonlint.source.tree import TypeTest, child_nodes, nodes_under
 
 # Calls the lane reading follows through (what each does to a lane's value is read): anything else
 # that receives the lanes is a place whose effect on them is unknown.
@@ -51,6 +52,9 @@ _METHODS = frozenset({"to", "trans", "permute", *IDENTITY})
 # conditional expressions; it gives up loudly on comparisons): holding the lanes, they are not read.
 _UNFOLLOWED = (cst.Tuple, cst.List, cst.Set, cst.Dict, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
                cst.GeneratorExp, cst.Await, cst.Yield, cst.NamedExpr, cst.StarredElement)
+_IS_UNFOLLOWED = TypeTest(*_UNFOLLOWED)  # isinstance answered once per node type (libcst's ABCs are slow)
+_IS_STATEMENT = TypeTest(cst.If, cst.While, cst.For, cst.Return, cst.Assert, cst.Assign, cst.AugAssign, cst.AnnAssign,
+                         cst.Expr)
 _METADATA = frozenset({"dtype", "shape", "type", "numel"})
 _WORDS = {0.0: "0", -math.inf: "-inf", math.inf: "+inf"}
 
@@ -192,21 +196,8 @@ class _Places:
         `.shape` are the type's, not the lanes')."""
         if node is None:
             return False
-        own = (id(self.access.call), id(self.access.call.func))
-        pending = [node]
-        while pending:
-            each = pending.pop()
-            if type(each) is cst.Attribute and each.attr.value in _METADATA:
-                continue
-            if type(each) is cst.Name and each.value in self.tainted:
-                return True
-            if type(each) is cst.Call and (id(each) in own or id(each.func) in own):
-                return True
-            if type(each) is cst.Arg and each.keyword is not None:
-                pending.append(each.value)  # not the keyword's name
-                continue
-            pending.extend(each.children)
-        return False
+        names, calls = _reach(node)
+        return not self.tainted.isdisjoint(names) or id(self.access.call) in calls or id(self.access.call.func) in calls
 
     def _tainted_names(self) -> set[str]:
         tainted: set[str] = set()
@@ -230,7 +221,7 @@ class _Places:
         self.unread.append(what + (f" (line {line})" if line is not None else "") + why)
 
     def _statements(self, body: cst.CSTNode) -> None:
-        for statement in _statements_in(body):
+        for statement in _statements_of(body):
             if isinstance(statement, (cst.If, cst.While)) and self._carries(statement.test):
                 self._say("a condition", statement.test)
             elif isinstance(statement, cst.For) and self._carries(statement.iter):
@@ -250,15 +241,16 @@ class _Places:
                 self._expression(statement.value)
 
     def _expression(self, node: cst.BaseExpression) -> None:
-        called = {id(each.func) for each in nodes_under(node) if type(each) is cst.Call}
-        for each in nodes_under(node):
+        nodes = _nodes_of(node)
+        called = {id(each.func) for each in nodes if type(each) is cst.Call}
+        for each in nodes:
             if type(each) is cst.Call:
                 self._call(each)
             elif type(each) is cst.Attribute and id(each) not in called and each.attr.value not in _METADATA \
                     and self._carries(each.value):
                 # `w.T`: the lane reading stops at it and says nothing (not even that it stopped).
                 self._say(f"`{code_of(each)}`", each, ", which the lane reading does not follow")
-            elif isinstance(each, _UNFOLLOWED) and self._carries(each):
+            elif _IS_UNFOLLOWED[type(each)] and self._carries(each):
                 self._say(f"`{code_of(each)}`", each, ", which the lane reading does not follow")
 
     def _call(self, call: cst.Call) -> None:
@@ -301,11 +293,47 @@ def _plain_target(target: cst.BaseExpression) -> bool:
     return False
 
 
+# Every load a fix masks walks the whole kernel again (one `_Places` per load, each with its own
+# tainted names): the walks are kept per kernel, the trees being immutable.
+@lru_cache(maxsize=8)
+def _statements_of(body: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
+    return tuple(_statements_in(body))
+
+
+@lru_cache(maxsize=4096)
+def _nodes_of(node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
+    return tuple(nodes_under(node))
+
+
+@lru_cache(maxsize=16384)
+def _reach(node: cst.CSTNode) -> tuple[frozenset[str], frozenset[int]]:
+    """The names an expression reads and the calls in it (each call's id and its callee's), past
+    `.dtype`-like metadata and keywords' names: what `_Places._carries` asks of the same
+    expressions for every load of the kernel, walked once."""
+    names: set[str] = set()
+    calls: set[int] = set()
+    pending = [node]
+    while pending:
+        each = pending.pop()
+        kind = type(each)
+        if kind is cst.Attribute and each.attr.value in _METADATA:  # type: ignore[attr-defined]
+            continue
+        if kind is cst.Name:
+            names.add(each.value)  # type: ignore[attr-defined]
+        elif kind is cst.Call:
+            calls.add(id(each))
+            calls.add(id(each.func))  # type: ignore[attr-defined]
+        elif kind is cst.Arg and each.keyword is not None:  # type: ignore[attr-defined]
+            pending.append(each.value)  # type: ignore[attr-defined]  # not the keyword's name
+            continue
+        pending.extend(child_nodes(each))  # fields, not libcst's rebuilding `children`
+    return frozenset(names), frozenset(calls)
+
+
 def _statements_in(body: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """Every statement under a block, compound ones and the small ones of each line, in order."""
     for node in nodes_under(body):
-        if isinstance(node, (cst.If, cst.While, cst.For, cst.Return, cst.Assert, cst.Assign, cst.AugAssign,
-                             cst.AnnAssign, cst.Expr)):
+        if _IS_STATEMENT[type(node)]:
             yield node
         if isinstance(node, (cst.FunctionDef, cst.ClassDef)) and node is not body:
             continue
