@@ -1,0 +1,36 @@
+"""Old Triton keyword arguments the installed Triton dropped, mapped to what they meant.
+
+`tl.dot(a, b, trans_a=..., trans_b=...)` (Triton 2.0) multiplied `a` and `b` after transposing
+the ones flagged: exactly `tl.dot(tl.trans(a), tl.trans(b))` for the flagged operands. Kernels still
+written that way do not run under today's interpreter (`dot() got an unexpected keyword argument
+'trans_b'`), so the generated module installs a `tl.dot` that accepts them and transposes, and
+nothing else changes: the other arguments pass through as they are.
+"""
+
+from __future__ import annotations
+
+import ast
+
+# Installed only in modules whose kernels use the old keywords (so other repros stay plain).
+DOT_SHIM = '''\
+def _tritonlint_dot(input, other, *args, trans_a=False, trans_b=False, _semantic=None, **kwargs):
+    # Triton 2.0's `trans_a`/`trans_b`: transpose the operand before the product.
+    if tl.core._unwrap_if_constexpr(trans_a):
+        input = _tritonlint_trans(input, _semantic=_semantic)
+    if tl.core._unwrap_if_constexpr(trans_b):
+        other = _tritonlint_trans(other, _semantic=_semantic)
+    return _tritonlint_dot_orig(input, other, *args, _semantic=_semantic, **kwargs)
+_tritonlint_dot_orig, _tritonlint_trans = tl.dot, tl.trans
+_tritonlint_dot.__triton_builtin__ = True
+tl.dot = _tritonlint_dot'''
+
+OLD_DOT_KEYWORDS = ("trans_a", "trans_b")
+
+
+def uses_old_dot(fn: ast.AST) -> bool:
+    """Whether `fn` calls a `dot` with Triton 2.0's transposition keywords."""
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] == "dot" \
+                and any(k.arg in OLD_DOT_KEYWORDS for k in node.keywords):
+            return True
+    return False
