@@ -56,3 +56,41 @@ def test_modules_without_the_old_keywords_stay_plain(tmp_path: Path) -> None:
     source = tmp_path / "k.py"
     source.write_text(plain)
     assert "_tritonlint_dot" not in extract(source, plain, "mm").source
+
+
+REFLECTED = textwrap.dedent('''
+    import triton
+    import triton.language as tl
+
+
+    @triton.jit
+    def k(out_ptr, B: tl.constexpr):
+        tl.store(out_ptr + 0, 70 % B)
+        tl.store(out_ptr + 1, 3 << B)
+        tl.store(out_ptr + 2, 1024 >> B)
+        tl.store(out_ptr + 3, 13 & B)
+        tl.store(out_ptr + 4, 13 ^ B)
+''')
+
+RUN_REFLECTED = textwrap.dedent('''
+    import sys
+    import torch
+    ns = {}
+    exec(compile(open(sys.argv[1]).read(), "generated", "exec"), ns)
+    out = torch.zeros(5, dtype=torch.int32)
+    ns["k"][(1,)](out, B=6)
+    print(out.tolist())
+''')
+
+
+def test_an_int_on_the_left_of_a_constexpr_computes_what_the_compiler_does(tmp_path: Path) -> None:
+    source = tmp_path / "k.py"
+    source.write_text(REFLECTED)
+    module = tmp_path / "generated.py"
+    module.write_text(extract(source, REFLECTED, "k").source)
+    script = tmp_path / "run.py"
+    script.write_text(RUN_REFLECTED)
+    done = subprocess.run([sys.executable, str(script), str(module)], capture_output=True, text=True,
+                          env={**os.environ, "TRITON_INTERPRET": "1"}, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == str([70 % 6, 3 << 6, 1024 >> 6, 13 & 6, 13 ^ 6])

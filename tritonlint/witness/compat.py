@@ -5,6 +5,12 @@ the ones flagged: exactly `tl.dot(tl.trans(a), tl.trans(b))` for the flagged ope
 written that way do not run under today's interpreter (`dot() got an unexpected keyword argument
 'trans_b'`), so the generated module installs a `tl.dot` that accepts them and transposes, and
 nothing else changes: the other arguments pass through as they are.
+
+`tl.constexpr` in Triton 3.6 has `__mod__`, `__lshift__`, `__rshift__`, `__and__`, `__xor__` but
+not their reflected forms, so `5 % BLOCK` (a plain int on the left, as the interpreter leaves
+literals) raises `unsupported operand type(s) for %: 'int' and 'constexpr'` under the interpreter,
+while the compiler, which wraps the literal in a constexpr first, computes `constexpr(5 % BLOCK)`.
+The generated module adds the reflected forms with that same value, and only where missing.
 """
 
 from __future__ import annotations
@@ -23,6 +29,15 @@ def _tritonlint_dot(input, other, *args, trans_a=False, trans_b=False, _semantic
 _tritonlint_dot_orig, _tritonlint_trans = tl.dot, tl.trans
 _tritonlint_dot.__triton_builtin__ = True
 tl.dot = _tritonlint_dot'''
+
+CONSTEXPR_SHIM = '''\
+def _tritonlint_reflected(op):
+    # `other OP constexpr`, as the compiler computes it: constexpr(other OP value).
+    return lambda self, other: tl.constexpr(op(tl.core._unwrap_if_constexpr(other), self.value))
+for _name, _op in (("mod", lambda a, b: a % b), ("lshift", lambda a, b: a << b), ("rshift", lambda a, b: a >> b),
+                   ("and", lambda a, b: a & b), ("xor", lambda a, b: a ^ b), ("or", lambda a, b: a | b)):
+    if not hasattr(tl.constexpr, f"__r{_name}__"):
+        setattr(tl.constexpr, f"__r{_name}__", _tritonlint_reflected(_op))'''
 
 OLD_DOT_KEYWORDS = ("trans_a", "trans_b")
 
