@@ -79,7 +79,7 @@ def run_sample(package: Path, jobs: int, timeout: float, sample: int, seed: int)
     def one(item: tuple[Any, Any]) -> dict[str, Any]:
         f, d = item
         w = witness(f.path, f.display, f.text, d, f.launches, f.flags, analysis.fixed_text(f.text, d),
-                    timeout=timeout)
+                    timeout=timeout, flag_tiles=f.flag_tiles)
         return {"code": d.code, "path": f.display, "line": d.line, "witness": w.to_dict(),
                 "seconds": round(w.seconds, 2)}
 

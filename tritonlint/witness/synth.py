@@ -114,9 +114,11 @@ class Facts:
     even_flags: dict[str, bool]  # evenness flags of the kernel -> the value promising full tiles
     launch: Any = None  # one launch site (tritonlint's Launch record), if any
     program_axis: tuple[int, str, str] | None = None  # (axis, size, tile) the notes name
+    flag_tiles: dict[str, frozenset[str]] = field(default_factory=dict)  # flag -> tiles it vouches for (the analysis's)
 
 
-def facts_from(diagnostic: Any, launches: list[Any], even_flags: dict[str, bool]) -> Facts:
+def facts_from(diagnostic: Any, launches: list[Any], even_flags: dict[str, bool],
+               flag_tiles: dict[str, frozenset[str]] | None = None) -> Facts:
     notes = list(diagnostic.notes)
     flags: dict[str, bool] = {}
     walk = tile = None
@@ -152,7 +154,7 @@ def facts_from(diagnostic: Any, launches: list[Any], even_flags: dict[str, bool]
         multiples |= set(launch.multiples)
         multiples |= padded(launch)
     return Facts(diagnostic.line, diagnostic.code, flags, walk, tile, hints, args, multiples, even_flags, first,
-                 program_axis)
+                 program_axis, dict(flag_tiles or {}))
 
 
 # A host value rounded up before the launch: `cdiv(x, C) * C`, `math.ceil(x / C) * C`,
@@ -374,7 +376,12 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     axis_order += sorted((sizes & int_like) - set(axis_order), key=uses.order)
     axis_order = [a for a in dict.fromkeys(axis_order) if a not in flag_args][:4]
 
-    related = {flag: flag_sizes(uses, flag, sizes) | setter_sizes(kernel, facts, flag, sizes)
+    # What the analysis relates each flag to: its tiles, then the sizes those tiles walk.
+    walked_in = {t: {s for s, t2 in axes.values() if t2 == t and s in sizes} for t in set().union(*facts.flag_tiles.values())}
+    if walk and facts.tile and axis_order:
+        walked_in.setdefault(facts.tile, set()).add(axis_order[0])
+    related = {flag: set().union(*(walked_in.get(t, set()) for t in facts.flag_tiles.get(flag, ())))
+               or flag_sizes(uses, flag, sizes) | setter_sizes(kernel, facts, flag, sizes)
                for flag in facts.even_flags if flag in consts}
     if even_others and not any(_stands_for_another(related.get(f, set()), a)
                                for f in facts.even_flags if f in consts and f not in facts.flags_off
