@@ -55,7 +55,7 @@ def test_modules_without_the_old_keywords_stay_plain(tmp_path: Path) -> None:
     plain = KERNEL.replace(", trans_a=TA, trans_b=TB", "")
     source = tmp_path / "k.py"
     source.write_text(plain)
-    assert "_tritonlint_dot" not in extract(source, plain, "mm").source
+    assert "_compat_dot" not in extract(source, plain, "mm").source
 
 
 REFLECTED = textwrap.dedent('''

@@ -19,25 +19,25 @@ import ast
 
 # Installed only in modules whose kernels use the old keywords (so other repros stay plain).
 DOT_SHIM = '''\
-def _tritonlint_dot(input, other, *args, trans_a=False, trans_b=False, _semantic=None, **kwargs):
+def _compat_dot(input, other, *args, trans_a=False, trans_b=False, _semantic=None, **kwargs):
     # Triton 2.0's `trans_a`/`trans_b`: transpose the operand before the product.
     if tl.core._unwrap_if_constexpr(trans_a):
-        input = _tritonlint_trans(input, _semantic=_semantic)
+        input = _compat_trans(input, _semantic=_semantic)
     if tl.core._unwrap_if_constexpr(trans_b):
-        other = _tritonlint_trans(other, _semantic=_semantic)
-    return _tritonlint_dot_orig(input, other, *args, _semantic=_semantic, **kwargs)
-_tritonlint_dot_orig, _tritonlint_trans = tl.dot, tl.trans
-_tritonlint_dot.__triton_builtin__ = True
-tl.dot = _tritonlint_dot'''
+        other = _compat_trans(other, _semantic=_semantic)
+    return _compat_dot_orig(input, other, *args, _semantic=_semantic, **kwargs)
+_compat_dot_orig, _compat_trans = tl.dot, tl.trans
+_compat_dot.__triton_builtin__ = True
+tl.dot = _compat_dot'''
 
 CONSTEXPR_SHIM = '''\
-def _tritonlint_reflected(op):
+def _compat_reflected(op):
     # `other OP constexpr`, as the compiler computes it: constexpr(other OP value).
     return lambda self, other: tl.constexpr(op(tl.core._unwrap_if_constexpr(other), self.value))
 for _name, _op in (("mod", lambda a, b: a % b), ("lshift", lambda a, b: a << b), ("rshift", lambda a, b: a >> b),
                    ("and", lambda a, b: a & b), ("xor", lambda a, b: a ^ b), ("or", lambda a, b: a | b)):
     if not hasattr(tl.constexpr, f"__r{_name}__"):
-        setattr(tl.constexpr, f"__r{_name}__", _tritonlint_reflected(_op))'''
+        setattr(tl.constexpr, f"__r{_name}__", _compat_reflected(_op))'''
 
 OLD_DOT_KEYWORDS = ("trans_a", "trans_b")
 
