@@ -85,7 +85,7 @@ def measure(package: Path, timeout: float, jobs: int) -> dict[str, Any]:
         def one(item: tuple[analysis.CheckedFile, Any, str, bool]) -> dict[str, Any]:
             f, d, after, parses = item
             w = witness(f.path, str(f.path.relative_to(original.parent)), f.text, d, f.launches, f.flags, after,
-                        timeout=timeout)
+                        timeout=timeout, flag_tiles=f.flag_tiles)
             outcome, reason = _classify(w, parses)
             return {"place": f"{f.path.relative_to(original.parent)}:{d.line}", "code": d.code,
                     "applicability": d.fix.applicability.value, "outcome": outcome, "reason": reason,

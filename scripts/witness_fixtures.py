@@ -77,7 +77,7 @@ def main() -> int:
 
     def one(item: tuple[str, analysis.CheckedFile, Diagnostic, str | None]) -> dict[str, object]:
         role, f, d, fixed = item
-        w = witness(f.path, f.display, f.text, d, f.launches, f.flags, fixed, timeout=60)
+        w = witness(f.path, f.display, f.text, d, f.launches, f.flags, fixed, timeout=60, flag_tiles=f.flag_tiles)
         return {"role": role, "path": f.display, "line": d.line, "column": d.column, "code": d.code,
                 "status": w.status, "reason": w.reason, "validation": w.validation, "seconds": round(w.seconds, 2)}
 

@@ -314,6 +314,24 @@ def evenness_flags(text: str, config: Config) -> dict[str, dict[str, bool]]:
     return found
 
 
+def evenness_flag_tiles(text: str, config: Config) -> dict[str, dict[str, frozenset[str]]]:
+    """Per kernel, the tiles each evenness flag vouches for (`{"matmul": {"EVEN_M": {"BLOCK_M"}}}`):
+    the block sizes of the dimensions the recogniser relates the flag to. The witness needs them to
+    know which sizes a flag promises full (it keeps those whole when it sets the flag's full side)."""
+    try:
+        imports, kernels = parse_kernels(text)
+    except (SyntaxError, cst.ParserSyntaxError, RecursionError):
+        return {}
+    found: dict[str, dict[str, frozenset[str]]] = {}
+    starts = line_starts(text)
+    for kernel, module in kernels:
+        model = build_model(kernel, module, imports, config, text, starts)
+        sizes = model.flags.ev.dim_size
+        found[kernel.name] = {flag.atom: frozenset(sizes[d] for d in flag.dims if d in sizes)
+                              for flag in model.flags.flags if flag.atom.isidentifier()}
+    return found
+
+
 def _crash_line(path: str, kernel: KernelSource, what: str, error: Exception) -> str:
     where = traceback.extract_tb(error.__traceback__)[-1]
     detail = str(error).splitlines()[0][:160] if str(error) else ""

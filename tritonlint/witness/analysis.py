@@ -7,7 +7,7 @@ modules rewires this file alone. Only public data leaves it: Diagnostics, fixed 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,11 +28,13 @@ class CheckedFile:
     launches: dict[str, list[Any]]  # kernel name -> launch sites (tritonlint's Launch records)
     flags: dict[str, dict[str, bool]]  # kernel name -> evenness flag -> the value promising full tiles
     source: Any = None  # tritonlint's SourceFile it was read from (None when built by hand)
+    # kernel name -> evenness flag -> the tiles (block sizes) of the dimensions it vouches for
+    flag_tiles: dict[str, dict[str, frozenset[str]]] = field(default_factory=dict)
 
 
 def check_paths(paths: Sequence[str], config: Config) -> tuple[list[CheckedFile], list[str]]:
     """Check every file under `paths` (no cache); also return the errors of files not checked."""
-    from tritonlint.engine import evenness_flags, find_file_launches
+    from tritonlint.engine import evenness_flag_tiles, evenness_flags, find_file_launches
     from tritonlint.runner import check_file, discover, neighbours_of
     from tritonlint.source.outline import outline
 
@@ -47,12 +49,14 @@ def check_paths(paths: Sequence[str], config: Config) -> tuple[list[CheckedFile]
         text = report.text
         launches: dict[str, list[Any]] = {}
         flags: dict[str, dict[str, bool]] = {}
+        tiles: dict[str, dict[str, frozenset[str]]] = {}
         try:
             launches = find_file_launches(str(file.path), text, outline(text), neighbours_of(file))
             flags = evenness_flags(text, config)
+            tiles = evenness_flag_tiles(text, config)
         except Exception as error:  # noqa: BLE001 - launches only add facts; the findings stand
             errors.append(f"{file.display}: reading launch sites failed: {error!r}")
-        out.append(CheckedFile(file.path, file.display, text, report.diagnostics, launches, flags, file))
+        out.append(CheckedFile(file.path, file.display, text, report.diagnostics, launches, flags, file, tiles))
     return out, errors
 
 

@@ -43,7 +43,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
     def one(i: int) -> Witness:
         f, d = work[i]
         return witness(f.path, f.display, f.text, d, f.launches, f.flags, analysis.fixed_text(f.text, d),
-                       timeout=args.timeout)
+                       timeout=args.timeout, flag_tiles=f.flag_tiles)
 
     with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
         for i, w in zip(range(len(work)), pool.map(one, range(len(work)))):

@@ -175,11 +175,11 @@ def _fixed_lines(original: str, fixed: str, lines: set[int]) -> set[int]:
 
 def witness(path: Path, display: str, text: str, diagnostic: Any, launches: dict[str, list[Any]],
             flags: dict[str, dict[str, bool]], fixed: str | None, *, timeout: float = 120.0,
-            fill: int = 0) -> Witness:
+            fill: int = 0, flag_tiles: dict[str, dict[str, frozenset[str]]] | None = None) -> Witness:
     """Try to make one finding happen; validate its fix under the launch that did."""
     t0 = time.monotonic()
     try:
-        result = _witness(path, display, text, diagnostic, launches, flags, fixed, timeout, fill)
+        result = _witness(path, display, text, diagnostic, launches, flags, fixed, timeout, fill, flag_tiles or {})
     except Exception as error:  # noqa: BLE001 - one finding's failure must not stop the others
         result = Witness("error", f"the witness failed on this finding: {type(error).__name__}: {error}")
     result.seconds = time.monotonic() - t0
@@ -187,7 +187,8 @@ def witness(path: Path, display: str, text: str, diagnostic: Any, launches: dict
 
 
 def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dict[str, list[Any]],
-             flags: dict[str, dict[str, bool]], fixed: str | None, timeout: float, fill: int) -> Witness:
+             flags: dict[str, dict[str, bool]], fixed: str | None, timeout: float, fill: int,
+             flag_tiles: dict[str, dict[str, frozenset[str]]]) -> Witness:
     try:
         kernels = enclosing_kernel(text, diagnostic.line)
     except SyntaxError as error:
@@ -207,7 +208,7 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
         except ExtractError as error:
             reasons.append(f"`{name}`: {error}")
             continue
-        facts = facts_from(diagnostic, launches.get(name, []), flags.get(name, {}))
+        facts = facts_from(diagnostic, launches.get(name, []), flags.get(name, {}), flag_tiles.get(name, {}))
         try:
             pairs = synthesize(extracted, facts, owner=_owner(text, diagnostic.line, holder))[:MAX_PAIRS]
         except SynthesisError as error:

@@ -114,9 +114,11 @@ class Facts:
     even_flags: dict[str, bool]  # evenness flags of the kernel -> the value promising full tiles
     launch: Any = None  # one launch site (tritonlint's Launch record), if any
     program_axis: tuple[int, str, str] | None = None  # (axis, size, tile) the notes name
+    flag_tiles: dict[str, frozenset[str]] = field(default_factory=dict)  # flag -> tiles it vouches for (the analysis's)
 
 
-def facts_from(diagnostic: Any, launches: list[Any], even_flags: dict[str, bool]) -> Facts:
+def facts_from(diagnostic: Any, launches: list[Any], even_flags: dict[str, bool],
+               flag_tiles: dict[str, frozenset[str]] | None = None) -> Facts:
     notes = list(diagnostic.notes)
     flags: dict[str, bool] = {}
     walk = tile = None
@@ -152,7 +154,7 @@ def facts_from(diagnostic: Any, launches: list[Any], even_flags: dict[str, bool]
         multiples |= set(launch.multiples)
         multiples |= padded(launch)
     return Facts(diagnostic.line, diagnostic.code, flags, walk, tile, hints, args, multiples, even_flags, first,
-                 program_axis)
+                 program_axis, dict(flag_tiles or {}))
 
 
 # A host value rounded up before the launch: `cdiv(x, C) * C`, `math.ceil(x / C) * C`,
@@ -239,17 +241,36 @@ def flag_sizes(uses: Uses, flag: str, sizes: set[str]) -> set[str]:
     return out
 
 
-def _stands_for_another(flag: str, related: set[str], sizes: set[str], axis: str | None) -> bool:
-    """Whether an evenness flag vouches for another size than `axis`: the flag's own name spells
-    another size and not `axis` (`EVEN_M` beside a mask on M and N), or its branches compare
-    sizes and `axis` is not among them."""
+def setter_sizes(kernel: Kernel, facts: Facts, flag: str, sizes: set[str]) -> set[str]:
+    """The sizes an evenness flag's setter tests: the kernel's arguments a `triton.heuristics`
+    lambda for it reads (`args["K"] % args["BLOCK_K"] == 0`), or the kernel parameters whose
+    host text the launch site's argument for it names (`K % BLOCK_K == 0` with `K` passed as K)."""
+    out: set[str] = set()
+    call = kernel.heuristics
+    if call is not None and call.args and isinstance(call.args[0], ast.Dict):
+        for k, v in zip(call.args[0].keys, call.args[0].values):
+            if isinstance(k, ast.Constant) and k.value == flag:
+                for node in ast.walk(v):
+                    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
+                            and node.slice.value in sizes:
+                        out.add(str(node.slice.value))
+    text = facts.launch_args.get(flag)
+    if text:
+        try:
+            named = {n.id for n in ast.walk(ast.parse(text, mode="eval")) if isinstance(n, ast.Name)}
+        except SyntaxError:
+            named = set()
+        for param, host in facts.launch_args.items():
+            if param in sizes and host.strip() in named:
+                out.add(param)
+    return out
+
+
+def _stands_for_another(related: set[str], axis: str | None) -> bool:
+    """Whether an evenness flag vouches for another size than `axis`: the sizes its branches
+    compare or its setter tests are known, and `axis` is not among them."""
     if axis is None:
         return False
-    words = {w.lower() for w in flag.split("_")}
-    if axis.lower() in words:
-        return False
-    if any(s.lower() in words for s in sizes - {axis}):
-        return True
     return bool(related) and axis not in related
 
 
@@ -355,8 +376,14 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     axis_order += sorted((sizes & int_like) - set(axis_order), key=uses.order)
     axis_order = [a for a in dict.fromkeys(axis_order) if a not in flag_args][:4]
 
-    related = {flag: flag_sizes(uses, flag, sizes) for flag in facts.even_flags if flag in consts}
-    if even_others and not any(_stands_for_another(f, related.get(f, set()), sizes, a)
+    # What the analysis relates each flag to: its tiles, then the sizes those tiles walk.
+    walked_in = {t: {s for s, t2 in axes.values() if t2 == t and s in sizes} for t in set().union(*facts.flag_tiles.values())}
+    if walk and facts.tile and axis_order:
+        walked_in.setdefault(facts.tile, set()).add(axis_order[0])
+    related = {flag: set().union(*(walked_in.get(t, set()) for t in facts.flag_tiles.get(flag, ())))
+               or flag_sizes(uses, flag, sizes) | setter_sizes(kernel, facts, flag, sizes)
+               for flag in facts.even_flags if flag in consts}
+    if even_others and not any(_stands_for_another(related.get(f, set()), a)
                                for f in facts.even_flags if f in consts and f not in facts.flags_off
                                for a in sizes):
         return []
@@ -414,7 +441,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             elif p in consts:
                 value = consts[p]
                 if even_others and p in facts.even_flags and p not in facts.flags_off and _stands_for_another(
-                        p, related.get(p, set()), sizes, axis):
+                        related.get(p, set()), axis):
                     value = facts.even_flags[p]
                 args.append(Arg(p, "constexpr", value=value))
             elif p in heur:
