@@ -222,6 +222,8 @@ def comparison_mask(model: KernelContext, hazard: TailHazard) -> tuple[str, Appl
         if len(offsets) != 1:
             continue
         theirs = offsets[0]
+        if permutes_lanes(model, left_inner, other, theirs):
+            continue  # `row = (slot // 32) * 32 + (slot % 4) * 8 + ...` bounds lanes in another order
         bound_text = code_in(model, bound)
         if not available_at(model, bound, access):
             continue  # built after the access: the fix would read a name not yet defined
@@ -270,6 +272,33 @@ def comparison_mask(model: KernelContext, hazard: TailHazard) -> tuple[str, Appl
     candidates.sort(key=lambda item: item[0])
     _, text, applicability, source = candidates[0]
     return text, applicability, source
+
+
+def permutes_lanes(model: KernelContext, node: cst.BaseExpression, where: Access, dim: str, depth: int = 0) -> bool:
+    """Whether an expression indexes `dim` in another lane order than the dimension's own offsets:
+    more than one of its summands (through the locals it is built from) varies along `dim`
+    (`(slot // 32) * 32 + (slot % 4) * 8 + (slot // 4) % 8` mixes the bits of `slot`). A bound on
+    such an index holds for a scattered set of lanes, not for the first ones: it cannot be moved
+    onto another access's offsets, nor read as the bound of this dimension."""
+    if depth > 4:
+        return False
+    node = strip_casts(node)
+    while isinstance(node, cst.Subscript):
+        node = strip_casts(node.value)
+    # A summand varies along `dim` when a name it reads does: `(slot % 4) * 8` is bounded, yet its
+    # value still follows the lane.
+    varying = [term for term in terms(node)
+               if any(dim in model.dims(part, where.order, where.path, where.loops)
+                      for part in (term, *(n for n in nodes_under(term) if isinstance(n, cst.Name))))]
+    if len(varying) > 1:
+        return True
+    if len(varying) == 1 and isinstance(_unparenthesized(strip_casts(varying[0])), cst.Name):
+        name = _unparenthesized(strip_casts(varying[0]))
+        assert isinstance(name, cst.Name)
+        defs = [d for d in model.reaching(name.value, where.order, where.path, where.loops)
+                if d.kind == "assign" and d.value is not None]
+        return any(permutes_lanes(model, d.value, where, dim, depth + 1) for d in defs if d.value is not None)
+    return False
 
 
 def _lane_map(model: KernelContext, access: Access, dim: str, broadcast: str) -> LaneMap | str | None:

@@ -398,8 +398,12 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                         dims.append(d)
             extents: list[tuple[str | None, int]] = []
             for stride, bound in dims:
+                if stride is not None and stride.isdigit():
+                    stride_values[stride] = int(stride)  # a literal row length (`index * 24`)
                 extents.append((stride, _extent(bound, totals, grid, consts, base, axes)))
-            numels[p] = _layout(extents, stride_values)
+            # A literal offset past the indexed terms (`index * 24 + 17`) reaches that far into the row.
+            reach = max((uses.constant_reach(e) for e in exprs if uses.block_ptr_of(e) is None), default=0)
+            numels[p] = _layout(extents, stride_values, reach)
         for p in uses.params:
             if p in segments:
                 args.append(Arg(p, "tensor", numel=ROW_PROGRAMS + 1, dtype="int32", fill="segments",
@@ -489,16 +493,17 @@ def _extent(bound: Any, sizes: dict[str, int], grid: list[int], consts: dict[str
     return 1
 
 
-def _layout(extents: list[tuple[str | None, int]], stride_values: dict[str, int]) -> int:
+def _layout(extents: list[tuple[str | None, int]], stride_values: dict[str, int], reach: int = 0) -> int:
     """Assign contiguous strides (unit-stride terms innermost), return the buffer's element count:
-    one past the offset of the last in-bounds element, `1 + sum((extent - 1) * stride)`."""
+    one past the offset of the last in-bounds element, `1 + reach + sum((extent - 1) * stride)`
+    (`reach`: the literal offset the accesses add inside the innermost row)."""
     unit = [e for s, e in extents if s is None]
     strided = [(s, e) for s, e in extents if s is not None]
     if not unit and strided and strided[-1][0] not in stride_values:
         s, e = strided.pop()
         stride_values[s] = 1
         unit = [e]
-    span = 1 + sum(e - 1 for e in unit)
+    span = 1 + reach + sum(e - 1 for e in unit)
     for s, e in reversed(strided):
         if s not in stride_values:
             stride_values[s] = span

@@ -258,8 +258,9 @@ class Uses:
             factors = factors_of(term)
             stride = next((f.id for f in factors if isinstance(f, ast.Name) and f.id in strides), None) or next(
                 (f.id for f in factors[1:] if isinstance(f, ast.Name) and f.id in sizes), None) or \
-                self._constexpr_stride(term, factors)
-            rest = [f for f in factors if not (isinstance(f, ast.Name) and f.id == stride)]
+                self._constexpr_stride(term, factors) or self._literal_stride(term, factors)
+            rest = [f for f in factors if not (isinstance(f, ast.Name) and f.id == stride)
+                    and not (isinstance(f, ast.Constant) and str(f.value) == stride)]
             bound = None
             for f in rest:
                 bound = self.bound(f, sizes)
@@ -286,6 +287,31 @@ class Uses:
                 continue
             return f.id
         return None
+
+    def _literal_stride(self, term: ast.expr, factors: list[ast.expr]) -> str | None:
+        """A literal row length multiplying an index (`index * 24`): the index's stride, spelled as the
+        literal. Not a tile's start (`pid * 128`): that walks the axis in tiles, one dimension with them."""
+        consts = [f for f in factors if isinstance(f, ast.Constant) and isinstance(f.value, int)
+                  and not isinstance(f.value, bool) and f.value > 1]
+        if len(consts) != 1 or len(factors) < 2 or self.tile_walk(term) is not None:
+            return None
+        return str(consts[0].value)
+
+    def constant_reach(self, expr: ast.expr, seen: frozenset[str] = frozenset()) -> int:
+        """The literal offset a pointer expression adds past its indexed terms (`P + i * 24 + 17`: 17),
+        pointer locals expanded: what the buffer must hold past its last indexed element."""
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+            return self.constant_reach(expr.left, seen) + self.constant_reach(expr.right, seen)
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Sub):
+            return self.constant_reach(expr.left, seen)
+        if isinstance(expr, ast.Constant) and isinstance(expr.value, int) and not isinstance(expr.value, bool):
+            return max(0, expr.value)
+        if isinstance(expr, ast.Subscript):
+            return self.constant_reach(expr.value, seen)
+        if isinstance(expr, ast.Name) and expr.id not in self.params and expr.id not in seen \
+                and len(self.defs.get(expr.id, ())) == 1:
+            return self.constant_reach(self.defs[expr.id][0], seen | {expr.id})
+        return 0
 
     def block_ptr_of(self, expr: ast.expr, seen: frozenset[str] = frozenset()) -> ast.Call | None:
         """The `tl.make_block_ptr(...)` call a pointer expression comes from, if any."""
@@ -347,6 +373,9 @@ class Uses:
                 return ("grid", axis.value if isinstance(axis, ast.Constant) else 0)
             if name == "arange" and len(expr.args) == 2 and isinstance(expr.args[1], ast.Name):
                 return ("tile", expr.args[1].id)
+            if name == "arange" and len(expr.args) == 2 and isinstance(expr.args[1], ast.Constant) \
+                    and isinstance(expr.args[1].value, int):
+                return ("const", expr.args[1].value)
             if name in ("to", "cast", "multiple_of", "max_contiguous"):
                 inner = expr.func.value if isinstance(expr.func, ast.Attribute) and name == "to" else (
                     expr.args[0] if expr.args else None)
@@ -366,6 +395,12 @@ class Uses:
                 in_loop = [n for n in self._names(it) if n in sizes] + sorted(self._aliased(self._names(it), sizes))
                 if in_loop:
                     return ("size", min(in_loop, key=self.order))
+                # `for r in tl.static_range(7)`: r stays below its literal end.
+                if isinstance(it, ast.Call) and call_name(it) in ("range", "static_range") and it.args \
+                        and all(isinstance(a, ast.Constant) and isinstance(a.value, int) for a in it.args):
+                    end = it.args[1] if len(it.args) >= 2 else it.args[0]
+                    stop = end.value if isinstance(end, ast.Constant) and isinstance(end.value, int) else 0
+                    return ("const", stop) if stop > 0 else None
             for value in self.defs.get(v, ()):
                 got = self.bound_expr(value, sizes, seen | {v})
                 if got is not None:
