@@ -25,6 +25,9 @@ HEADER = [
     "import triton.language as tl",
     "import torch",
     "from triton.language.extra import libdevice",
+    "class _TritonlintUnresolved:  # a module-level value that could not be computed here",
+    "    def __getattr__(self, name): return self",
+    "    def __call__(self, *args, **kwargs): return self",
 ]
 # Modules a kernel file imports that are safe and useful to import in the generated module too.
 _KEPT_MODULES = ("triton", "math", "functools", "torch", "typing", "numpy", "operator", "enum")
@@ -191,7 +194,13 @@ class _Builder:
             self.add_import(stmt, name)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
             body = ast.unparse(stmt)
-            self.header += ["try:", textwrap.indent(body, "    "), "except Exception:", "    pass"]
+            # A value the generated module cannot compute (`torch.finfo(platform.fp8_dtype())`) still
+            # binds its names, to a stand-in, so that a default reading it (`FP8_MAX: tl.constexpr =
+            # info.max`) does not stop the kernel's `def`; the launch passes every constexpr itself.
+            targets = [n.id for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+                       for n in ast.walk(t) if isinstance(n, ast.Name)]
+            fallback = [f"    {t} = _TritonlintUnresolved()" for t in targets] or ["    pass"]
+            self.header += ["try:", textwrap.indent(body, "    "), "except Exception:", *fallback]
             for inner in _names_read(stmt):
                 self.want(inner, set())
         elif isinstance(stmt, ast.ClassDef):

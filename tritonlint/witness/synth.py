@@ -218,6 +218,15 @@ def _assigned(facts: Facts, param: str) -> Any:
     return min(values) if values else None
 
 
+def _launch_literal(text: str) -> Any:
+    """The literal a launch site passes (`BLOCK=64`), or None; a host text that is no Python expression
+    on its own (cut out of a longer call) is no literal."""
+    try:
+        return literal(ast.parse(text.strip(), mode="eval").body)
+    except SyntaxError:
+        return None
+
+
 def _walk_var(walk: str | None) -> str | None:
     if not walk:
         return None
@@ -289,8 +298,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         value: Any = None
         if p in facts.flags_off:
             value = facts.flags_off[p]
-        elif p in facts.launch_args and literal(ast.parse(facts.launch_args[p], mode="eval").body) is not None:
-            value = literal(ast.parse(facts.launch_args[p], mode="eval").body)
+        elif p in facts.launch_args and _launch_literal(facts.launch_args[p]) is not None:
+            value = _launch_literal(facts.launch_args[p])
         elif _assigned(facts, p) is not None:
             value = _assigned(facts, p)
         elif p in tuned:
