@@ -23,6 +23,7 @@ from tritonlint.fixing.masks import (
     offset_of,
     permutes_lanes,
     reads_extent,
+    rounded_up,
     shifted_tile,
     sibling_mask,
     with_arguments,
@@ -120,6 +121,10 @@ def _underivable(model: KernelContext, hazard: TailHazard) -> str:
         if stop is not None and not downward and not reads_extent(model, stop, hazard.access):
             return (f"no mask can be derived: the loop bound `{code_in(model, stop)}` bounds the loop, not the "
                     "tensor, and the kernel compares this dimension with no extent of it (a size it is given)")
+        if stop is not None and not downward and rounded_up(model, stop, hazard.access):
+            return (f"no mask can be derived: the loop bound `{code_in(model, stop)}` is an extent rounded up to "
+                    "whole tiles (its last tile is the partial one), and the kernel compares this dimension "
+                    "with no extent of it")
     return "no mask can be derived: the kernel never compares this dimension with a bound"
 
 

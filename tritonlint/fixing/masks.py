@@ -359,6 +359,10 @@ def loop_bound_mask(model: KernelContext, hazard: TailHazard) -> tuple[str, Appl
         # `range(0, (start_m + 1) * BLOCK_M, BLOCK_N)`: the bound of a causal loop, made of the
         # program's tile only; it bounds the loop, not the tensor (its last tile runs past N).
         return None
+    if stop_node is not None and rounded_up(model, stop_node, access):
+        # `range(0, tl.cdiv(N, BLOCK) * BLOCK, BLOCK)`: N rounded up to whole tiles, so the loop's
+        # last tile runs past N to that bound; a mask from it switches nothing off.
+        return None
     if len(args) == 1 or (len(args) == 2 and code_in(model, args[0]) == "0"):
         stop = args[-1]
         if isinstance(stop, cst.Call) and model.qualify_tl(stop.func) == "cdiv" and len(stop.args) == 2 and relative:
@@ -379,6 +383,29 @@ def loop_bound_mask(model: KernelContext, hazard: TailHazard) -> tuple[str, Appl
             text = f"{atom_of(mine[0])}{mine[1]} < {stop_text}"
         return text, Applicability.UNSAFE, "derived from the loop bound"
     return None
+
+
+def rounded_up(model: KernelContext, node: cst.BaseExpression, access: Access, depth: int = 0) -> bool:
+    """Whether a bound is an extent rounded up to whole tiles: a product with a `cdiv(...)` factor
+    (`tl.cdiv(N, BLOCK) * BLOCK`), directly or through the locals it is built from. Such a bound
+    reads an extent, yet is none: the last tile up to it is the partial one."""
+    node = _unparenthesized(node)
+    if isinstance(node, cst.Name) and depth < 4:
+        defs = [d for d in model.defs.get(node.value, ()) if d.kind == "assign" and d.value is not None]
+        return bool(defs) and all(rounded_up(model, d.value, access, depth + 1) for d in defs if d.value is not None)
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
+        return any(_is_cdiv(model, side, depth) for side in (node.left, node.right))
+    return False
+
+
+def _is_cdiv(model: KernelContext, node: cst.BaseExpression, depth: int) -> bool:
+    node = _unparenthesized(node)
+    if isinstance(node, cst.Call):
+        return model.qualify_tl(node.func) == "cdiv"
+    if isinstance(node, cst.Name) and depth < 4:
+        defs = [d for d in model.defs.get(node.value, ()) if d.kind == "assign" and d.value is not None]
+        return bool(defs) and all(_is_cdiv(model, d.value, depth + 1) for d in defs if d.value is not None)
+    return False
 
 
 def reads_extent(model: KernelContext, node: cst.BaseExpression, access: Access, depth: int = 0) -> bool:
