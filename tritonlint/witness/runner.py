@@ -173,6 +173,18 @@ def _fixed_lines(original: str, fixed: str, lines: set[int]) -> set[int]:
     return out
 
 
+def _changed_lines(original: str, fixed: str | None) -> set[int]:
+    """The lines of the original that the fixed text replaced or removed."""
+    if fixed is None:
+        return set()
+    a, b = original.splitlines(), fixed.splitlines()
+    out: set[int] = set()
+    for tag, i1, i2, _j1, _j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag in ("replace", "delete"):
+            out |= set(range(i1 + 1, i2 + 1))
+    return out
+
+
 def witness(path: Path, display: str, text: str, diagnostic: Any, launches: dict[str, list[Any]],
             flags: dict[str, dict[str, bool]], fixed: str | None, *, timeout: float = 120.0,
             fill: int = 0) -> Witness:
@@ -285,15 +297,20 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
         job = _Job()
         plan: list[dict[str, int]] = []
         stores = target[0] in ("store", "any")
+        # Every store the fixed file changed (this finding's and any other fix written with it): the
+        # writes those fixes drop are counted on both sides, so a stray lane another fix stopped is
+        # explained as this finding's own is.
+        changed = {ln + extracted.offset for ln in _changed_lines(text, fixed)} if fixed_module is not None else set()
+        watch = (gen_lines if stores else set()) | changed
         negative = identity is not None
         for cand, control in pairs:
-            step = {"cand": job.add(cand, module, watch=gen_lines if stores else None, negative=negative),
+            step = {"cand": job.add(cand, module, watch=watch or None, negative=negative),
                     "control": job.add(control, module, negative=negative)}
             if identity is not None:
                 step["ident"] = job.add(cand, module, {"line": min(gen_lines), "value": identity}, negative=negative)
                 job.compare.append((step["cand"], step["ident"]))
             if fixed_module is not None:
-                step["fixed"] = job.add(cand, fixed_module, watch=fixed_gen_lines if stores else None,
+                step["fixed"] = job.add(cand, fixed_module, watch=fixed_gen_lines if stores or changed else None,
                                         negative=negative)
                 job.compare.append((step.get("ident", step["cand"]), step["fixed"]))
             plan.append(step)
