@@ -241,6 +241,19 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
                     last = again
             except SynthesisError:
                 pass
+        wanted = _wanted_float(last.reason) if last.status == "error" else None
+        if wanted is not None and deadline - time.monotonic() > 5:
+            # The kernel casts one operand of a dot to 16 bits (`p.to(tl.bfloat16)`) and loads the other
+            # as stored: its own error names the element type its float tensors hold. Once more in it.
+            try:
+                typed = synthesize(extracted, facts, owner=_owner(text, diagnostic.line, holder),
+                                   float_dtype=wanted)[:MAX_PAIRS]
+                again = _run(path, text, diagnostic, extracted, facts, typed, fixed,
+                             max(5.0, deadline - time.monotonic()), fill)
+                if again.status != "error":
+                    last = again
+            except SynthesisError:
+                pass
         if last.status == "not-reproduced" and deadline - time.monotonic() > 5:
             # Branches that need another size's tiles full (`if EVEN_M or EVEN_K:`): once more with
             # the flags of the other sizes on their full-tile side.
@@ -259,6 +272,18 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
     if last is not None:
         return last
     return Witness("cannot-synthesize", "; ".join(reasons) or "no launchable kernel")
+
+
+_FLOAT_NAMES = {"bf16": "bfloat16", "fp16": "float16"}
+
+
+def _wanted_float(error: str) -> str | None:
+    """The 16-bit float type a dtype mismatch with the synthesized fp32 tensors names, if any
+    (`Both operands must be same dtype. Got bf16 and fp32`)."""
+    import re
+
+    m = re.search(r"Got (bf16|fp16) and fp32|Got fp32 and (bf16|fp16)", error)
+    return _FLOAT_NAMES[m.group(1) or m.group(2)] if m else None
 
 
 def _owner(text: str, line: int, fallback: str) -> str:

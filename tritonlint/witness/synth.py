@@ -263,7 +263,8 @@ def _stands_for_another(flag: str, related: set[str], sizes: set[str], axis: str
 
 
 def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
-               default_tile: int = DEFAULT_TILE, even_others: bool = False) -> list[tuple[Launch, Launch]]:
+               default_tile: int = DEFAULT_TILE, even_others: bool = False,
+               float_dtype: str = "float32") -> list[tuple[Launch, Launch]]:
     """Candidate launches (partial tiles on the finding's axis), each with its control (full tiles).
 
     With `even_others`, the evenness flags the finding does not name and that stand for other sizes
@@ -421,7 +422,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 index = uses.loaded_as_index(p)
                 declared = uses.dtype_of(p)
                 bits = not index and (uses.loaded_bits(p) or declared in ("uint8", "int8"))
-                dtype = declared or ("int32" if index else "uint8" if bits else "float32")
+                dtype = declared or ("int32" if index else "uint8" if bits else float_dtype)
                 args.append(Arg(p, "tensor", numel=max(1, numels[p]), dtype=dtype,
                                 fill="index" if index else "randint" if bits else "randn"))
             elif p in consts:
