@@ -175,6 +175,9 @@ class _Builder:
         self.done: set[str] = set()
         self.foreign: dict[Path, tuple[ast.Module, dict[str, ast.stmt], str]] = {}
         self.missing: list[str] = []
+        # jit functions imported from sibling modules, by the name the kernel calls them: the
+        # synthesizer reads how they use the parameters the kernel hands them (a pointer loaded there).
+        self.foreign_kernels: dict[str, Kernel] = {}
 
     def chunk(self, first: int, last: int) -> list[str]:
         return textwrap.dedent("\n".join(self.lines[first - 1:last])).split("\n")
@@ -304,6 +307,8 @@ class _Builder:
                     decorators.append("@triton.heuristics(" + ", ".join(ast.unparse(a) for a in d.args) + ")")
             renamed = copy.copy(fn)
             renamed.name = as_name
+            if any(_decorator_kind(d) == "jit" for d in fn.decorator_list):
+                self.foreign_kernels.setdefault(as_name, Kernel(as_name, fn, fn.lineno, fn.end_lineno or fn.lineno))
             renamed.decorator_list = []
             renamed.returns = None
             body = ast.unparse(renamed)
@@ -345,7 +350,9 @@ class _Builder:
             body += [""] * (start - len(header) - len(body))
             body += chunk
         reached = {name: k for name, k in self.kernels.items() if name in self.done or name == kernel.name}
-        body += [f"{name} = triton.jit({name})" for name, k in reached.items() if k.wrapped]
+        for name, k in self.foreign_kernels.items():
+            reached.setdefault(name, k)
+        body += [f"{name} = triton.jit({name})" for name, k in reached.items() if k.wrapped and name in self.kernels]
         return Extracted("\n".join(header + body) + "\n", offset, kernel, reached, self.kernels)
 
 

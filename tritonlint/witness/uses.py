@@ -203,8 +203,16 @@ class Uses:
                     if call_name(call) == "load" and isinstance(call, ast.Call) and call.args \
                             and self.root(call.args[0]) == pointer:
                         loaded.add(name)
+        if any(self._helper_loads_index(call, pointer) for call in self.calls):
+            return True
         if not loaded:
             return False
+        # Floor division or modulo of the loaded value (`val // BLOCK_Q`): Triton takes them on
+        # integers only, so the tensor holds integers.
+        for node in ast.walk(self.fn):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.FloorDiv, ast.Mod)) \
+                    and isinstance(node.left, ast.Name) and node.left.id in loaded:
+                return True
         seeds: set[str] = set()
         for expr in self.accesses:
             seeds |= self._names(expr)
@@ -215,6 +223,16 @@ class Uses:
         # Compared with an offset directly (`offs < seq_end`): a bound read from memory. Not through
         # locals: a softmax's running max is compared with data, and is no index.
         return any(self._names(c) & loaded for c in self.compares)
+
+    def _helper_loads_index(self, call: ast.Call, pointer: str) -> bool:
+        """Whether a jit helper this function hands `pointer` to loads indices through it."""
+        inner = self.helper(call.func.id) if isinstance(call.func, ast.Name) else None
+        if inner is None:
+            return False
+        handed = [inner.params[i] for i, arg in enumerate(call.args) if i < len(inner.params)
+                  and self.root(arg) == pointer]
+        handed += [kw.arg for kw in call.keywords if kw.arg in inner.params and self.root(kw.value) == pointer]
+        return any(inner.loaded_as_index(param) for param in handed)
 
     # -- dimensions -----------------------------------------------------------------------
 
