@@ -54,3 +54,31 @@ def test_a_pointer_an_imported_helper_loads_indices_through_is_integer(tmp_path:
     dtypes = {a.name: a.dtype for a in launch.args if a.kind == "tensor"}
     # `val // BLOCK` runs on integers only: a float tensor stops the kernel ("unexpected type fp32").
     assert dtypes["starts_ptr"] == "int32" and dtypes["x_ptr"] == "float32", dtypes
+
+
+SHIFTS = textwrap.dedent("""\
+    import triton
+    import triton.language as tl
+
+
+    @triton.jit
+    def _cdiv_pow2(n, log2_k):
+        return (n + ((1 << log2_k) - 1)) >> log2_k
+
+
+    @triton.jit
+    def tile_counts(Hist, Out, n, log2_tile, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        hist = tl.load(Hist + offs, mask=offs < n, other=0)
+        tl.store(Out + offs, _cdiv_pow2(hist, log2_tile), mask=offs < n)
+""")
+
+
+def test_a_value_a_helper_shifts_is_integer_and_so_is_the_shift(tmp_path: Path) -> None:
+    path = tmp_path / "counts.py"
+    path.write_text(SHIFTS)
+    extracted = extract(path, SHIFTS, "tile_counts")
+    launch, _control = synthesize(extracted, Facts(13, "TL101", {}, None, None, [], {}, set(), {}))[0]
+    args = {a.name: a for a in launch.args}
+    # A float tensor or a float shift stops the kernel: `>>` takes integers only.
+    assert args["Hist"].dtype != "float32" and args["log2_tile"].kind == "int", launch.to_dict()

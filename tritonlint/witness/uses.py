@@ -76,7 +76,7 @@ class Uses:
             elif isinstance(node, ast.Compare):
                 self.compares.append(node)
                 self.int_uses |= self._names(node)
-            elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mod, ast.FloorDiv)):
+            elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mod, ast.FloorDiv, ast.LShift, ast.RShift)):
                 self.int_uses |= self._names(node)
             elif isinstance(node, ast.Call):
                 name = call_name(node)
@@ -573,7 +573,21 @@ class Uses:
                     and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor, ast.RShift, ast.LShift)) \
                     and self._names(node) & self.reached(loaded, depth=1) and self._names(node) & loaded:
                 return True
+        # Handed to a jit helper that shifts or masks its bits (`_cdiv_pow2(hist, log2_k)`).
+        for call in self.calls:
+            inner = self.helper(call.func.id) if isinstance(call.func, ast.Name) else None
+            if inner is None:
+                continue
+            for i, arg in enumerate(call.args):
+                if i < len(inner.params) and self._names(arg) & loaded and inner.takes_bits(inner.params[i]):
+                    return True
         return False
+
+    def takes_bits(self, name: str) -> bool:
+        """Whether a name of this function meets a bitwise operator (`n >> k`, `x & 0xF`)."""
+        return any(isinstance(node, ast.BinOp)
+                   and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor, ast.RShift, ast.LShift))
+                   and name in self._names(node) for node in ast.walk(self.fn))
 
     def order(self, name: str) -> int:
         """A parameter's position; a pseudo size (a segment's length) sorts first."""
