@@ -230,17 +230,6 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
             continue
         last = _run(path, text, diagnostic, extracted, facts, pairs, fixed, max(5.0, deadline - time.monotonic()),
                     fill)
-        if last.status == "error" and deadline - time.monotonic() > 5:
-            # Constexprs derived from a tile (`BLOCK_K // 32`) may need bigger tiles than 16: once more at 64.
-            try:
-                bigger = synthesize(extracted, facts, owner=_owner(text, diagnostic.line, holder),
-                                    default_tile=BIG_TILE)[:MAX_PAIRS]
-                again = _run(path, text, diagnostic, extracted, facts, bigger, fixed,
-                             max(5.0, deadline - time.monotonic()), fill)
-                if again.status != "error":
-                    last = again
-            except SynthesisError:
-                pass
         wanted = _wanted_float(last.reason) if last.status == "error" else None
         if wanted is not None and deadline - time.monotonic() > 5:
             # The kernel casts one operand of a dot to 16 bits (`p.to(tl.bfloat16)`) and loads the other
@@ -249,6 +238,17 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
                 typed = synthesize(extracted, facts, owner=_owner(text, diagnostic.line, holder),
                                    float_dtype=wanted)[:MAX_PAIRS]
                 again = _run(path, text, diagnostic, extracted, facts, typed, fixed,
+                             max(5.0, deadline - time.monotonic()), fill)
+                if again.status != "error":
+                    last = again
+            except SynthesisError:
+                pass
+        if last.status == "error" and deadline - time.monotonic() > 5:
+            # Constexprs derived from a tile (`BLOCK_K // 32`) may need bigger tiles than 16: once more at 64.
+            try:
+                bigger = synthesize(extracted, facts, owner=_owner(text, diagnostic.line, holder),
+                                    default_tile=BIG_TILE)[:MAX_PAIRS]
+                again = _run(path, text, diagnostic, extracted, facts, bigger, fixed,
                              max(5.0, deadline - time.monotonic()), fill)
                 if again.status != "error":
                     last = again
