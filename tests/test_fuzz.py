@@ -264,3 +264,22 @@ def test_regression_constant_test_in_mask() -> None:
     report = check_source("f.py", case.text, fk.CONFIG, strict=True)
     assert [(d.line, d.code) for d in report.diagnostics] == [(34, "TL101")]  # the file's `# expect:`
     assert not any("False" in note for d in report.diagnostics for note in d.notes)
+
+
+def test_regression_second_round_fix_wraps_a_call() -> None:
+    """Round 2 fixes (and wraps) a call round 1 did not report: the oracle accepts it, since only the
+    reported calls' arguments changed in the syntax tree; a change anywhere else is still caught."""
+    text = (REGRESSIONS / "fix_round_two_wraps_call.py").read_text()
+    case = fk.Case("regressions/fix_round_two_wraps_call.py", text)
+    assert fk.generic_failures(case) == []
+    first = {(d.line, d.code) for d in check_source("f.py", text, fk.KERNEL_CONFIG, strict=True).diagnostics}
+    assert first == {(32, "TL101")}  # the `w` load (line 33) is reported in round 2 only
+    assert fk.reported_in_rounds(text, fk.KERNEL_CONFIG) == {0, 1}
+    fixed = fix_source("f.py", text, fk.KERNEL_CONFIG, unsafe=True, strict=True).fixed_text
+    assert fixed is not None and not fk.outside_is_identical(text, fixed, fk.access_spans(text)[:1])
+    unhoisted = fk._HOISTED.sub(lambda m: "" if m.group(0) not in text else m.group(0), fixed)
+    assert fk.same_tree_but_calls(text, unhoisted, {0, 1})
+    # Control: the same fixed text with a statement outside the calls changed is not accepted.
+    damaged = unhoisted.replace("acc = tl.zeros(", "acc = tl.full(", 1)
+    assert damaged != unhoisted and not fk.same_tree_but_calls(text, damaged, {0, 1})
+    assert not fk.same_tree_but_calls(text, unhoisted, {0})  # round 2's call is part of the fix

@@ -21,7 +21,9 @@ from tritonlint.fixing.masks import (
     decided_at_run_time,
     loop_bound_mask,
     offset_of,
+    permutes_lanes,
     reads_extent,
+    rounded_up,
     shifted_tile,
     sibling_mask,
     with_arguments,
@@ -104,6 +106,11 @@ def _underivable(model: KernelContext, hazard: TailHazard) -> str:
         hypothesis = frozenset({hazard.tail}) if hazard.tail else frozenset()
         for comparison, where, other in comparisons_of(model, hazard.access, hypothesis, same_loop=False):
             if hazard.walk.dim in model.dims(comparison.left, other.order, other.path, other.loops):
+                if permutes_lanes(model, comparison.left, other, hazard.walk.dim):
+                    return (f"no mask can be derived: the comparison at line {where} bounds "
+                            f"`{code_in(model, comparison.left)}`, which orders the lanes of this dimension "
+                            "otherwise (several of its terms follow the lane), so its bound holds for other "
+                            "lanes than this access's first ones")
                 return (f"no mask can be derived: the comparison at line {where} bounds this dimension "
                         "elsewhere (another tile, shape or place), not at this access")
     loop = hazard.walk.loop
@@ -114,6 +121,10 @@ def _underivable(model: KernelContext, hazard: TailHazard) -> str:
         if stop is not None and not downward and not reads_extent(model, stop, hazard.access):
             return (f"no mask can be derived: the loop bound `{code_in(model, stop)}` bounds the loop, not the "
                     "tensor, and the kernel compares this dimension with no extent of it (a size it is given)")
+        if stop is not None and not downward and rounded_up(model, stop, hazard.access):
+            return (f"no mask can be derived: the loop bound `{code_in(model, stop)}` is an extent rounded up to "
+                    "whole tiles (its last tile is the partial one), and the kernel compares this dimension "
+                    "with no extent of it")
     return "no mask can be derived: the kernel never compares this dimension with a bound"
 
 

@@ -223,6 +223,8 @@ def comparison_mask(model: KernelContext, hazard: TailHazard) -> tuple[str, Appl
         if len(offsets) != 1:
             continue
         theirs = offsets[0]
+        if permutes_lanes(model, left_inner, other, theirs):
+            continue  # `row = (slot // 32) * 32 + (slot % 4) * 8 + ...` bounds lanes in another order
         bound_text = code_in(model, bound)
         if not available_at(model, bound, access):
             continue  # built after the access: the fix would read a name not yet defined
@@ -271,6 +273,33 @@ def comparison_mask(model: KernelContext, hazard: TailHazard) -> tuple[str, Appl
     candidates.sort(key=lambda item: item[0])
     _, text, applicability, source = candidates[0]
     return text, applicability, source
+
+
+def permutes_lanes(model: KernelContext, node: cst.BaseExpression, where: Access, dim: str, depth: int = 0) -> bool:
+    """Whether an expression indexes `dim` in another lane order than the dimension's own offsets:
+    more than one of its summands (through the locals it is built from) varies along `dim`
+    (`(slot // 32) * 32 + (slot % 4) * 8 + (slot // 4) % 8` mixes the bits of `slot`). A bound on
+    such an index holds for a scattered set of lanes, not for the first ones: it cannot be moved
+    onto another access's offsets, nor read as the bound of this dimension."""
+    if depth > 4:
+        return False
+    node = strip_casts(node)
+    while isinstance(node, cst.Subscript):
+        node = strip_casts(node.value)
+    # A summand varies along `dim` when a name it reads does: `(slot % 4) * 8` is bounded, yet its
+    # value still follows the lane.
+    varying = [term for term in terms(node)
+               if any(dim in model.dims(part, where.order, where.path, where.loops)
+                      for part in (term, *(n for n in nodes_under(term) if isinstance(n, cst.Name))))]
+    if len(varying) > 1:
+        return True
+    if len(varying) == 1 and isinstance(_unparenthesized(strip_casts(varying[0])), cst.Name):
+        name = _unparenthesized(strip_casts(varying[0]))
+        assert isinstance(name, cst.Name)
+        defs = [d for d in model.reaching(name.value, where.order, where.path, where.loops)
+                if d.kind == "assign" and d.value is not None]
+        return any(permutes_lanes(model, d.value, where, dim, depth + 1) for d in defs if d.value is not None)
+    return False
 
 
 def _lane_map(model: KernelContext, access: Access, dim: str, broadcast: str) -> LaneMap | str | None:
@@ -331,6 +360,10 @@ def loop_bound_mask(model: KernelContext, hazard: TailHazard) -> tuple[str, Appl
         # `range(0, (start_m + 1) * BLOCK_M, BLOCK_N)`: the bound of a causal loop, made of the
         # program's tile only; it bounds the loop, not the tensor (its last tile runs past N).
         return None
+    if stop_node is not None and rounded_up(model, stop_node, access):
+        # `range(0, tl.cdiv(N, BLOCK) * BLOCK, BLOCK)`: N rounded up to whole tiles, so the loop's
+        # last tile runs past N to that bound; a mask from it switches nothing off.
+        return None
     if len(args) == 1 or (len(args) == 2 and code_in(model, args[0]) == "0"):
         stop = args[-1]
         if isinstance(stop, cst.Call) and model.qualify_tl(stop.func) == "cdiv" and len(stop.args) == 2 and relative:
@@ -351,6 +384,29 @@ def loop_bound_mask(model: KernelContext, hazard: TailHazard) -> tuple[str, Appl
             text = f"{atom_of(mine[0])}{mine[1]} < {stop_text}"
         return text, Applicability.UNSAFE, "derived from the loop bound"
     return None
+
+
+def rounded_up(model: KernelContext, node: cst.BaseExpression, access: Access, depth: int = 0) -> bool:
+    """Whether a bound is an extent rounded up to whole tiles: a product with a `cdiv(...)` factor
+    (`tl.cdiv(N, BLOCK) * BLOCK`), directly or through the locals it is built from. Such a bound
+    reads an extent, yet is none: the last tile up to it is the partial one."""
+    node = _unparenthesized(node)
+    if isinstance(node, cst.Name) and depth < 4:
+        defs = [d for d in model.defs.get(node.value, ()) if d.kind == "assign" and d.value is not None]
+        return bool(defs) and all(rounded_up(model, d.value, access, depth + 1) for d in defs if d.value is not None)
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
+        return any(_is_cdiv(model, side, depth) for side in (node.left, node.right))
+    return False
+
+
+def _is_cdiv(model: KernelContext, node: cst.BaseExpression, depth: int) -> bool:
+    node = _unparenthesized(node)
+    if isinstance(node, cst.Call):
+        return model.qualify_tl(node.func) == "cdiv"
+    if isinstance(node, cst.Name) and depth < 4:
+        defs = [d for d in model.defs.get(node.value, ()) if d.kind == "assign" and d.value is not None]
+        return bool(defs) and all(_is_cdiv(model, d.value, depth + 1) for d in defs if d.value is not None)
+    return False
 
 
 def reads_extent(model: KernelContext, node: cst.BaseExpression, access: Access, depth: int = 0) -> bool:

@@ -27,6 +27,9 @@ HEADER = [
     "import triton.language as tl",
     "import torch",
     "from triton.language.extra import libdevice",
+    "class _TritonlintUnresolved:  # a module-level value that could not be computed here",
+    "    def __getattr__(self, name): return self",
+    "    def __call__(self, *args, **kwargs): return self",
 ]
 # Modules a kernel file imports that are safe and useful to import in the generated module too.
 _KEPT_MODULES = ("triton", "math", "functools", "torch", "typing", "numpy", "operator", "enum")
@@ -174,6 +177,9 @@ class _Builder:
         self.done: set[str] = set()
         self.foreign: dict[Path, tuple[ast.Module, dict[str, ast.stmt], str]] = {}
         self.missing: list[str] = []
+        # jit functions imported from sibling modules, by the name the kernel calls them: the
+        # synthesizer reads how they use the parameters the kernel hands them (a pointer loaded there).
+        self.foreign_kernels: dict[str, Kernel] = {}
 
     def chunk(self, first: int, last: int) -> list[str]:
         return textwrap.dedent("\n".join(self.lines[first - 1:last])).split("\n")
@@ -193,7 +199,13 @@ class _Builder:
             self.add_import(stmt, name)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
             body = ast.unparse(stmt)
-            self.header += ["try:", textwrap.indent(body, "    "), "except Exception:", "    pass"]
+            # A value the generated module cannot compute (`torch.finfo(platform.fp8_dtype())`) still
+            # binds its names, to a stand-in, so that a default reading it (`FP8_MAX: tl.constexpr =
+            # info.max`) does not stop the kernel's `def`; the launch passes every constexpr itself.
+            targets = [n.id for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+                       for n in ast.walk(t) if isinstance(n, ast.Name)]
+            fallback = [f"    {t} = _TritonlintUnresolved()" for t in targets] or ["    pass"]
+            self.header += ["try:", textwrap.indent(body, "    "), "except Exception:", *fallback]
             for inner in _names_read(stmt):
                 self.want(inner, set())
         elif isinstance(stmt, ast.ClassDef):
@@ -297,6 +309,8 @@ class _Builder:
                     decorators.append("@triton.heuristics(" + ", ".join(ast.unparse(a) for a in d.args) + ")")
             renamed = copy.copy(fn)
             renamed.name = as_name
+            if any(_decorator_kind(d) == "jit" for d in fn.decorator_list):
+                self.foreign_kernels.setdefault(as_name, Kernel(as_name, fn, fn.lineno, fn.end_lineno or fn.lineno))
             renamed.decorator_list = []
             renamed.returns = None
             body = ast.unparse(renamed)
@@ -341,7 +355,9 @@ class _Builder:
             body += [""] * (start - len(header) - len(body))
             body += chunk
         reached = {name: k for name, k in self.kernels.items() if name in self.done or name == kernel.name}
-        body += [f"{name} = triton.jit({name})" for name, k in reached.items() if k.wrapped]
+        for name, k in self.foreign_kernels.items():
+            reached.setdefault(name, k)
+        body += [f"{name} = triton.jit({name})" for name, k in reached.items() if k.wrapped and name in self.kernels]
         return Extracted("\n".join(header + body) + "\n", offset, kernel, reached, self.kernels)
 
 

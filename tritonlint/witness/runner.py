@@ -173,6 +173,18 @@ def _fixed_lines(original: str, fixed: str, lines: set[int]) -> set[int]:
     return out
 
 
+def _changed_lines(original: str, fixed: str | None) -> set[int]:
+    """The lines of the original that the fixed text replaced or removed."""
+    if fixed is None:
+        return set()
+    a, b = original.splitlines(), fixed.splitlines()
+    out: set[int] = set()
+    for tag, i1, i2, _j1, _j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag in ("replace", "delete"):
+            out |= set(range(i1 + 1, i2 + 1))
+    return out
+
+
 def witness(path: Path, display: str, text: str, diagnostic: Any, launches: dict[str, list[Any]],
             flags: dict[str, dict[str, bool]], fixed: str | None, *, timeout: float = 120.0,
             fill: int = 0, flag_tiles: dict[str, dict[str, frozenset[str]]] | None = None) -> Witness:
@@ -219,6 +231,19 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
             continue
         last = _run(path, text, diagnostic, extracted, facts, pairs, fixed, max(5.0, deadline - time.monotonic()),
                     fill)
+        wanted = _wanted_float(last.reason) if last.status == "error" else None
+        if wanted is not None and deadline - time.monotonic() > 5:
+            # The kernel casts one operand of a dot to 16 bits (`p.to(tl.bfloat16)`) and loads the other
+            # as stored: its own error names the element type its float tensors hold. Once more in it.
+            try:
+                typed = synthesize(extracted, facts, owner=_owner(text, diagnostic.line, holder),
+                                   float_dtype=wanted)[:MAX_PAIRS]
+                again = _run(path, text, diagnostic, extracted, facts, typed, fixed,
+                             max(5.0, deadline - time.monotonic()), fill)
+                if again.status != "error":
+                    last = again
+            except SynthesisError:
+                pass
         if last.status == "error" and deadline - time.monotonic() > 5:
             # Constexprs derived from a tile (`BLOCK_K // 32`) may need bigger tiles than 16: once more at 64.
             try:
@@ -248,6 +273,18 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
     if last is not None:
         return last
     return Witness("cannot-synthesize", "; ".join(reasons) or "no launchable kernel")
+
+
+_FLOAT_NAMES = {"bf16": "bfloat16", "fp16": "float16"}
+
+
+def _wanted_float(error: str) -> str | None:
+    """The 16-bit float type a dtype mismatch with the synthesized fp32 tensors names, if any
+    (`Both operands must be same dtype. Got bf16 and fp32`)."""
+    import re
+
+    m = re.search(r"Got (bf16|fp16) and fp32|Got fp32 and (bf16|fp16)", error)
+    return _FLOAT_NAMES[m.group(1) or m.group(2)] if m else None
 
 
 def _owner(text: str, line: int, fallback: str) -> str:
@@ -286,15 +323,20 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
         job = _Job()
         plan: list[dict[str, int]] = []
         stores = target[0] in ("store", "any")
+        # Every store the fixed file changed (this finding's and any other fix written with it): the
+        # writes those fixes drop are counted on both sides, so a stray lane another fix stopped is
+        # explained as this finding's own is.
+        changed = {ln + extracted.offset for ln in _changed_lines(text, fixed)} if fixed_module is not None else set()
+        watch = (gen_lines if stores else set()) | changed
         negative = identity is not None
         for cand, control in pairs:
-            step = {"cand": job.add(cand, module, watch=gen_lines if stores else None, negative=negative),
+            step = {"cand": job.add(cand, module, watch=watch or None, negative=negative),
                     "control": job.add(control, module, negative=negative)}
             if identity is not None:
                 step["ident"] = job.add(cand, module, {"line": min(gen_lines), "value": identity}, negative=negative)
                 job.compare.append((step["cand"], step["ident"]))
             if fixed_module is not None:
-                step["fixed"] = job.add(cand, fixed_module, watch=fixed_gen_lines if stores else None,
+                step["fixed"] = job.add(cand, fixed_module, watch=fixed_gen_lines if stores or changed else None,
                                         negative=negative)
                 job.compare.append((step.get("ident", step["cand"]), step["fixed"]))
             plan.append(step)

@@ -220,6 +220,15 @@ def _assigned(facts: Facts, param: str) -> Any:
     return min(values) if values else None
 
 
+def _launch_literal(text: str) -> Any:
+    """The literal a launch site passes (`BLOCK=64`), or None; a host text that is no Python expression
+    on its own (cut out of a longer call) is no literal."""
+    try:
+        return literal(ast.parse(text.strip(), mode="eval").body)
+    except SyntaxError:
+        return None
+
+
 def _walk_var(walk: str | None) -> str | None:
     if not walk:
         return None
@@ -275,7 +284,8 @@ def _stands_for_another(related: set[str], axis: str | None) -> bool:
 
 
 def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
-               default_tile: int = DEFAULT_TILE, even_others: bool = False) -> list[tuple[Launch, Launch]]:
+               default_tile: int = DEFAULT_TILE, even_others: bool = False,
+               float_dtype: str = "float32") -> list[tuple[Launch, Launch]]:
     """Candidate launches (partial tiles on the finding's axis), each with its control (full tiles).
 
     With `even_others`, the evenness flags the finding does not name and that stand for other sizes
@@ -310,8 +320,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         value: Any = None
         if p in facts.flags_off:
             value = facts.flags_off[p]
-        elif p in facts.launch_args and literal(ast.parse(facts.launch_args[p], mode="eval").body) is not None:
-            value = literal(ast.parse(facts.launch_args[p], mode="eval").body)
+        elif p in facts.launch_args and _launch_literal(facts.launch_args[p]) is not None:
+            value = _launch_literal(facts.launch_args[p])
         elif _assigned(facts, p) is not None:
             value = _assigned(facts, p)
         elif p in tuned:
@@ -425,8 +435,12 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                         dims.append(d)
             extents: list[tuple[str | None, int]] = []
             for stride, bound in dims:
+                if stride is not None and stride.isdigit():
+                    stride_values[stride] = int(stride)  # a literal row length (`index * 24`)
                 extents.append((stride, _extent(bound, totals, grid, consts, base, axes)))
-            numels[p] = _layout(extents, stride_values)
+            # A literal offset past the indexed terms (`index * 24 + 17`) reaches that far into the row.
+            reach = max((uses.constant_reach(e) for e in exprs if uses.block_ptr_of(e) is None), default=0)
+            numels[p] = _layout(extents, stride_values, reach)
         for p in uses.params:
             if p in segments:
                 args.append(Arg(p, "tensor", numel=ROW_PROGRAMS + 1, dtype="int32", fill="segments",
@@ -435,7 +449,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 index = uses.loaded_as_index(p)
                 declared = uses.dtype_of(p)
                 bits = not index and (uses.loaded_bits(p) or declared in ("uint8", "int8"))
-                dtype = declared or ("int32" if index else "uint8" if bits else "float32")
+                dtype = declared or ("int32" if index else "uint8" if bits else float_dtype)
                 args.append(Arg(p, "tensor", numel=max(1, numels[p]), dtype=dtype,
                                 fill="index" if index else "randint" if bits else "randn"))
             elif p in consts:
@@ -516,16 +530,17 @@ def _extent(bound: Any, sizes: dict[str, int], grid: list[int], consts: dict[str
     return 1
 
 
-def _layout(extents: list[tuple[str | None, int]], stride_values: dict[str, int]) -> int:
+def _layout(extents: list[tuple[str | None, int]], stride_values: dict[str, int], reach: int = 0) -> int:
     """Assign contiguous strides (unit-stride terms innermost), return the buffer's element count:
-    one past the offset of the last in-bounds element, `1 + sum((extent - 1) * stride)`."""
+    one past the offset of the last in-bounds element, `1 + reach + sum((extent - 1) * stride)`
+    (`reach`: the literal offset the accesses add inside the innermost row)."""
     unit = [e for s, e in extents if s is None]
     strided = [(s, e) for s, e in extents if s is not None]
     if not unit and strided and strided[-1][0] not in stride_values:
         s, e = strided.pop()
         stride_values[s] = 1
         unit = [e]
-    span = 1 + sum(e - 1 for e in unit)
+    span = 1 + reach + sum(e - 1 for e in unit)
     for s, e in reversed(strided):
         if s not in stride_values:
             stride_values[s] = span

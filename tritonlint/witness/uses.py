@@ -76,7 +76,7 @@ class Uses:
             elif isinstance(node, ast.Compare):
                 self.compares.append(node)
                 self.int_uses |= self._names(node)
-            elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mod, ast.FloorDiv)):
+            elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mod, ast.FloorDiv, ast.LShift, ast.RShift)):
                 self.int_uses |= self._names(node)
             elif isinstance(node, ast.Call):
                 name = call_name(node)
@@ -203,8 +203,16 @@ class Uses:
                     if call_name(call) == "load" and isinstance(call, ast.Call) and call.args \
                             and self.root(call.args[0]) == pointer:
                         loaded.add(name)
+        if any(self._helper_loads_index(call, pointer) for call in self.calls):
+            return True
         if not loaded:
             return False
+        # Floor division or modulo of the loaded value (`val // BLOCK_Q`): Triton takes them on
+        # integers only, so the tensor holds integers.
+        for node in ast.walk(self.fn):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.FloorDiv, ast.Mod)) \
+                    and isinstance(node.left, ast.Name) and node.left.id in loaded:
+                return True
         seeds: set[str] = set()
         for expr in self.accesses:
             seeds |= self._names(expr)
@@ -215,6 +223,16 @@ class Uses:
         # Compared with an offset directly (`offs < seq_end`): a bound read from memory. Not through
         # locals: a softmax's running max is compared with data, and is no index.
         return any(self._names(c) & loaded for c in self.compares)
+
+    def _helper_loads_index(self, call: ast.Call, pointer: str) -> bool:
+        """Whether a jit helper this function hands `pointer` to loads indices through it."""
+        inner = self.helper(call.func.id) if isinstance(call.func, ast.Name) else None
+        if inner is None:
+            return False
+        handed = [inner.params[i] for i, arg in enumerate(call.args) if i < len(inner.params)
+                  and self.root(arg) == pointer]
+        handed += [kw.arg for kw in call.keywords if kw.arg in inner.params and self.root(kw.value) == pointer]
+        return any(inner.loaded_as_index(param) for param in handed)
 
     # -- dimensions -----------------------------------------------------------------------
 
@@ -258,8 +276,9 @@ class Uses:
             factors = factors_of(term)
             stride = next((f.id for f in factors if isinstance(f, ast.Name) and f.id in strides), None) or next(
                 (f.id for f in factors[1:] if isinstance(f, ast.Name) and f.id in sizes), None) or \
-                self._constexpr_stride(term, factors)
-            rest = [f for f in factors if not (isinstance(f, ast.Name) and f.id == stride)]
+                self._constexpr_stride(term, factors) or self._literal_stride(term, factors)
+            rest = [f for f in factors if not (isinstance(f, ast.Name) and f.id == stride)
+                    and not (isinstance(f, ast.Constant) and str(f.value) == stride)]
             bound = None
             for f in rest:
                 bound = self.bound(f, sizes)
@@ -286,6 +305,31 @@ class Uses:
                 continue
             return f.id
         return None
+
+    def _literal_stride(self, term: ast.expr, factors: list[ast.expr]) -> str | None:
+        """A literal row length multiplying an index (`index * 24`): the index's stride, spelled as the
+        literal. Not a tile's start (`pid * 128`): that walks the axis in tiles, one dimension with them."""
+        consts = [f for f in factors if isinstance(f, ast.Constant) and isinstance(f.value, int)
+                  and not isinstance(f.value, bool) and f.value > 1]
+        if len(consts) != 1 or len(factors) < 2 or self.tile_walk(term) is not None:
+            return None
+        return str(consts[0].value)
+
+    def constant_reach(self, expr: ast.expr, seen: frozenset[str] = frozenset()) -> int:
+        """The literal offset a pointer expression adds past its indexed terms (`P + i * 24 + 17`: 17),
+        pointer locals expanded: what the buffer must hold past its last indexed element."""
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+            return self.constant_reach(expr.left, seen) + self.constant_reach(expr.right, seen)
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Sub):
+            return self.constant_reach(expr.left, seen)
+        if isinstance(expr, ast.Constant) and isinstance(expr.value, int) and not isinstance(expr.value, bool):
+            return max(0, expr.value)
+        if isinstance(expr, ast.Subscript):
+            return self.constant_reach(expr.value, seen)
+        if isinstance(expr, ast.Name) and expr.id not in self.params and expr.id not in seen \
+                and len(self.defs.get(expr.id, ())) == 1:
+            return self.constant_reach(self.defs[expr.id][0], seen | {expr.id})
+        return 0
 
     def block_ptr_of(self, expr: ast.expr, seen: frozenset[str] = frozenset()) -> ast.Call | None:
         """The `tl.make_block_ptr(...)` call a pointer expression comes from, if any."""
@@ -347,6 +391,9 @@ class Uses:
                 return ("grid", axis.value if isinstance(axis, ast.Constant) else 0)
             if name == "arange" and len(expr.args) == 2 and isinstance(expr.args[1], ast.Name):
                 return ("tile", expr.args[1].id)
+            if name == "arange" and len(expr.args) == 2 and isinstance(expr.args[1], ast.Constant) \
+                    and isinstance(expr.args[1].value, int):
+                return ("const", expr.args[1].value)
             if name in ("to", "cast", "multiple_of", "max_contiguous"):
                 inner = expr.func.value if isinstance(expr.func, ast.Attribute) and name == "to" else (
                     expr.args[0] if expr.args else None)
@@ -366,6 +413,12 @@ class Uses:
                 in_loop = [n for n in self._names(it) if n in sizes] + sorted(self._aliased(self._names(it), sizes))
                 if in_loop:
                     return ("size", min(in_loop, key=self.order))
+                # `for r in tl.static_range(7)`: r stays below its literal end.
+                if isinstance(it, ast.Call) and call_name(it) in ("range", "static_range") and it.args \
+                        and all(isinstance(a, ast.Constant) and isinstance(a.value, int) for a in it.args):
+                    end = it.args[1] if len(it.args) >= 2 else it.args[0]
+                    stop = end.value if isinstance(end, ast.Constant) and isinstance(end.value, int) else 0
+                    return ("const", stop) if stop > 0 else None
             for value in self.defs.get(v, ()):
                 got = self.bound_expr(value, sizes, seen | {v})
                 if got is not None:
@@ -520,7 +573,21 @@ class Uses:
                     and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor, ast.RShift, ast.LShift)) \
                     and self._names(node) & self.reached(loaded, depth=1) and self._names(node) & loaded:
                 return True
+        # Handed to a jit helper that shifts or masks its bits (`_cdiv_pow2(hist, log2_k)`).
+        for call in self.calls:
+            inner = self.helper(call.func.id) if isinstance(call.func, ast.Name) else None
+            if inner is None:
+                continue
+            for i, arg in enumerate(call.args):
+                if i < len(inner.params) and self._names(arg) & loaded and inner.takes_bits(inner.params[i]):
+                    return True
         return False
+
+    def takes_bits(self, name: str) -> bool:
+        """Whether a name of this function meets a bitwise operator (`n >> k`, `x & 0xF`)."""
+        return any(isinstance(node, ast.BinOp)
+                   and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor, ast.RShift, ast.LShift))
+                   and name in self._names(node) for node in ast.walk(self.fn))
 
     def order(self, name: str) -> int:
         """A parameter's position; a pseudo size (a segment's length) sorts first."""
