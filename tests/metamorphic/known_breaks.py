@@ -71,10 +71,6 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
         'a loop counted down is not read as a tile walk, so what bounds its last tile is not seen',
     ('unmasked-tail-load/gemm_peeled_last_tile', 'loop_tile_counted'):
         'a loop counted in tiles is not read like the strided loop it replaces: a guard of the original is lost',
-    ('unmasked-tail-load/gemm_peeled_last_tile', 'helper_same_module'):
-        'a mask, `other=` or guard passed to a same-module jit helper as an argument is not seen in it (false alarm)',
-    ('unmasked-tail-load/gemm_peeled_last_tile', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/gemm_rows_unmasked_k_loop', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/heuristics_lambda', 'jit_by_assignment'):
@@ -117,8 +113,6 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
         'TL101 at 55 lost (expected at reexport_import.py:55)',
     ('unmasked-tail-load/reexport_import', 'block_pointer_unmasked'):
         'TL101 at 55 lost (expected at reexport_import.py:55)',
-    ('unmasked-tail-load/right_aligned_tail_window', 'helper_same_module'):
-        'the analysis crashes on this form (new CRASH at right_aligned_tail_window.py:49)',
     ('unmasked-tail-load/runtime_last_tile_test', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
     ('unmasked-tail-store/block_ptr_cdiv_grid', 'tiles_by_autotune'):
