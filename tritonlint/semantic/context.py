@@ -143,7 +143,18 @@ class KernelContext:
         return span.line, span.column
 
     def line_of(self, node: cst.CSTNode) -> int:
-        return self.span_of(node).line
+        """The file line of a node of this kernel, or of a jit helper it calls: an access judged at
+        its call site keeps the helper's own call node, and a fact may name its line."""
+        try:
+            return self.span_of(node).line
+        except KeyError:
+            for helper in self.helpers.values():
+                if helper.function is not self.function:
+                    try:
+                        return helper.span_of(node).line
+                    except KeyError:
+                        continue
+            raise
 
     def describe_walk(self, walk: Walk) -> str:
         """`offs_k` (tiles of BLOCK_K), advanced by the loop at line 9."""

@@ -45,7 +45,9 @@ class FlagRecognizer:
         self._flag_sides: dict[tuple[str, bool], Path] = {}
 
     @cached_property
-    def _accesses(self) -> list[Access]:
+    def accesses(self) -> list[Access]:
+        """The kernel's accesses, then its jit helpers' as each call sees them (the caller's order,
+        path and loops): the siblings an access has, wherever they are written."""
         return list(self.ir.accesses) + (self._helper_views() if self._helper_views is not None else [])
 
     @cached_property
@@ -57,7 +59,7 @@ class FlagRecognizer:
         groups: dict[str, list[tuple[Path, frozenset[str]]]] = {}
         users: dict[str, list[Access]] = {}  # the accesses each group's members speak for
         mask_names: set[str] = set()
-        for access in self._accesses:
+        for access in self.accesses:
             key = "ptr:" + code_of(access.pointer)
             group = groups.setdefault(key, [])
             users.setdefault(key, []).append(access)
@@ -212,7 +214,7 @@ class FlagRecognizer:
     def _name_flags(self) -> list[Flag]:
         """Last hint: a condition named like EVEN_K guards the even side, for suppression only."""
         flags = []
-        atoms = {lit.atom for access in self._accesses for lit in access.path}
+        atoms = {lit.atom for access in self.accesses for lit in access.path}
         for atom in atoms:
             configured = atom in self.ir.extra_flags
             if not configured and not EVEN_NAME.search(atom):

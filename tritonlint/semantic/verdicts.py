@@ -417,7 +417,7 @@ class HazardFinder:
 
     def _masked_sibling(self, access: Access, keys: frozenset[str], loop: Loop | None) -> Access | None:
         """A masked access of the same dimension (in the same loop, for a dimension the loop walks)."""
-        for other in self.ir.accesses:
+        for other in self.flags.accesses:  # helpers' accesses too, as their calls see them
             if other is access or not compatible(other.path, access.path):
                 continue
             if loop is not None and loop not in other.loops:

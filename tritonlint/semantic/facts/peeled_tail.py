@@ -22,7 +22,7 @@ def fact(kernel: Stages, access: Access, walk: Walk) -> Fact | None:
     if loop is None or dim is None:
         return None
     ev, walks = kernel.ev, kernel.walker.walks
-    inside = [a for a in kernel.ir.accesses if loop in a.loops]
+    inside = [a for a in kernel.flags.accesses if loop in a.loops]
     if any(ev.covers(ev.mask_dims(a) or frozenset(), frozenset({dim, loop.key})) for a in inside):
         return None
     # Outside the loop the tile has no loop part: `rk = start_k + offs_k` in the loop is
@@ -30,7 +30,7 @@ def fact(kernel: Stages, access: Access, walk: Walk) -> Fact | None:
     # (a masked first tile before `range(1, n_tiles)` leaves the loop's last tile partial).
     parts = frozenset(key for key in ev.tile_parts.get(dim, ()) if not key.startswith(LOOP_PREFIX))
     stop = _loop_stop(loop)
-    for other in kernel.ir.accesses:
+    for other in kernel.flags.accesses:
         if loop in other.loops or not any(w.dim == dim or w.dim in parts for w in walks(other)):
             continue
         bounded = ev.mask_dims(other) or frozenset()

@@ -20,7 +20,7 @@ def fact(kernel: Stages, access: Access, walk: Walk) -> Fact | None:
         return None
     ev = kernel.ev
     same = frozenset({dim} | {key for key in ev.tile_parts.get(dim, ()) if not key.startswith(LOOP_PREFIX)})
-    scope = [access] + ([a for a in kernel.ir.accesses if access.loops[-1] in a.loops] if access.loops else [])
+    scope = [access] + ([a for a in kernel.flags.accesses if access.loops[-1] in a.loops] if access.loops else [])
     if any(ev.bounds_offsets(ev.mask_dims(a) or frozenset(), same) for a in scope):
         return None  # an upper bound too (`offs >= window_start & offs < seq_len`): not this idiom
     lower = next((a for a in scope if a.mask is not None and _lower_bounded(kernel, a, same)), None)

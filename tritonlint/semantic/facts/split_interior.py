@@ -36,7 +36,7 @@ def fact(kernel: Stages, access: Access, walk: Walk) -> Fact | None:
         if not cuts & {code_of(bound) for bound in bounds}:
             continue
         if any(other in a.loops and ev.bounds_offsets(ev.mask_dims(a) or frozenset(), same)
-               for a in kernel.ir.accesses):
+               for a in kernel.flags.accesses):
             return Fact("split-interior", f"the loop at line {kernel.line_of(other.node)} takes the border "
                         f"tiles with a mask; `{loop.header}` visits the interior, full tiles only",
                         other.node)
