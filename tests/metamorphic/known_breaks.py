@@ -67,20 +67,10 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
         'a loop counted in tiles is not read like the strided loop it replaces: a guard of the original is lost',
     ('unmasked-tail-load/full_tiles_only', 'loop_while'):
         'a `while` tile loop is not read as a tile walk, so what bounds its last tile is not seen',
-    ('unmasked-tail-load/full_tiles_only', 'helper_same_module'):
-        'a mask, `other=` or guard passed to a same-module jit helper as an argument is not seen in it (false alarm)',
-    ('unmasked-tail-load/full_tiles_only', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/gemm_peeled_last_tile', 'loop_reversed'):
         'a loop counted down is not read as a tile walk, so what bounds its last tile is not seen',
     ('unmasked-tail-load/gemm_peeled_last_tile', 'loop_tile_counted'):
         'a loop counted in tiles is not read like the strided loop it replaces: a guard of the original is lost',
-    ('unmasked-tail-load/gemm_peeled_last_tile', 'helper_same_module'):
-        'a mask, `other=` or guard passed to a same-module jit helper as an argument is not seen in it (false alarm)',
-    ('unmasked-tail-load/gemm_peeled_last_tile', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/gemm_rows_unmasked_k_loop', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/heuristics_lambda', 'jit_by_assignment'):
         'a kernel jitted by assignment (`f = triton.jit(f)`, decorators applied as calls) is not fully read',
     ('unmasked-tail-load/jit_helper_mask_constexpr', 'helper_same_module'):
@@ -90,10 +80,6 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
     ('unmasked-tail-load/launch_autotune_jit_call', 'jit_by_assignment'):
         'a kernel jitted by assignment (`f = triton.jit(f)`, decorators applied as calls) is not fully read',
     ('unmasked-tail-load/layout_switch_flag', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/loop_peeling', 'helper_same_module'):
-        "the access in a same-module jit helper is not judged with its caller's tiles and flags",
-    ('unmasked-tail-load/loop_peeling', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/neutral_lanes_store', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
@@ -107,58 +93,30 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
         'a mask, `other=` or guard passed to a same-module jit helper as an argument is not seen in it (false alarm)',
     ('unmasked-tail-load/paged_kv_page_tiles', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/permuted_lane_bound', 'helper_same_module'):
-        "the access in a same-module jit helper is not judged with its caller's tiles and flags",
     ('unmasked-tail-load/permuted_lane_bound', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/pointer_per_side', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/ragged_segment_sibling', 'helper_same_module'):
-        "the access in a same-module jit helper is not judged with its caller's tiles and flags",
+        'a mask, `other=` or guard passed to a same-module jit helper as an argument is not seen in it (false alarm)',
     ('unmasked-tail-load/ragged_segment_sibling', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/reexport_import', 'helper_same_module'):
-        "the access in a same-module jit helper is not judged with its caller's tiles and flags",
-    ('unmasked-tail-load/reexport_import', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/reexport_import', 'block_pointer'):
         'TL101 at 55 lost (expected at reexport_import.py:55)',
     ('unmasked-tail-load/reexport_import', 'block_pointer_unmasked'):
         'TL101 at 55 lost (expected at reexport_import.py:55)',
-    ('unmasked-tail-load/restated_lane_bound', 'helper_same_module'):
-        "the access in a same-module jit helper is not judged with its caller's tiles and flags",
     ('unmasked-tail-load/restated_lane_bound', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/restated_lane_bound', 'block_pointer'):
         'TL101 at 22 lost (expected at restated_lane_bound.py:22)',
-    ('unmasked-tail-load/right_aligned_tail_window', 'helper_same_module'):
-        'the analysis crashes on this form (new CRASH at right_aligned_tail_window.py:49)',
     ('unmasked-tail-load/runtime_last_tile_test', 'helper_other_module'):
         'jit helpers imported from another module are not followed',
     ('unmasked-tail-store/block_ptr_cdiv_grid', 'tiles_by_autotune'):
         'TL101 at 31 lost (expected at block_ptr_cdiv_grid.py:32); TL102 at 32 lost (expected at block_ptr_cdiv_grid.py:33)',
-    ('unmasked-tail-store/elementwise_store_unmasked', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-store/gemm_epilogue_even_mn', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
     ('unmasked-tail-store/gemm_epilogue_even_mn', 'rename'):
         'with meaningless names the flag or tile is no longer recognised: the finding depended on a name',
-    ('unmasked-tail-store/group_quant_scale_store', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
     ('unmasked-tail-store/launch_token_loop_gather', 'loop_tile_counted'):
         'a loop counted in tiles (`range(0, tl.cdiv(b - a, s))`, `k = a + i * s`) is not read like the strided loop it replaces',
     ('unmasked-tail-store/launch_token_loop_gather', 'loop_while'):
         'a `while k < b: ... k += s` tile loop is not read as a tile walk',
-    ('unmasked-tail-store/mask_variable_both_sides', 'helper_same_module'):
-        "the access in a same-module jit helper is not judged with its caller's tiles and flags",
-    ('unmasked-tail-store/mask_variable_both_sides', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-store/one_row_tiles', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-store/scratch_page_partials', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-store/store_tail', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
     ('unsafe-masked-lanes/integer_loads_typed_other', 'helper_same_module'):
         "the access in a same-module jit helper is not judged with its caller's tiles and flags",
     ('unsafe-masked-lanes/integer_loads_typed_other', 'helper_other_module'):
