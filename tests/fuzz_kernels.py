@@ -424,6 +424,9 @@ def add_helper(text: str, rng: random.Random) -> str | None:
                       and c.func.value.id == "tl")
     if call is None or "import triton\n" not in text or "import triton.language as tl\n" not in text:
         return None
+    if any(isinstance(fn, ast.FunctionDef) and fn.name.startswith("_fz_") and
+           fn.lineno <= call.lineno <= fn.end_lineno for fn in ast.walk(ast.parse(text))):  # type: ignore[operator]
+        return None  # the helper's own access: routed through itself, it would call itself forever
     kind = call.func.attr  # type: ignore[attr-defined]
     positions = Positions(text)
     start, end = positions.span(call.func)
@@ -587,7 +590,7 @@ def detection_case(rng: random.Random, max_mutations: int = 4) -> Case:
     marks: list[tuple[int, str, int]] = []
     for number, ordinal in enumerate(chosen):
         call = calls[ordinal]
-        same_line = [c for c in calls if c.end_lineno == call.end_lineno and _kind(c) == _kind(call)]
+        same_line = _marked(text, calls, call.end_lineno, _kind(call))  # type: ignore[arg-type]
         lines[call.end_lineno - 1] += f"  # FUZZ-T{number}"  # type: ignore[operator]
         marks.append((number, _kind(call), same_line.index(call)))
     text = "\n".join(lines)
@@ -598,8 +601,7 @@ def detection_case(rng: random.Random, max_mutations: int = 4) -> Case:
     targets = []
     for number, kind, index in marks:
         row = next(i for i, line in enumerate(text.split("\n"), 1) if f"# FUZZ-T{number}" in line)
-        same_line = [c for c in calls if c.end_lineno == row and _kind(c) == kind]
-        targets.append(calls.index(same_line[index]))
+        targets.append(calls.index(_marked(text, calls, row, kind)[index]))
     text = _finish(text, rng, log, mixed=False)
     return Case(pair.name, text, log, tuple(targets), tuple(kind for _n, kind, _i in marks))
 
@@ -608,6 +610,18 @@ def _alone_on_their_line(pair: FixedPair) -> list[int]:
     calls = access_calls(pair.original)
     return [t for t in pair.targets
             if sum(c.end_lineno == calls[t].end_lineno and _kind(c) == _kind(calls[t]) for c in calls) == 1]
+
+
+def _marked(text: str, calls: list[ast.Call], row: int, kind: str) -> list[ast.Call]:
+    """The `kind` calls a marker at the end of line `row` stands for: those of the simple statement
+    ending there (a load nested in a store keeps its statement when a reformatting moves the store's
+    closing bracket, and the marker, to a line of its own), else those ending on that line."""
+    statements = [node for node in ast.walk(ast.parse(text)) if isinstance(node, ast.stmt)
+                  and not hasattr(node, "body") and node.end_lineno == row]
+    if statements:
+        start = max(node.lineno for node in statements)
+        return [c for c in calls if _kind(c) == kind and start <= c.lineno and c.end_lineno <= row]  # type: ignore[operator]
+    return [c for c in calls if c.end_lineno == row and _kind(c) == kind]
 
 
 # Kernels of fix shapes the fixtures lack (tests/regressions/): one whose first fix round creates

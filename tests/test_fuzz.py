@@ -24,6 +24,7 @@ import fuzz_kernels as fk
 
 from tritonlint.diagnostics import Applicability
 from tritonlint.engine import apply_edits, check_source, fix_source
+from tritonlint.runner import SourceFile, neighbours_of
 
 REGRESSIONS = Path(__file__).resolve().parent / "regressions"
 FUZZ = settings(deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow],
@@ -121,19 +122,22 @@ def test_fixture_crlf_and_tabs_give_the_same_findings(fixture: fk.Fixture) -> No
     """The CRLF and the tab-indented twin of a fixture give its stated findings, at the same
     lines (and, with CRLF, the same columns) as the LF file."""
     expected = _expected(fixture)
-    base = check_source("f.py", fixture.text, fk.CONFIG, strict=True)
+    # Checked where it lies: a helper it imports from a sibling module (`_lane_math`) is found.
+    path = fk.FIXTURES / fixture.name
+    near = neighbours_of(SourceFile(str(path), path))
+    base = check_source(str(path), fixture.text, fk.CONFIG, strict=True, neighbours=near)
     if fixture.name.endswith(".fixed.py"):
         # A fixed file keeps only findings no fix can apply to (display-only: the fixer said why).
         assert all(d.fix is None or d.fix.applicability is Applicability.DISPLAY_ONLY for d in base.diagnostics), \
             [(d.line, d.code) for d in base.diagnostics]
         expected = sorted((d.line, d.code) for d in base.diagnostics)
     assert sorted((d.line, d.code) for d in base.diagnostics) == expected
-    crlf = check_source("f.py", fixture.text.replace("\n", "\r\n"), fk.CONFIG, strict=True)
+    crlf = check_source(str(path), fixture.text.replace("\n", "\r\n"), fk.CONFIG, strict=True, neighbours=near)
     assert [(d.line, d.column, d.code) for d in crlf.diagnostics] == \
         [(d.line, d.column, d.code) for d in base.diagnostics]
     tabbed_text = fk.tabs(fixture.text)
     assert "\t" in tabbed_text  # every fixture has an indented kernel body: the twin differs
-    tabbed = check_source("f.py", tabbed_text, fk.CONFIG, strict=True)  # columns count a tab as one
+    tabbed = check_source(str(path), tabbed_text, fk.CONFIG, strict=True, neighbours=near)  # a tab is one column
     assert sorted((d.line, d.code) for d in tabbed.diagnostics) == expected
 
 
