@@ -26,33 +26,36 @@ class InclusiveReading(Reading):
         the other term stops at the end); and an inclusive comparison another access repeats (a
         load and a store of `rows <= batch`: the kernel's convention for an array of `batch + 1`
         entries, such as cumulative offsets)."""
-        own = [(node, sides) for node in self.flow.mask_comparisons(access)
+        comparisons = list(self.flow.mask_comparisons(access))
+        if not any(isinstance(node.comparisons[0].operator, INCLUSIVE) for node in comparisons):
+            return None  # most masks: nothing inclusive to judge, no bound to read
+        own = [(node, sides) for node in comparisons
                if (sides := ordered(node)) is not None and self.broadcasts.bounds(sides[0], dim, access)]
         if any(isinstance(node.comparisons[0].operator, EXCLUSIVE) for node, _ in own):
             return None
         for node, (small, large) in own:
             if not isinstance(node.comparisons[0].operator, INCLUSIVE) or self.flow.loaded_names(large, access):
                 continue
-            if self._other_accesses_comparing(access, small, large, INCLUSIVE):
-                continue
-            twins = self._other_accesses_comparing(access, small, large, EXCLUSIVE)
-            if twins:
+            repeated, twins = self._other_accesses_comparing(access, small, large)
+            if twins and not repeated:
                 return node, twins[0]
         return None
 
-    def _other_accesses_comparing(self, access: Access, small: cst.BaseExpression, large: cst.BaseExpression,
-                                  operators: tuple[type[cst.BaseCompOp], ...]) -> list[Access]:
-        """The other accesses whose masks compare the same offsets with the same bound by one of
-        `operators` (by text: the same names, read where each access is)."""
+    def _other_accesses_comparing(self, access: Access, small: cst.BaseExpression, large: cst.BaseExpression
+                                  ) -> tuple[list[Access], list[Access]]:
+        """The other accesses whose masks compare the same offsets with the same bound (by text: the
+        same names, read where each access is): (inclusively, exclusively)."""
         mine = (spaceless(unbroadcast(small)), spaceless(large))
-        found = []
+        inclusive: list[Access] = []
+        exclusive: list[Access] = []
         for other in self.kernel.accesses:
             if other is access or other.mask is None:
                 continue
             for node in self.flow.mask_comparisons(other):
                 sides = ordered(node)
-                if sides is not None and isinstance(node.comparisons[0].operator, operators) and \
-                        (spaceless(unbroadcast(sides[0])), spaceless(sides[1])) == mine:
-                    found.append(other)
-                    break
-        return found
+                if sides is None or (spaceless(unbroadcast(sides[0])), spaceless(sides[1])) != mine:
+                    continue
+                operator = node.comparisons[0].operator
+                (inclusive if isinstance(operator, INCLUSIVE) else exclusive).append(other)
+                break
+        return inclusive, exclusive

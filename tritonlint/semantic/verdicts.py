@@ -19,7 +19,7 @@ import libcst as cst
 
 from tritonlint.semantic.block_tiles import BlockTile, block_tile, bounding_sibling, on_even_side
 from tritonlint.semantic.facts import full_tile_loop, full_tiles
-from tritonlint.semantic.host.launches import padded, rounded_blocks
+from tritonlint.semantic.host.launches import Launch, padded, rounded_blocks
 from tritonlint.semantic.ir import (
     LOOP_PREFIX,
     PROGRAM,
@@ -102,6 +102,9 @@ class HazardFinder:
         self.kernel: Kernel = weakref.proxy(kernel)
         self.ir, self.flow, self.ev = kernel.ir, kernel.flow, kernel.ev
         self.walker, self.flags = kernel.walker, kernel.flags
+        # Per launch, the blocks it rounds up from a size it also passes: read once, on first use
+        # (the engine sets the launches after the model is built).
+        self._rounded: list[tuple[Launch, dict[str, set[str]]]] | None = None
 
     def tail_hazards(self, kind: AccessKind) -> Iterator[TailHazard]:
         """Each `kind` access ("load" or "store") that can touch a partial tail tile unbounded; one per access.
@@ -283,13 +286,16 @@ class HazardFinder:
         size = self.ev.dim_size.get(walk.dim)
         if size is None:
             return None
+        if self._rounded is None:
+            self._rounded = [(launch, rounded_blocks(launch)) for launch in self.kernel.launches]
+        launches = [(launch, blocks[size]) for launch, blocks in self._rounded if size in blocks]
+        if not launches:
+            return None
         params = {name for name in self.flow.chain(access.pointer, access)
                   if any(d.kind == "param" for d in self.ir.defs.get(name, ()))}
-        for launch in self.kernel.launches:
-            sizes = rounded_blocks(launch).get(size)
+        for launch, sizes in launches:
             block = launch.args.get(size, "")
-            if not sizes or any(block and block in text for param in params
-                                for text, _ in launch.allocations.get(param, ())):
+            if any(block and block in text for param in params for text, _ in launch.allocations.get(param, ())):
                 continue
             told = min(sizes)
             evidence = (f"launched at {launch.where} with {size} = `{block}` rounded up from the size it also "
