@@ -100,11 +100,11 @@ class _Binder:
         self.divisible: set[tuple[str, str]] = set()
         self._order = 0
         # Facts read from the kernel's source text (printing the tree again would cost as much as
-        # parsing it): the integers each name is compared with, the block sizes it spans with
+        # parsing it): the integers and strings each name is compared with, the block sizes it spans with
         # `tl.arange(0, BLOCK)`.
         text = source if source is not None else module.code
         constants: dict[str, set[str]] = {}
-        for name, value in re.findall(r"(?<![\w.])([^\W\d]\w*)\s*==\s*(\d+)(?![\w.])", text):
+        for name, value in re.findall(r"""(?<![\w.])([^\W\d]\w*)\s*==\s*(\d+(?![\w.])|"[^"\\\n]*"|'[^'\\\n]*')""", text):
             constants.setdefault(name, set()).add(value)
         self.reader = ConditionReader(self._constexpr_aliases(), constants)
         # Block sizes: spanned by `tl.arange(0, BLOCK)`, or a block pointer's `block_shape=(BM, BK)`.

@@ -72,11 +72,13 @@ class ConditionReader:
         return frozenset({Literal(code_of(test), True), *self._unequal(test)})
 
     def _unequal(self, test: cst.BaseExpression) -> list[Literal]:
-        """`X == 2` holding makes `X == 1` false, for the other constants X is compared with."""
+        """`X == 2` holding makes `X == 1` false, for the other constants X is compared with; the
+        same for strings (`BIAS_TYPE == "vector"` makes `BIAS_TYPE == "matrix"` false)."""
         if not (type(test) is cst.Comparison and len(test.comparisons) == 1 and type(test.left) is cst.Name
-                and type(test.comparisons[0].operator) is cst.Equal and type(test.comparisons[0].comparator) is cst.Integer):
+                and type(test.comparisons[0].operator) is cst.Equal
+                and type(test.comparisons[0].comparator) in (cst.Integer, cst.SimpleString)):
             return []
-        name, value = test.left.value, test.comparisons[0].comparator.value
+        name, value = test.left.value, test.comparisons[0].comparator.value  # type: ignore[attr-defined]
         return [Literal(f"{name}=={other}", False) for other in sorted(self.constants.get(name, ())) if other != value]
 
     def when_false(self, test: cst.BaseExpression, depth: int = 0) -> Path:

@@ -9,7 +9,7 @@ import libcst as cst
 from tritonlint.semantic.dataflow import Dataflow
 from tritonlint.semantic.evaluator import Evaluator
 from tritonlint.semantic.ir import LOOP_PREFIX, Access, Def, KernelIR, Loop, Walk, offset_count
-from tritonlint.semantic.paths import EMPTY, Path
+from tritonlint.semantic.paths import EMPTY, Path, compatible
 from tritonlint.source.names import code_of
 from tritonlint.source.syntax import advance_step, keyword
 from tritonlint.source.tree import names_in, terms
@@ -137,9 +137,12 @@ class Walker:
         return next((loop for loop in reversed(access.loops) if loop.key in moving), None)
 
     def _advances(self, pointer: cst.BaseExpression, access: Access) -> list[Def]:
-        """Loop advances of the names a pointer is built from (`ptrs += BLOCK_K * stride`)."""
+        """Loop advances of the names a pointer is built from (`ptrs += BLOCK_K * stride`). An
+        advance made only where the access never runs does not move it: `if BIAS == "matrix":
+        b_ptrs += BLOCK_M * s` leaves the `BIAS == "vector"` load of `b_ptrs` where it was."""
         return [d for defs in self.flow.chain(pointer, access).values() for d in defs
-                if d.kind == "advance" and d.loops and d.loops[-1] in access.loops]
+                if d.kind == "advance" and d.loops and d.loops[-1] in access.loops
+                and compatible(d.path, access.path)]
 
     def only_when(self, access: Access, dim: str) -> Path:
         """What holds wherever `dim` enters the pointer, when that is one side of a condition: a
