@@ -16,7 +16,9 @@ class GuardedTailStore(Rule):
     Flags a `tl.store` that TL102 would flag, where every launch of the kernel in the analysed
     files keeps the partial tile from happening: an `assert n % BLOCK == 0` before the launch, an
     `if n % BLOCK != 0: raise` before it, or an `if n % BLOCK == 0:` that routes other shapes
-    elsewhere. The note names the guarding line. Not in the default selection: select it with
+    elsewhere. The same for a tile loop (`range(0, K, BLOCK_K)`, `range(tl.cdiv(K, BLOCK_K))`)
+    whose extent and step every launch keeps multiples (`assert K % 128 == 0` beside
+    `BLOCK_K=128`, or a host name assigned 128). The note names the guarding line. Not in the default selection: select it with
     `--select ALL` or `--select TL112`.
 
     ## Why is this bad?
@@ -65,7 +67,8 @@ class GuardedTailStore(Rule):
     ## Known problems
     Only launch sites in the kernel's own module and in modules of the same folder that import
     it are seen; a guard is an `assert` or `if` in the launching function, read textually
-    (`n % BLOCK == 0` with the grid's own names).
+    (`n % BLOCK == 0` with the grid's own names, or the loop's extent and step as the launch
+    passes them).
     """
 
     code = "TL112"

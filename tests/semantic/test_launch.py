@@ -262,3 +262,20 @@ def test_fix_through_a_named_pointer_masks_the_offset_not_the_pointer() -> None:
     report = check_source("k.py", text, Config(), strict=True)
     assert "Mask the store with `offsets < n_elements` (derived from the launch grid)" in {
         d.fix.title.split("; the lanes")[0] for d in report.diagnostics if d.fix}
+
+
+def test_a_host_test_keeping_a_loops_extent_a_multiple_of_its_step_guards_the_loop() -> None:
+    """`assert K % 128 == 0` before the launch, `BLOCK_K` given by a host name assigned 128: the K
+    loop's last tile is whole, so its unmasked load is TL111 (naming the assert), not TL101; the
+    same host asserting another size leaves it TL101."""
+    path = FIXTURES / "loop_guarded_by_host.py"
+    text = path.read_text()
+    found = _findings(str(path), text, frozenset({"ALL"}))
+    assert found == [(19, "TL111"), (28, "TL111"), (37, "TL101")]
+    report = check_source(str(path), text, Config(select=check_selectors(["ALL"], "test")), strict=True)
+    notes = {d.line: " ".join(d.notes) for d in report.diagnostics}
+    assert "`assert K % 128 == 0` at loop_guarded_by_host.py:43" in notes[19]
+    assert "`if k % block_k == 0:` at loop_guarded_by_host.py:50" in notes[28]
+    # The host name's literal is what the assert names: without it, nothing keeps K whole.
+    unresolved = text.replace("    BLOCK_K = 128\n", "    BLOCK_K = choose_block(K)\n")
+    assert _findings(str(path), unresolved, frozenset({"ALL"}))[0] == (19, "TL101")

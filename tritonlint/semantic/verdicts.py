@@ -34,7 +34,7 @@ from tritonlint.semantic.ir import (
 from tritonlint.semantic.paths import EMPTY, Literal, Path, compatible
 from tritonlint.semantic.stages import Stages
 from tritonlint.source.names import code_of
-from tritonlint.source.syntax import ordered
+from tritonlint.source.syntax import loop_range, ordered
 from tritonlint.source.tree import names_in, terms
 
 # `tl.program_id(0)`, `tl.program_id(axis=1)`: the axis a program's tile index is read along.
@@ -250,12 +250,12 @@ class HazardFinder:
             sibling = None
         if sibling is not None:
             evidence = f"the tl.{sibling.kind} at line {self.kernel.line_of(sibling.call)} masks the same dimension"
-            return Judgement(walk, TailHazard(access, walk, "reachable on every tile, the partial last one included",
-                                              evidence), evidence)
+            return self._loop_guarded(walk.loop, Judgement(walk, TailHazard(
+                access, walk, "reachable on every tile, the partial last one included", evidence), evidence))
         if walk.loop is not None and walk.loop.tiles == "partial":
             evidence = f"the last tile of `{walk.loop.header}` can be partial"
-            return Judgement(walk, TailHazard(access, walk, "reachable on the loop's last iteration", evidence),
-                             evidence)
+            return self._loop_guarded(walk.loop, Judgement(walk, TailHazard(
+                access, walk, "reachable on the loop's last iteration", evidence), evidence))
         if walk.loop is not None and walk.loop.tiles == "full":
             fact = full_tile_loop.fact(self.kernel, access, walk)
             if fact is not None:
@@ -277,6 +277,58 @@ class HazardFinder:
                 return rounded
         return Judgement(walk, None, "no evidence that a tile can be partial (no evenness flag, masked sibling "
                          "or partial loop speaks of it)")
+
+    def _loop_guarded(self, loop: Loop | None, judged: Judgement) -> Judgement:
+        """The hazard, guarded (TL111/TL112) when every launch keeps the loop's extent a multiple
+        of its step: `for k in range(0, tl.cdiv(K, BLOCK_K))` with `assert K % 128 == 0` before
+        each launch that passes `BLOCK_K=128`. The loop's last tile is then whole."""
+        if loop is None or judged.hazard is None or not self.kernel.launches:
+            return judged
+        pair = self._loop_extent(loop)
+        if pair is None:
+            return judged
+        guards = {launch.multiples.get(pair, "") for launch in self.kernel.launches}
+        if "" in guards:
+            return judged
+        guard = f"every launch keeps the loop's tiles whole: {', '.join(sorted(guards))}"
+        return dataclasses.replace(judged, hazard=dataclasses.replace(judged.hazard, guard=guard),
+                                   reason=f"{judged.reason}; {guard}")
+
+    def _loop_extent(self, loop: Loop) -> tuple[str, str] | None:
+        """(extent, step) as kernel parameters, for the two tile loops whose tiles are all whole
+        when the extent is a multiple of the step: `range(0, K, BLOCK_K)` and `range(tl.cdiv(K,
+        BLOCK_K))` (also `range(0, n, 1)` of `n = tl.cdiv(K, BLOCK_K)`, a local spelled once)."""
+        args = loop_range(loop.iterable)
+        if len(args) == 3 and code_of(args[0]) == "0":
+            extent, step = self._param_of(args[1]), self._param_of(args[2])
+            if extent and step and code_of(args[2]) != "1":
+                return extent, step
+        counted = args[1] if len(args) >= 2 and code_of(args[0]) == "0" and (len(args) == 2 or code_of(args[2]) == "1") \
+            else args[0] if len(args) == 1 else None
+        if counted is None:
+            return None
+        counted = self._single_value(counted)
+        if type(counted) is cst.Call and self.ir.qualify_tl(counted.func) == "cdiv" and len(counted.args) == 2:
+            extent, step = self._param_of(counted.args[0].value), self._param_of(counted.args[1].value)
+            if extent and step:
+                return extent, step
+        return None
+
+    def _single_value(self, node: cst.BaseExpression) -> cst.BaseExpression:
+        """A local name's one definition (`num_k = tl.cdiv(K, BLOCK_K)`), else the node itself."""
+        if type(node) is cst.Name:
+            defs = self.ir.defs.get(node.value, [])
+            if len(defs) == 1 and defs[0].kind == "assign" and defs[0].value is not None:
+                return defs[0].value
+        return node
+
+    def _param_of(self, node: cst.BaseExpression) -> str:
+        """The kernel parameter `node` names (through one local spelled once), or ""."""
+        node = self._single_value(node)
+        if type(node) is cst.Name and any(d.kind == "param" for d in self.ir.defs.get(node.value, ())) \
+                and all(d.kind == "param" for d in self.ir.defs.get(node.value, ())):
+            return node.value
+        return ""
 
     def _rounded_block_evidence(self, access: Access, walk: Walk) -> Judgement | None:
         """A tile of BLOCK lanes where a launch passes `BLOCK=next_power_of_2(n)` beside `N=n`: the

@@ -49,8 +49,9 @@ class Launch:
     predicates: Mapping[str, tuple[str, tuple[int, int, int, int]]] = field(default_factory=dict, hash=False)
     local: bool = False  # in the kernel's own file (its predicates can be reported and fixed there)
     # (a, b) kernel parameters whose arguments the host keeps multiples (`assert BTL % BTS == 0`
-    # before the launch, an `if ... : raise` or an `if` around it): `a % b == 0` in the kernel
-    multiples: frozenset[tuple[str, str]] = field(default=frozenset(), hash=False)
+    # before the launch, an `if ... : raise` or an `if` around it): `a % b == 0` in the kernel;
+    # each with the host test that keeps it, for notes
+    multiples: Mapping[tuple[str, str], str] = field(default_factory=dict, hash=False)
 
     def sizes(self, axis: Axis) -> frozenset[str]:
         """The kernel-side names and literals the axis's divisor stands for."""
@@ -239,7 +240,7 @@ class _Finder:
                          value.end_col_offset or value.col_offset)
                 predicates[param] = (_text(value), place)
         return Launch(kernel, f"{self.display}:{line}", tuple(axes), args, allocations, predicates, self.local,
-                      _multiples(args, ifs, scope, line))
+                      _multiples(args, ifs, scope, line, self.display))
 
 
 class _Scope:
@@ -277,23 +278,40 @@ class _Scope:
 
 
 def _multiples(args: Mapping[str, str], ifs: tuple[tuple[ast.expr, bool], ...], scope: _Scope,
-               line: int) -> frozenset[tuple[str, str]]:
+               line: int, display: str) -> dict[tuple[str, str], str]:
     """The (a, b) parameter pairs whose arguments a host test before the launch keeps multiples:
-    `assert BTL % BTS == 0`, `if n % b != 0: raise ...`, or `if n % b == 0:` around the launch."""
-    tested: list[ast.expr] = [mod for test, side in ifs for mod, zero in multiple_tests(test) if zero == side]
+    `assert BTL % BTS == 0`, `if n % b != 0: raise ...`, or `if n % b == 0:` around the launch;
+    each with that test and its place, for notes ("`assert K % 128 == 0` at ops.py:40"). An
+    argument given by a host name stands for the literal that name is assigned before the launch
+    (`BLOCK_K = 128` ... `BLOCK_K=BLOCK_K`, beside `assert K % 128 == 0`)."""
+    tested: list[tuple[ast.expr, str]] = [(mod, f"`if {_text(test)}:` at {display}:{test.lineno}")
+                                          for test, side in ifs for mod, zero in multiple_tests(test) if zero == side]
     for node in scope.checks:
         if node.lineno >= line:
             continue
         if isinstance(node, ast.Assert):
-            tested += [mod for mod, zero in multiple_tests(node.test) if zero]
+            tested += [(mod, f"`assert {_text(node.test)}` at {display}:{node.lineno}")
+                       for mod, zero in multiple_tests(node.test) if zero]
         elif node.body and isinstance(node.body[-1], (ast.Raise, ast.Return)):
             conjuncts = list(multiple_tests(node.test))
-            tested += [mod for mod, zero in conjuncts if not zero and len(conjuncts) == 1]
+            exit_ = "raise" if isinstance(node.body[-1], ast.Raise) else "return"
+            tested += [(mod, f"`if {_text(node.test)}: {exit_}` at {display}:{node.lineno}")
+                       for mod, zero in conjuncts if not zero and len(conjuncts) == 1]
     params: dict[str, list[str]] = {}
     for param, text in args.items():
         params.setdefault(text, []).append(param)
-    return frozenset((a, b) for mod in tested if isinstance(mod, ast.BinOp)
-                     for a in params.get(squash(_text(mod.left)), ()) for b in params.get(squash(_text(mod.right)), ()))
+        if re.fullmatch(r"[^\W\d]\w*", text):
+            value = _assignments(scope, text, line)
+            if isinstance(value, ast.Constant) and isinstance(value.value, int) and not isinstance(value.value, bool):
+                params.setdefault(str(value.value), []).append(param)
+    found: dict[tuple[str, str], str] = {}
+    for mod, where in tested:
+        if not isinstance(mod, ast.BinOp):
+            continue
+        for a in params.get(squash(_text(mod.left)), ()):
+            for b in params.get(squash(_text(mod.right)), ()):
+                found.setdefault((a, b), where)
+    return found
 
 
 def _is_test(node: ast.expr) -> bool:
