@@ -297,14 +297,26 @@ class HazardFinder:
     def _loop_extent(self, loop: Loop) -> tuple[str, str] | None:
         """(extent, step) as kernel parameters, for the two tile loops whose tiles are all whole
         when the extent is a multiple of the step: `range(0, K, BLOCK_K)` and `range(tl.cdiv(K,
-        BLOCK_K))` (also `range(0, n, 1)` of `n = tl.cdiv(K, BLOCK_K)`, a local spelled once)."""
+        BLOCK_K))` (also `range(0, n, 1)` of `n = tl.cdiv(K, BLOCK_K)`, a local spelled once),
+        either counted down to 0."""
         args = loop_range(loop.iterable)
-        if len(args) == 3 and code_of(args[0]) == "0":
+        counted: cst.BaseExpression | None = None
+        if len(args) == 3 and code_of(args[1]) == "0" and type(args[2]) is cst.UnaryOperation \
+                and type(args[2].operator) is cst.Minus:
+            # Counted down to 0: `range(K, 0, -BLOCK_K)` visits the same tiles from the top, and
+            # `range(tl.cdiv(K, BLOCK_K), 0, -1)` the same tile count.
+            down = args[2].expression
+            if code_of(down).strip("()") != "1":
+                extent, step = self._param_of(args[0]), self._param_of(down)
+                return (extent, step) if extent and step else None
+            counted = args[0]
+        elif len(args) == 3 and code_of(args[0]) == "0":
             extent, step = self._param_of(args[1]), self._param_of(args[2])
             if extent and step and code_of(args[2]) != "1":
                 return extent, step
-        counted = args[1] if len(args) >= 2 and code_of(args[0]) == "0" and (len(args) == 2 or code_of(args[2]) == "1") \
-            else args[0] if len(args) == 1 else None
+        if counted is None:
+            counted = args[1] if len(args) >= 2 and code_of(args[0]) == "0" and (len(args) == 2 or code_of(args[2]) == "1") \
+                else args[0] if len(args) == 1 else None
         if counted is None:
             return None
         counted = self._single_value(counted)
