@@ -242,6 +242,10 @@ class HazardFinder:
         if self.ev.covers(own, keys, moved_by):
             return Judgement(walk, None, "the mask bounds it")
         sibling = self._masked_sibling(access, keys, walk.loop)
+        if sibling is not None and walk.loop is None and walk.dim is not None and PROGRAM in moved_by:
+            exact = self._exact_grids(access, walk.dim)
+            if exact:
+                return Judgement(walk, None, exact)
         if sibling is not None and walk.loop is None and walk.dim is not None and walk.dim.startswith("arange(") \
                 and not self._runtime_bound(sibling, walk.dim, moved_by):
             # `cols = tl.arange(0, D)` spans a whole constexpr extent; a sibling's `cols < 2 * HALF`
@@ -429,6 +433,24 @@ class HazardFinder:
         guard = f"every launch keeps it in bounds: {', '.join(sorted({guard for _, _, guard in guarded}))}"
         return Judgement(walk, TailHazard(access, walk, condition, evidence, bound=param, guard=guard),
                          f"{evidence}; {guard}")
+
+    def _exact_grids(self, access: Access, dim: str) -> str:
+        """Why no program's tile of `dim` is partial, when every launch's grid along its axis is an
+        exact division by the tile's own block (`grid = (..., packed // block_rows)` with
+        `BM=block_rows`): the programs cover whole tiles only, whatever a sibling's mask selects
+        within them. "" when some launch rounds up, or says nothing of the axis."""
+        size = self.ev.dim_size.get(dim)
+        axis = self._program_axis(access, dim)
+        if size is None or axis is None or not self.kernel.launches:
+            return ""
+        for launch in self.kernel.launches:
+            if axis >= len(launch.grid):
+                return ""
+            grid = launch.grid[axis]
+            if grid.kind != "exact" or size not in launch.sizes(grid):
+                return ""
+        where = ", ".join(sorted({launch.where for launch in self.kernel.launches}))
+        return f"every launch divides the grid along axis {axis} exactly by {size} ({where}): no program's tile is partial"
 
     def _program_axis(self, access: Access, dim: str) -> int | None:
         """The program axis of the tile `dim`, when the access places it by the program id alone
