@@ -58,3 +58,29 @@ def test_scalar_counts_are_only_scalars_compared_with_a_tile_start() -> None:
     uses = Uses(extracted.kernel, extracted.helpers)
     # The ids are loaded at offsets, not as one scalar: no count.
     assert scalar_counts(uses) == {"count_ptr": (0, "BLOCK_M")}
+
+
+PAGE = textwrap.dedent("""\
+    import triton
+    import triton.language as tl
+
+
+    @triton.jit
+    def paged(ids_ptr, P, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+        pid = tl.program_id(0)
+        rows = tl.arange(0, BLOCK_M)
+        cols = tl.arange(0, BLOCK_N)
+        ids = tl.load(ids_ptr + pid * BLOCK_M + tl.arange(0, BLOCK_M))
+        tl.store(P + pid * BLOCK_M * BLOCK_N + rows[:, None] * BLOCK_N + cols[None, :], ids[:, None])
+""")
+
+
+def test_a_bare_tile_start_is_the_axis_and_a_page_start_is_the_program() -> None:
+    extracted = extract(Path("paged.py"), PAGE, "paged")
+    uses = Uses(extracted.kernel, extracted.helpers)
+    ids, page = uses.accesses
+    # `pid * BLOCK_M` beside `arange(0, BLOCK_M)`: the axis walked in tiles (its size, or grid * tile).
+    assert uses.dims(ids, set(), set())[0] == (None, ("axis", 0, "BLOCK_M"))
+    # `pid * BLOCK_M * BLOCK_N`: one page per program, counted by the grid. Read as the axis (M), it
+    # sized P by M rows and made the safe page stores of fixture scratch_page_partials look out of bounds.
+    assert uses.dims(page, set(), set())[0] == (None, ("grid", 0))

@@ -280,8 +280,9 @@ class Uses:
             rest = [f for f in factors if not (isinstance(f, ast.Name) and f.id == stride)
                     and not (isinstance(f, ast.Constant) and str(f.value) == stride)]
             # A tile's start spelled in the pointer (`P + pid * BLOCK + arange(0, BLOCK)`): the axis's
-            # extent, not the program count alone (which would drop the tile beside it).
-            bound = self.tile_walk(term) if stride is None else None
+            # extent, not the program count alone (which would drop the tile beside it). Only a bare
+            # `pid * TILE`: `pid * BLOCK_M * BLOCK_N` is one page per program, counted by the grid.
+            bound = self.tile_walk(term) if stride is None and len(factors) == 2 else None
             for f in rest:
                 if bound is not None:
                     break
