@@ -108,3 +108,25 @@ def test_runtime_values_and_dtypes_are_read_or_left_alone() -> None:
     env, still = satisfy(rules, {"dt": {"dtype": "float32"}, "BLOCK": 16}, ["dt", "BLOCK"], {})
     assert not still  # the runtime size and the pointer's dtype are unknown: not judged here
     assert env["dt"] in ({"dtype": "bfloat16"}, {"dtype": "float16"}) and env["BLOCK"] == 16
+
+
+def test_an_annotated_local_reads_a_module_constant() -> None:
+    from tritonlint.witness.constraints import module_constants
+
+    source = textwrap.dedent("""\
+        import triton.language as tl
+        MXFP_BLOCK_SIZE = tl.constexpr(32)
+
+
+        def k(X, BLOCK_K: tl.constexpr, MX: tl.constexpr):
+            PACK: tl.constexpr = MXFP_BLOCK_SIZE
+            if MX:
+                tl.static_assert(BLOCK_K % PACK == 0)
+    """)
+    tree = ast.parse(source)
+    fn = tree.body[-1]
+    assert isinstance(fn, ast.FunctionDef)
+    local = {**module_constants(source), **locals_of(fn)}
+    rules = constraints_of(fn, {})
+    env, still = satisfy(rules, {"BLOCK_K": 16, "MX": True}, ["BLOCK_K"], local)
+    assert not still and env["BLOCK_K"] == 32

@@ -145,10 +145,32 @@ def locals_of(fn: ast.FunctionDef) -> dict[str, ast.expr]:
     for node in ast.walk(fn):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             seen.setdefault(node.targets[0].id, []).append(node.value)
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name):
-            seen.setdefault(node.target.id, []).extend([node.value] if node.value is not None else [])
-            seen[node.target.id].append(node.target)  # assigned twice: not a constant
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            seen.setdefault(node.target.id, []).append(node.value)  # `X: tl.constexpr = MXFP_BLOCK_SIZE`
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            seen.setdefault(node.target.id, []).extend([node.value, node.target])  # changes: no constant
     return {k: v[0] for k, v in seen.items() if len(v) == 1}
+
+
+def module_constants(source: str) -> dict[str, ast.expr]:
+    """Top-level names the generated module binds to a literal (`MXFP_BLOCK_SIZE = tl.constexpr(32)`,
+    constants copied from the kernel's own and sibling modules): a constraint or a guard may read them."""
+    out: dict[str, ast.expr] = {}
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return out
+    for node in tree.body:
+        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else \
+            node.target if isinstance(node, ast.AnnAssign) and node.value is not None else None
+        value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+        if not isinstance(target, ast.Name) or value is None:
+            continue
+        if isinstance(value, ast.Call) and call_name(value) == "constexpr" and len(value.args) == 1:
+            value = value.args[0]
+        if isinstance(value, ast.Constant) and isinstance(value.value, (int, str, bool)):
+            out[target.id] = value
+    return out
 
 
 _BIN = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,

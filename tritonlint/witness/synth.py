@@ -17,7 +17,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from tritonlint.witness.constraints import broken, constraints_of, locals_of, satisfy
+from tritonlint.witness.constraints import (
+    broken,
+    constraints_of,
+    locals_of,
+    module_constants,
+    satisfy,
+)
 from tritonlint.witness.extract import Extracted, Kernel
 from tritonlint.witness.uses import (
     Uses,
@@ -351,7 +357,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     kept = {p for p in consts if p in facts.flags_off or _assigned(facts, p) is not None
             or (p in facts.launch_args and _launch_literal(facts.launch_args[p]) is not None)}
     rules = constraints_of(kernel.node, extracted.helpers)
-    local = locals_of(kernel.node)
+    local = {**module_constants(extracted.source), **locals_of(kernel.node)}
     chosen_order = sorted((p for p in consts if p not in kept), key=lambda p: (p in tuned, p in defaults))
     consts, _still_broken = satisfy(rules, consts, chosen_order, local)
     # Non-constexpr flags the finding names (`EVEN_K` passed as a plain bool).
