@@ -130,3 +130,54 @@ def test_an_annotated_local_reads_a_module_constant() -> None:
     rules = constraints_of(fn, {})
     env, still = satisfy(rules, {"BLOCK_K": 16, "MX": True}, ["BLOCK_K"], local)
     assert not still and env["BLOCK_K"] == 32
+
+
+BRANCHED = textwrap.dedent("""\
+    import triton
+    import triton.language as tl
+
+
+    @triton.jit
+    def gated(X, G, Out, n, BLOCK: tl.constexpr, PER_ELEMENT: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        x = tl.load(X + offs, mask=offs < n, other=0.0)
+        if not PER_ELEMENT:
+            g = tl.load(G)
+        else:
+            g = tl.load(G + offs)
+        tl.store(Out + offs, x * g, mask=offs < n)
+""")
+
+
+def test_the_constexpr_branch_of_the_flagged_line_is_taken(tmp_path: Path) -> None:
+    # Before: PER_ELEMENT was guessed False (a flag), the launch took the scalar branch and the flagged
+    # load never ran: "stayed in bounds".
+    path = tmp_path / "gated.py"
+    path.write_text(BRANCHED)
+    config = dataclasses.replace(load_config(None), select=check_selectors(["ALL"], "--select"))
+    files, _errors = analysis.check_paths([str(path)], config)
+    checked = files[0]
+    d = next(d for d in checked.diagnostics if d.line == 12)
+    w = witness(checked.path, checked.display, checked.text, d, checked.launches, checked.flags,
+                analysis.fixed_text(checked.text, d), timeout=120)
+    assert w.status == "confirmed", w.reason
+    args = {a["name"]: a["value"] for a in (w.launch or {})["args"]}
+    assert args["PER_ELEMENT"] is True
+    assert w.evidence is not None and w.evidence["tensor"] == "G"
+
+
+def test_reaching_reads_the_sides_of_nested_branches() -> None:
+    fn = _kernel("""\
+        def k(X, A: tl.constexpr, B: tl.constexpr):
+            if A:
+                pass
+            else:
+                if B == 2:
+                    tl.load(X)
+    """)
+    from tritonlint.witness.constraints import reaching
+
+    reach = reaching(fn, 6)
+    assert [c.what for c in reach] == ["reach line 6: not A", "reach line 6: B == 2"]
+    env, still = satisfy(reach, {"A": True, "B": 16}, ["A", "B"], {})
+    assert not still and env == {"A": False, "B": 2}

@@ -338,3 +338,31 @@ def _local_names(c: Constraint, local: dict[str, ast.expr]) -> set[str]:
         out |= nxt
         frontier = nxt
     return out
+
+
+def reaching(fn: ast.FunctionDef, line: int) -> list[Constraint]:
+    """The branch tests a line of the kernel sits under, each as a constraint that takes its side
+    (`if not IS_KDA: ... else: <line>` asks for IS_KDA): constexprs chosen elsewhere than the callers
+    should let the launch reach the flagged access. Runtime tests stay unknown and ask for nothing."""
+    out: list[Constraint] = []
+
+    def visit(stmts: list[ast.stmt]) -> None:
+        for stmt in stmts:
+            if not (stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno)):
+                continue
+            if isinstance(stmt, ast.If):
+                inside_body = any(s.lineno <= line <= (s.end_lineno or s.lineno) for s in stmt.body)
+                inside_else = any(s.lineno <= line <= (s.end_lineno or s.lineno) for s in stmt.orelse)
+                if inside_body:
+                    out.append(Constraint(stmt.test, (), f"reach line {line}: {dotted(stmt.test)}"))
+                    visit(stmt.body)
+                elif inside_else:
+                    out.append(Constraint(ast.UnaryOp(op=ast.Not(), operand=stmt.test), (),
+                                          f"reach line {line}: not {dotted(stmt.test)}"))
+                    visit(stmt.orelse)
+            elif isinstance(stmt, (ast.For, ast.While, ast.With)):
+                visit(stmt.body)
+                visit(getattr(stmt, "orelse", []))
+
+    visit(fn.body)
+    return out

@@ -22,6 +22,7 @@ from tritonlint.witness.constraints import (
     constraints_of,
     locals_of,
     module_constants,
+    reaching,
     satisfy,
 )
 from tritonlint.witness.extract import Extracted, Kernel
@@ -359,7 +360,14 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     rules = constraints_of(kernel.node, extracted.helpers)
     local = {**module_constants(extracted.source), **locals_of(kernel.node)}
     chosen_order = sorted((p for p in consts if p not in kept), key=lambda p: (p in tuned, p in defaults))
-    consts, _still_broken = satisfy(rules, consts, chosen_order, local)
+    # First the constexpr branches the flagged line sits under (taken from the side that reaches it),
+    # then the kernel's assertions with those branch values kept.
+    reach = reaching(kernel.node, facts.line) if kernel.node.lineno <= facts.line <= (kernel.node.end_lineno or 0) \
+        else []
+    before_reach = dict(consts)
+    consts, _unreached = satisfy(reach, consts, chosen_order, local)
+    steered = {p for p in chosen_order if consts[p] != before_reach[p]}
+    consts, _still_broken = satisfy(rules, consts, [p for p in chosen_order if p not in steered], local)
     # Non-constexpr flags the finding names (`EVEN_K` passed as a plain bool).
     flag_args = {p: v for p, v in facts.flags_off.items() if p in sizes}
 
