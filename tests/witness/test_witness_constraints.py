@@ -115,7 +115,10 @@ def test_an_annotated_local_reads_a_module_constant() -> None:
 
     source = textwrap.dedent("""\
         import triton.language as tl
-        MXFP_BLOCK_SIZE = tl.constexpr(32)
+        try:
+            MXFP_BLOCK_SIZE = tl.constexpr(32)
+        except Exception:
+            pass
 
 
         def k(X, BLOCK_K: tl.constexpr, MX: tl.constexpr):

@@ -160,7 +160,18 @@ def module_constants(source: str) -> dict[str, ast.expr]:
         tree = ast.parse(source)
     except SyntaxError:
         return out
-    for node in tree.body:
+    # Top level, or inside the `try:` the extractor wraps a copied constant in; never a function's body.
+    top = [n for stmt in tree.body for n in ([stmt] if not isinstance(stmt, ast.Try) else stmt.body)]
+    assigned: dict[str, int] = {}
+    for node in top:
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    assigned[t.id] = assigned.get(t.id, 0) + 1
+    for node in top:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and assigned.get(t.id, 0) > 1
+                                                for t in node.targets):
+            continue  # bound twice: which one holds is not a literal question
         target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else \
             node.target if isinstance(node, ast.AnnAssign) and node.value is not None else None
         value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
