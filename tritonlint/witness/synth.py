@@ -355,7 +355,10 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             consts[key] = value
     # The kernel's own constraints (`tl.static_assert`, `assert`, non-empty power-of-two `arange`s):
     # the values chosen here, never those the callers pass or the finding needs, change to keep them.
-    kept = {p for p in consts if p in facts.flags_off or _assigned(facts, p) is not None
+    # Evenness flags are kept too: their value is the side where tiles can be partial, and taking the
+    # other side to reach a line (or keep an assertion) would launch partial tiles under a flag that
+    # promises whole ones (fixture flag_named_oddly's `else:` twin).
+    kept = {p for p in consts if p in facts.flags_off or p in facts.even_flags or _assigned(facts, p) is not None
             or (p in facts.launch_args and _launch_literal(facts.launch_args[p]) is not None)}
     rules = constraints_of(kernel.node, extracted.helpers)
     local = {**module_constants(extracted.source), **locals_of(kernel.node)}
