@@ -41,6 +41,8 @@ def _value(arg: dict[str, Any], generator: Any) -> Any:
             return (-torch.rand(arg["numel"], generator=generator) - 0.5).to(dtype)
         if arg["fill"] == "segments":  # segment boundaries: 0, L, 2L, ... (every segment of length L)
             return (torch.arange(arg["numel"], dtype=torch.int64) * int(arg["value"])).to(dtype)
+        if arg["fill"] == "count":  # a row count read from memory: the rows the launch covers
+            return torch.full((arg["numel"],), int(arg["value"]), dtype=torch.int64).to(dtype)
         if arg["fill"] == "index":  # gathered ids and segment starts: 0, 1, 2, ... stay in bounds
             return torch.arange(arg["numel"], dtype=torch.int64).to(dtype)
         if arg["fill"] == "randint":

@@ -47,6 +47,8 @@ for a in LAUNCH["args"]:
         buf = torch.full((a["numel"] + GUARD,), float("nan") if dtype.is_floating_point else 0x7F, dtype=dtype)
         if a["fill"] == "segments":  # segment boundaries 0, L, 2L, ...
             buf[: a["numel"]] = (torch.arange(a["numel"]) * int(a["value"])).to(dtype)
+        elif a["fill"] == "count":  # a row count read from memory: the rows the launch covers
+            buf[: a["numel"]] = int(a["value"])
         elif a["fill"] == "index":  # gathered ids: 0, 1, 2, ...
             buf[: a["numel"]] = torch.arange(a["numel"]).to(dtype)
         elif a["fill"] == "randint":

@@ -17,6 +17,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from tritonlint.witness.constraints import (
+    broken,
+    constraints_of,
+    locals_of,
+    module_constants,
+    reaching,
+    satisfy,
+)
 from tritonlint.witness.extract import Extracted, Kernel
 from tritonlint.witness.uses import (
     Uses,
@@ -24,6 +32,7 @@ from tritonlint.witness.uses import (
     defaults_of,
     dotted,
     literal,
+    scalar_counts,
 )
 
 DEFAULT_TILE = 16
@@ -306,6 +315,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     uses.aliases = dict(segments)
     sizes |= set(segments.values())
     ordered_sizes = list(segments.values()) + ordered_sizes
+    counts = scalar_counts(uses)
     defaults = defaults_of(kernel.node)
     tuned = autotune_config(kernel)
     heur = heuristic_keys(kernel)
@@ -343,6 +353,24 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     for key, value in tuned.items():  # autotune may set parameters the kernel does not annotate
         if key in uses.params and key not in consts and key not in heur:
             consts[key] = value
+    # The kernel's own constraints (`tl.static_assert`, `assert`, non-empty power-of-two `arange`s):
+    # the values chosen here, never those the callers pass or the finding needs, change to keep them.
+    # Evenness flags are kept too: their value is the side where tiles can be partial, and taking the
+    # other side to reach a line (or keep an assertion) would launch partial tiles under a flag that
+    # promises whole ones (fixture flag_named_oddly's `else:` twin).
+    kept = {p for p in consts if p in facts.flags_off or p in facts.even_flags or _assigned(facts, p) is not None
+            or (p in facts.launch_args and _launch_literal(facts.launch_args[p]) is not None)}
+    rules = constraints_of(kernel.node, extracted.helpers)
+    local = {**module_constants(extracted.source), **locals_of(kernel.node)}
+    chosen_order = sorted((p for p in consts if p not in kept), key=lambda p: (p in tuned, p in defaults))
+    # First the constexpr branches the flagged line sits under (taken from the side that reaches it),
+    # then the kernel's assertions with those branch values kept.
+    reach = reaching(kernel.node, facts.line) if kernel.node.lineno <= facts.line <= (kernel.node.end_lineno or 0) \
+        else []
+    before_reach = dict(consts)
+    consts, _unreached = satisfy(reach, consts, chosen_order, local)
+    steered = {p for p in chosen_order if consts[p] != before_reach[p]}
+    consts, _still_broken = satisfy(rules, consts, [p for p in chosen_order if p not in steered], local)
     # Non-constexpr flags the finding names (`EVEN_K` passed as a plain bool).
     flag_args = {p: v for p, v in facts.flags_off.items() if p in sizes}
 
@@ -445,6 +473,11 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             if p in segments:
                 args.append(Arg(p, "tensor", numel=ROW_PROGRAMS + 1, dtype="int32", fill="segments",
                                 value=size_values[segments[p]]))
+            elif p in counts:
+                # A row count read from memory: as many rows as the launch's tiles cover on that axis.
+                count_axis, count_tile = counts[p]
+                covered = (grid[count_axis] if count_axis < len(grid) else 1) * value_of(count_tile)
+                args.append(Arg(p, "tensor", numel=max(1, numels[p]), dtype="int32", fill="count", value=covered))
             elif p in pointers:
                 index = uses.loaded_as_index(p)
                 declared = uses.dtype_of(p)
@@ -481,6 +514,9 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         for m, r in ((2, tile // 2), (0, tile // 2), (1, 1)):
             if axis is None or r <= 0 or r >= tile:
                 continue
+            if axis in const_sizes and [c for c in broken(rules, {**consts, axis: m * tile + r}, local)
+                                        if c not in _still_broken]:
+                continue  # the kernel asserts this constexpr size away (`tl.static_assert(n % BLOCK == 0)`)
             # The control: the same launch with the axis a whole number of tiles.
             pairs.append((build(axis, m * tile + r, f"{axis}={m}*{tile}+{r}"),
                           build(axis, (m + 1) * tile, f"{axis}={m + 1}*{tile}")))

@@ -279,11 +279,14 @@ class Uses:
                 self._constexpr_stride(term, factors) or self._literal_stride(term, factors)
             rest = [f for f in factors if not (isinstance(f, ast.Name) and f.id == stride)
                     and not (isinstance(f, ast.Constant) and str(f.value) == stride)]
-            bound = None
+            # A tile's start spelled in the pointer (`P + pid * BLOCK + arange(0, BLOCK)`): the axis's
+            # extent, not the program count alone (which would drop the tile beside it). Only a bare
+            # `pid * TILE`: `pid * BLOCK_M * BLOCK_N` is one page per program, counted by the grid.
+            bound = self.tile_walk(term) if stride is None and len(factors) == 2 else None
             for f in rest:
-                bound = self.bound(f, sizes)
                 if bound is not None:
                     break
+                bound = self.bound(f, sizes)
             out.append((stride, bound))
         return out
 
@@ -419,6 +422,9 @@ class Uses:
                     end = it.args[1] if len(it.args) >= 2 else it.args[0]
                     stop = end.value if isinstance(end, ast.Constant) and isinstance(end.value, int) else 0
                     return ("const", stop) if stop > 0 else None
+            advanced = self._advanced_extent(v, sizes)
+            if advanced is not None:
+                return advanced
             for value in self.defs.get(v, ()):
                 got = self.bound_expr(value, sizes, seen | {v})
                 if got is not None:
@@ -426,6 +432,37 @@ class Uses:
             # Last: the offset inside a compared sum (`(start + offs) < T`): a bound of the sum, not of it.
             return self._upper_bound(v, sizes, exact=False)
         return self.bound_expr(expr, sizes, seen)
+
+    def _advanced_extent(self, v: str, sizes: set[str]) -> Any:
+        """("size", S) when `v` is a tile's offsets (`arange(0, T)`) inside pointers that a loop over S in
+        tiles of T advances by a tile each step (`for k in range(cdiv(S, T)): ...; ptrs += T * stride`):
+        the pointers walk all of S, not one tile, so the buffer holds S along that dimension."""
+        defs = self.defs.get(v, ())
+        if len(defs) != 1 or not (isinstance(defs[0], ast.Call) and call_name(defs[0]) == "arange"
+                                  and len(defs[0].args) == 2 and isinstance(defs[0].args[1], ast.Name)):
+            return None
+        tile = defs[0].args[1].id
+        for loop in ast.walk(self.fn):
+            if not (isinstance(loop, ast.For) and isinstance(loop.iter, ast.Call) and call_name(loop.iter) == "range"):
+                continue
+            args = loop.iter.args
+            size: str | None = None
+            end = args[1] if len(args) >= 2 else args[0] if args else None
+            if isinstance(end, ast.Call) and call_name(end) == "cdiv" and len(end.args) == 2 \
+                    and isinstance(end.args[0], ast.Name) and isinstance(end.args[1], ast.Name) \
+                    and end.args[1].id == tile:
+                size = end.args[0].id
+            elif len(args) == 3 and isinstance(args[1], ast.Name) and isinstance(args[2], ast.Name) \
+                    and args[2].id == tile:
+                size = args[1].id
+            if size is None or size not in sizes:
+                continue
+            for node in ast.walk(loop):
+                if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) \
+                        and isinstance(node.target, ast.Name) and tile in self._names(node.value) \
+                        and v in self.reached({node.target.id}, depth=4) - {node.target.id}:
+                    return ("size", size)
+        return None
 
     def _upper_bound(self, v: str, sizes: set[str], *, exact: bool) -> Any:
         """("size", s) when a comparison bounds `v` from above by a size (`v < s`, `s > v`).
@@ -706,3 +743,31 @@ def literal(node: ast.AST | None) -> Any:
     return value if isinstance(value, (bool, int, float, str)) else None
 
 
+
+
+def scalar_counts(uses: Uses) -> dict[str, tuple[int, str]]:
+    """Pointer parameters read as one scalar (`n = tl.load(P)`) that a program's tile start is compared
+    with (`if pid_m * BLOCK_M >= n: return`): a count of rows held in memory -> (program axis, tile).
+
+    Filled with indices (0), every program would return early and no tile would ever be partial; the
+    count the launch covers (grid * tile along that axis) lets every program run."""
+    loaded: dict[str, str] = {}
+    for name, values in uses.defs.items():
+        for value in values:
+            for call in ast.walk(value):
+                if isinstance(call, ast.Call) and call_name(call) == "load" and call.args:
+                    ptr = call.args[0]
+                    root = uses.root(ptr)
+                    if root is not None and root in uses.params and all(uses.root(t) for t in uses.terms(ptr)):
+                        loaded[name] = root
+    out: dict[str, tuple[int, str]] = {}
+    for c in uses.compares:
+        if len(c.ops) != 1:
+            continue
+        sides = (c.left, c.comparators[0])
+        for mine, other in (sides, sides[::-1]):
+            if isinstance(mine, ast.Name) and mine.id in loaded:
+                walk = uses.tile_walk(other)
+                if walk is not None:
+                    out.setdefault(loaded[mine.id], (walk[1], walk[2]))
+    return out
