@@ -10,11 +10,13 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
+from functools import partial
 
 import libcst as cst
 
 from tritonlint.config import Config
 from tritonlint.deep import NestedTooDeep, retried_deeper
+from tritonlint.deferred_fixes import DeferredFixes
 from tritonlint.diagnostics import Applicability, Diagnostic
 from tritonlint.finding import FileView
 from tritonlint.fixing.edits import DEFAULT_LINE_LENGTH, apply_edits
@@ -207,13 +209,14 @@ def collector_paused() -> Iterator[None]:
 @retried_deeper
 @collector_paused()
 def check_source(path: str, text: str, config: Config, *, strict: bool = False,
-                 neighbours: Neighbours | None = None) -> FileReport:
+                 neighbours: Neighbours | None = None, deferred: DeferredFixes | None = None) -> FileReport:
     """Every enabled rule over every kernel of one file.
 
     Syntax errors become a one-line error for the file; a crashing rule becomes an
     internal error naming the rule, or is re-raised when `strict` (the tests' mode).
     Kernels launched in the file, or in one of `neighbours` that imports them, are judged with
-    what their launches' grids say.
+    what their launches' grids say. Given `deferred`, the findings' fixes are left out (and the
+    notes only a fix writes): `deferred` completes each diagnostic on demand (the editor's mode).
     """
     rules = enabled_rules(config)
     starts = line_starts(text)
@@ -236,7 +239,8 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False,
                                               strict=strict, crashes=crashes)
     own = {id(model) for _, model in models}
     callers, caller_helpers = importing_callers(path, found, helpers, config, neighbours, depends)
-    file = FileView(path, text, starts, config.line_length or DEFAULT_LINE_LENGTH)
+    file = FileView(path, text, starts, config.line_length or DEFAULT_LINE_LENGTH, fixes=deferred is None)
+    complete = replace(file, fixes=True)
     # A helper's access is reported once, from its first caller; a predicate shared by two
     # kernels' launch is reported once, where it is written.
     reported: set[tuple[str, object]] = set()
@@ -257,6 +261,8 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False,
                             continue
                         reported.add((rule.code, place))
                     suppressed += _place(diagnostic, text, starts, diagnostics, used)
+                    if deferred is not None:
+                        deferred.defer(diagnostic, partial(finding.diagnostic, rule.code, rule.name, complete))
             except RecursionError:
                 raise NestedTooDeep(kernel.first_line, "analyse") from None
             except Exception as error:
@@ -276,17 +282,23 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False,
                         if (rule.code, key) in reported:
                             continue
                         reported.add((rule.code, key))
-                    suppressed += _place(finding.diagnostic(rule.code, rule.name, file), text, starts, diagnostics,
-                                         used)
+                    diagnostic = finding.diagnostic(rule.code, rule.name, file)
+                    suppressed += _place(diagnostic, text, starts, diagnostics, used)
+                    if deferred is not None:
+                        deferred.defer(diagnostic, partial(finding.diagnostic, rule.code, rule.name, complete))
             except RecursionError:
                 raise NestedTooDeep(kernel.first_line, "analyse") from None
             except Exception:  # noqa: BLE001, S112  (the caller's file reports its own crashes)
                 continue
     # Each model refers to the others through `helpers`: a cycle that would leave every syntax tree
-    # of the file to the cyclic garbage collector. Broken here, they are freed on return.
-    helpers.clear()
-    for mapping in caller_helpers:
-        mapping.clear()
+    # of the file to the cyclic garbage collector. Broken here, they are freed on return (or when
+    # the deferred fixes, which still need them, are released).
+    if deferred is not None:
+        deferred.hold(helpers, *caller_helpers)
+    else:
+        helpers.clear()
+        for mapping in caller_helpers:
+            mapping.clear()
     hidden = file_suppressions(text)
     if hidden is not None:
         kept = [d for d in diagnostics if not hidden.covers(d.code)]
