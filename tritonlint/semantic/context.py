@@ -158,6 +158,8 @@ class KernelContext:
     def _owner_of(self, node: cst.CSTNode) -> KernelContext | None:
         """The context whose tree holds `node` (trees never share nodes, so at most one does): this
         one, else the helpers it calls, transitively, else any other jit function of the file."""
+        if self.locator is not None and self.locator.span(self.function, node) is not None:
+            return self  # the position index knows only this tree's nodes: no walk to ask it
         if id(node) in self._node_ids:
             return self
         seen = {id(self.function)}

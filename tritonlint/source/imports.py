@@ -16,6 +16,7 @@ import libcst as cst
 
 from tritonlint.source.names import dotted
 from tritonlint.source.numbers import module_numbers
+from tritonlint.source.parsed import parse_text
 
 MAX_HELPER_FILE = 1 << 21  # bytes: a module larger than this is not read for a helper
 
@@ -43,7 +44,7 @@ def _imports_from(text: str) -> tuple[ast.ImportFrom, ...]:
     """The `from module import name` statements of a module, parsed once per text: each access whose
     tile goes through a helper asks."""
     try:
-        tree = ast.parse(text)
+        tree = parse_text(text)
     except (SyntaxError, ValueError, RecursionError):
         return ()
     return tuple(node for node in ast.walk(tree) if isinstance(node, ast.ImportFrom))
