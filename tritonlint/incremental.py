@@ -12,6 +12,7 @@ from tritonlint.diagnostics import Diagnostic, Edit
 from tritonlint.engine import check_source, collector_paused
 from tritonlint.report import FileReport
 from tritonlint.semantic.host.launches import launch_pattern
+from tritonlint.source.groups import kernel_groups
 from tritonlint.source.outline import KernelSource, outline
 from tritonlint.suppressions import Suppression, file_suppressions
 
@@ -20,7 +21,6 @@ _NOT_NEWLINE = re.compile(r"[^\r\n]")
 _LINE_REFERENCE = re.compile(r"\bline (\d+)\b")
 # A launch or host guard named as `file.py:41`: a line outside the kernel, so the finding is never kept.
 _HOST_REFERENCE = re.compile(r"\.py:\d+")
-_WORD = re.compile(r"[^\W\d]\w*")
 
 
 @dataclass(frozen=True)
@@ -145,38 +145,6 @@ class IncrementalChecker:
         if text == self._text:
             self._completed[key] = full
         return full
-
-
-def kernel_groups(kernels: list[KernelSource]) -> list[list[KernelSource]]:
-    """The file's kernels in groups that are analysed together (each in file order, the groups in
-    the order of their first kernel): the connected parts of the graph whose edges join a kernel
-    to every other jit function of the file whose name it mentions, and two kernels of one name."""
-    parent = list(range(len(kernels)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    def join(i: int, j: int) -> None:
-        parent[root(i)] = root(j)
-
-    by_name: dict[str, list[int]] = {}
-    for index, kernel in enumerate(kernels):
-        by_name.setdefault(kernel.name, []).append(index)
-    for indices in by_name.values():
-        for other in indices[1:]:
-            join(indices[0], other)
-    for index, kernel in enumerate(kernels):
-        # Every word of the text, comments and strings too: more than the names it uses, never fewer
-        # (and a tenth of the time of walking its syntax tree).
-        for name in set(_WORD.findall(kernel.text)) & by_name.keys():
-            join(index, by_name[name][0])
-    groups: dict[int, list[KernelSource]] = {}
-    for index, kernel in enumerate(kernels):
-        groups.setdefault(root(index), []).append(kernel)
-    return list(groups.values())
 
 
 def _group_key(group: list[KernelSource], context: tuple[object, ...], host: str,

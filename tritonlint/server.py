@@ -18,13 +18,16 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from tritonlint import __version__
-from tritonlint.config import Config, ConfigError, find_pyproject, load_config
 from tritonlint.diagnostics import Applicability, Diagnostic, Edit
-from tritonlint.report import FileReport
-from tritonlint.suppressions import add_suppressions
 
 if TYPE_CHECKING:
+    from tritonlint.config import Config
     from tritonlint.incremental import IncrementalChecker
+    from tritonlint.report import FileReport
+
+# What the server needs only once a file is checked (the configuration's TOML reader, the
+# suppression comments' tokenizer, the analysis) is imported then, on the analysis thread: the
+# editor's `initialize` is answered after pygls and lsprotocol alone.
 
 SOURCE = "tritonlint"
 # Debouncing: an edit made after this long without one is checked at once; an edit made sooner
@@ -127,6 +130,8 @@ class TritonlintServer(LanguageServer):
 
     def _config(self, document: Document) -> tuple[Config, tuple[str, ...]]:
         """The configuration `check` would use for this file: the nearest pyproject.toml above it."""
+        from tritonlint.config import Config, ConfigError, find_pyproject, load_config
+
         start = Path(document.path) if Path(document.path).is_absolute() else Path.cwd()
         try:
             return load_config(find_pyproject(start)), ()
@@ -192,8 +197,10 @@ def initialized(ls: TritonlintServer, params: types.InitializedParams) -> None:
 
 
 def _load_the_analysis() -> None:
+    import tritonlint.config
     import tritonlint.incremental
     import tritonlint.rule
+    import tritonlint.suppressions
 
     tritonlint.rule.all_rules()
 
@@ -246,6 +253,7 @@ async def code_action(ls: TritonlintServer, params: types.CodeActionParams) -> l
         return None
     actions: list[types.CodeAction] = []
     from tritonlint.source.outline import line_starts  # loaded by the first check already
+    from tritonlint.suppressions import add_suppressions
 
     starts = line_starts(result.text)
     units = ls.workspace.position_codec.client_num_units
