@@ -40,7 +40,13 @@ class DeferredFixes:
         self._later[key_of(diagnostic)] = complete
 
     def hold(self, *shared: _Clearable) -> None:
-        self._shared.extend(shared)
+        """Keep the check's contexts (through the mappings they share) for the fixes left out; with
+        none left out, they are freed at once (kept, they would only slow the cyclic collector)."""
+        if self._later:
+            self._shared.extend(shared)
+        else:
+            for mapping in shared:
+                mapping.clear()
 
     def complete(self, diagnostic: Diagnostic) -> Diagnostic | None:
         """The diagnostic with its fix; None when this check did not report it (it came from
