@@ -10,11 +10,13 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
+from functools import partial
 
 import libcst as cst
 
 from tritonlint.config import Config
 from tritonlint.deep import NestedTooDeep, retried_deeper
+from tritonlint.deferred_fixes import DeferredFixes
 from tritonlint.diagnostics import Applicability, Diagnostic
 from tritonlint.finding import FileView
 from tritonlint.fixing.edits import DEFAULT_LINE_LENGTH, apply_edits
@@ -23,6 +25,7 @@ from tritonlint.rule import Rule, all_rules
 from tritonlint.semantic.context import KernelContext
 from tritonlint.semantic.host.file_launches import Neighbours, find_file_launches
 from tritonlint.semantic.host.launches import Launch
+from tritonlint.source.groups import kernel_groups
 from tritonlint.source.locations import Locator
 from tritonlint.source.names import ImportMap
 from tritonlint.source.outline import (
@@ -112,15 +115,19 @@ def build_model(kernel: KernelSource, module: cst.Module, imports: ImportMap, co
 def build_contexts(path: str, text: str, found: Outline, kernels: Sequence[tuple[KernelSource, cst.Module]],
                    config: Config, neighbours: Neighbours | None, *, starts: Sequence[int] | None = None,
                    strict: bool = False, crashes: list[str] | None = None,
+                   helpers: dict[str, KernelContext] | None = None, depends: set[str] | None = None,
+                   launches: dict[str, list[Launch]] | None = None,
                    ) -> tuple[list[tuple[KernelSource, KernelContext]], dict[str, KernelContext], set[str]]:
     """A complete context per jit function of a file, the mapping by name they share (clear it when
     done: the contexts refer to each other through it), and the set of other files they read.
+    (The mapping, the set and the file's launches may be given: built a group at a time.)
 
     A context that cannot be built is a crash line in `crashes` (re-raised when `strict`)."""
     starts = starts if starts is not None else line_starts(text)
-    launches = find_file_launches(path, text, found, neighbours) if kernels else {}
-    helpers: dict[str, KernelContext] = {}
-    depends: set[str] = set()
+    if launches is None:
+        launches = find_file_launches(path, text, found, neighbours) if kernels else {}
+    helpers = helpers if helpers is not None else {}
+    depends = depends if depends is not None else set()
     contexts: list[tuple[KernelSource, KernelContext]] = []
     for kernel, module in kernels:
         try:
@@ -207,94 +214,196 @@ def collector_paused() -> Iterator[None]:
 @retried_deeper
 @collector_paused()
 def check_source(path: str, text: str, config: Config, *, strict: bool = False,
-                 neighbours: Neighbours | None = None) -> FileReport:
+                 neighbours: Neighbours | None = None, deferred: DeferredFixes | None = None) -> FileReport:
     """Every enabled rule over every kernel of one file.
 
     Syntax errors become a one-line error for the file; a crashing rule becomes an
     internal error naming the rule, or is re-raised when `strict` (the tests' mode).
     Kernels launched in the file, or in one of `neighbours` that imports them, are judged with
-    what their launches' grids say.
+    what their launches' grids say. Given `deferred`, the findings' fixes are left out (and the
+    notes only a fix writes): `deferred` completes each diagnostic on demand (the editor's mode).
     """
-    rules = enabled_rules(config)
-    starts = line_starts(text)
-    diagnostics: list[Diagnostic] = []
-    crashes: list[str] = []
-    suppressed = 0
-    used: list[tuple[int, str]] = []
     # The text goes with the error so that a notebook's parse error is placed in its cell.
     try:
-        found, kernels = parse_file(text)
+        found = outline(text) if might_hold_kernels(text) else Outline(ImportMap())
     except SyntaxError as error:
         return FileReport(path, errors=(f"{path}:{error.lineno or 0}: syntax error: {error.msg}",), unchecked=True,
                           text=text)
+    except RecursionError:
+        raise NestedTooDeep(1, "parse") from None
+    run = _Run(path, text, config, strict, deferred)
+    groups = kernel_groups(found.kernels) if deferred is None and not _may_have_callers(path, found, neighbours) \
+        else [found.kernels]
+    try:
+        if len(groups) > 1:
+            run.piecewise(found, groups, neighbours)
+        else:
+            run.whole(found, neighbours)
     except cst.ParserSyntaxError as error:
         return FileReport(path, errors=(f"{path}:{error.raw_line}: syntax error: {error.message}",),
                           unchecked=True, text=text)
-    except RecursionError:
-        raise NestedTooDeep(1, "parse") from None
-    models, helpers, depends = build_contexts(path, text, found, kernels, config, neighbours, starts=starts,
-                                              strict=strict, crashes=crashes)
-    own = {id(model) for _, model in models}
-    callers, caller_helpers = importing_callers(path, found, helpers, config, neighbours, depends)
-    file = FileView(path, text, starts, config.line_length or DEFAULT_LINE_LENGTH)
-    # A helper's access is reported once, from its first caller; a predicate shared by two
-    # kernels' launch is reported once, where it is written.
-    reported: set[tuple[str, object]] = set()
-    for kernel, model in models:
-        for rule in rules:
-            try:
-                findings = list(rule.check(model))
-                for finding in findings:
-                    key = finding.key()
-                    if key is not None:
-                        if (rule.code, key) in reported:
-                            continue
-                        reported.add((rule.code, key))
-                    diagnostic = finding.diagnostic(rule.code, rule.name, file)
-                    if key is None:
-                        place = (diagnostic.line, diagnostic.column)
-                        if (rule.code, place) in reported:
-                            continue
-                        reported.add((rule.code, place))
-                    suppressed += _place(diagnostic, text, starts, diagnostics, used)
-            except RecursionError:
-                raise NestedTooDeep(kernel.first_line, "analyse") from None
-            except Exception as error:
-                if strict:
-                    raise RuleCrash(f"{rule.code} crashed on {path}:{kernel.first_line}") from error
-                crashes.append(_crash_line(path, kernel, f"{rule.code} ({rule.name})", error))
-    # A jit function of this file imported and called by a kernel of a neighbouring module: its
-    # accesses judged at that call (the caller's offsets, flags and launches), reported here.
-    for kernel, model in callers:
-        for rule in rules:
-            try:
-                for finding in rule.check(model):
-                    if id(getattr(finding, "context", None)) not in own:
-                        continue  # the caller's own findings belong to its file
-                    key = finding.key()
-                    if key is not None:
-                        if (rule.code, key) in reported:
-                            continue
-                        reported.add((rule.code, key))
-                    suppressed += _place(finding.diagnostic(rule.code, rule.name, file), text, starts, diagnostics,
-                                         used)
-            except RecursionError:
-                raise NestedTooDeep(kernel.first_line, "analyse") from None
-            except Exception:  # noqa: BLE001, S112  (the caller's file reports its own crashes)
-                continue
-    # Each model refers to the others through `helpers`: a cycle that would leave every syntax tree
-    # of the file to the cyclic garbage collector. Broken here, they are freed on return.
-    helpers.clear()
-    for mapping in caller_helpers:
-        mapping.clear()
+    diagnostics, suppressed = run.diagnostics, run.suppressed
     hidden = file_suppressions(text)
     if hidden is not None:
         kept = [d for d in diagnostics if not hidden.covers(d.code)]
         suppressed += len(diagnostics) - len(kept)
         diagnostics = kept
     diagnostics.sort(key=Diagnostic.sort_key)
-    return FileReport(path, tuple(diagnostics), crashes=tuple(crashes), suppressed=suppressed, text=text,
-                      suppressions_used=tuple(sorted(set(used))), depends=tuple(sorted(depends)))
+    return FileReport(path, tuple(diagnostics), crashes=tuple(run.crashes), suppressed=suppressed, text=text,
+                      suppressions_used=tuple(sorted(set(run.used))), depends=tuple(sorted(run.depends)))
+
+
+class _Run:
+    """One check of one file: the rules over its kernels' contexts, the findings placed once each."""
+
+    def __init__(self, path: str, text: str, config: Config, strict: bool, deferred: DeferredFixes | None) -> None:
+        self.path, self.text, self.config, self.strict, self.deferred = path, text, config, strict, deferred
+        self.rules = enabled_rules(config)
+        self.starts = line_starts(text)
+        self.diagnostics: list[Diagnostic] = []
+        self.crashes: list[str] = []
+        self.suppressed = 0
+        self.used: list[tuple[int, str]] = []
+        self.depends: set[str] = set()
+        self.file = FileView(path, text, self.starts, config.line_length or DEFAULT_LINE_LENGTH,
+                             fixes=deferred is None)
+        self.complete = replace(self.file, fixes=True)
+        # A helper's access is reported once, from its first caller; a predicate shared by two
+        # kernels' launch is reported once, where it is written.
+        self.reported: set[tuple[str, object]] = set()
+        # Of those, the ones keyed by an object of the group being checked (its access's id): let
+        # go with the group, whose freed objects' ids new ones may take.
+        self.keyed: list[tuple[str, object]] = []
+
+    def whole(self, found: Outline, neighbours: Neighbours | None) -> None:
+        """Every kernel parsed and built, then the rules over each in file order."""
+        kernels = _parsed(found.kernels)
+        models, helpers, depends = build_contexts(self.path, self.text, found, kernels, self.config, neighbours,
+                                                  starts=self.starts, strict=self.strict, crashes=self.crashes)
+        self.depends = depends
+        own = {id(model) for _, model in models}
+        callers, caller_helpers = importing_callers(self.path, found, helpers, self.config, neighbours, depends)
+        for kernel, model in models:
+            self.check(kernel, model)
+        # A jit function of this file imported and called by a kernel of a neighbouring module: its
+        # accesses judged at that call (the caller's offsets, flags and launches), reported here.
+        for kernel, model in callers:
+            self.check(kernel, model, own)
+        # Each model refers to the others through `helpers`: a cycle that would leave every syntax tree
+        # of the file to the cyclic garbage collector. Broken here, they are freed on return (or when
+        # the deferred fixes, which still need them, are released).
+        if self.deferred is not None:
+            self.deferred.hold(helpers, *caller_helpers)
+        else:
+            helpers.clear()
+            for mapping in caller_helpers:
+                mapping.clear()
+
+    def piecewise(self, found: Outline, groups: list[list[KernelSource]], neighbours: Neighbours | None) -> None:
+        """The same as `whole`, one group of kernels that call each other at a time: a group is
+        parsed and built when its first kernel comes (in file order), and freed after its last, so
+        that a huge file never holds every kernel's tree. No kernel reads another group's context."""
+        launches = find_file_launches(self.path, self.text, found, neighbours) if found.kernels else {}
+        helpers: dict[str, KernelContext] = {}
+        group_of = {id(kernel): group for group in groups for kernel in group}
+        index = {id(kernel): number for number, kernel in enumerate(found.kernels)}
+        models: dict[int, KernelContext] = {}
+        model_crashes: list[tuple[int, str]] = []  # reported before the rules' crashes, as `whole` does
+        rule_crashes = self.crashes
+        self.crashes = []
+        try:
+            for kernel in found.kernels:
+                group = group_of[id(kernel)]
+                if kernel is group[0]:
+                    built, _, _ = build_contexts(self.path, self.text, found, _parsed(group), self.config, None,
+                                                 starts=self.starts, strict=self.strict, crashes=self.crashes,
+                                                 helpers=helpers, depends=self.depends, launches=launches)
+                    models.update((id(each), model) for each, model in built)
+                    failed = [each for each in group if id(each) not in models]
+                    model_crashes += [(index[id(each)], line) for each, line in zip(failed, self.crashes)]
+                    self.crashes = []
+                model = models.get(id(kernel))
+                if model is not None:
+                    self.crashes = rule_crashes
+                    self.check(kernel, model)
+                    self.crashes = []
+                if kernel is group[-1]:  # the group's trees freed (no other group names its kernels)
+                    for each in group:
+                        models.pop(id(each), None)
+                        helpers.pop(each.name, None)
+                    self.reported.difference_update(self.keyed)
+                    self.keyed.clear()
+        except (NestedTooDeep, RuleCrash):
+            _first_parse_failure(found.kernels)  # as `whole` would: every kernel is parsed before any analysis
+            raise
+        except cst.ParserSyntaxError:
+            _first_parse_failure(found.kernels)
+            raise
+        finally:
+            helpers.clear()
+        self.crashes = [line for _, line in sorted(model_crashes, key=lambda pair: pair[0])] + rule_crashes
+
+    def check(self, kernel: KernelSource, model: KernelContext, own: set[int] | None = None) -> None:
+        """Every rule over one context (`own`: a neighbour's caller, only findings in this file's contexts)."""
+        for rule in self.rules:
+            try:
+                for finding in list(rule.check(model)):
+                    if own is not None and id(getattr(finding, "context", None)) not in own:
+                        continue  # the caller's own findings belong to its file
+                    key = finding.key()
+                    if key is not None:
+                        if (rule.code, key) in self.reported:
+                            continue
+                        self.reported.add((rule.code, key))
+                        self.keyed.append((rule.code, key))
+                    diagnostic = finding.diagnostic(rule.code, rule.name, self.file)
+                    if key is None and own is None:
+                        place = (diagnostic.line, diagnostic.column)
+                        if (rule.code, place) in self.reported:
+                            continue
+                        self.reported.add((rule.code, place))
+                    self.suppressed += _place(diagnostic, self.text, self.starts, self.diagnostics, self.used)
+                    if self.deferred is not None:
+                        self.deferred.defer(diagnostic, partial(finding.diagnostic, rule.code, rule.name,
+                                                                self.complete))
+            except RecursionError:
+                raise NestedTooDeep(kernel.first_line, "analyse") from None
+            except Exception as error:
+                if own is not None:
+                    continue  # the caller's file reports its own crashes
+                if self.strict:
+                    raise RuleCrash(f"{rule.code} crashed on {self.path}:{kernel.first_line}") from error
+                self.crashes.append(_crash_line(self.path, kernel, f"{rule.code} ({rule.name})", error))
+
+
+def _parsed(kernels: Sequence[KernelSource]) -> list[tuple[KernelSource, cst.Module]]:
+    """Each kernel parsed with libcst on its own. Raises libcst.ParserSyntaxError, and NestedTooDeep
+    for code nested deeper than the parser's stack."""
+    parsed = []
+    try:
+        with _unvalidated_nodes():
+            for kernel in kernels:
+                source = NESTED_PREFIX + kernel.text if kernel.indented else kernel.text
+                parsed.append((kernel, cst.parse_module(source)))
+    except RecursionError:
+        raise NestedTooDeep(1, "parse") from None
+    return parsed
+
+
+def _first_parse_failure(kernels: Sequence[KernelSource]) -> None:
+    """Raise what parsing every kernel in file order raises first, if anything (the error a check
+    reports when one kernel does not parse, whatever else went wrong)."""
+    for kernel in kernels:
+        _parsed([kernel])
+
+
+def _may_have_callers(path: str, found: Outline, neighbours: Neighbours | None) -> bool:
+    """Whether a neighbouring module may import and call one of the file's jit functions
+    (`importing_callers` asks the same first): then every context stays until the end."""
+    if neighbours is None or not found.kernels:
+        return False
+    stem = os.path.splitext(os.path.basename(path))[0]
+    return any(stem in other and any(kernel.name in other for kernel in found.kernels) for _, other in neighbours())
 
 
 def evenness_flags(text: str, config: Config) -> dict[str, dict[str, bool]]:

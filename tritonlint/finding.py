@@ -15,12 +15,14 @@ from tritonlint.semantic.verdicts import TailHazard
 @dataclass(frozen=True)
 class FileView:
     """The file a finding is placed in: its path, text and line starts, and the longest line a fix
-    may leave before it names its mask on the line above."""
+    may leave before it names its mask on the line above. Without `fixes`, an access's fix (the
+    costly part of a diagnostic) is left out, and so are the notes only the fix writes."""
 
     path: str
     text: str
     starts: Sequence[int]
     line_length: int = 0
+    fixes: bool = True
 
 
 class Finding:
@@ -71,7 +73,7 @@ class AccessFinding(Finding):
         if hazard.guard:
             notes.append(hazard.guard)
         fix = None
-        proposed = self.fix() if not hazard.via and not hazard.predicate else None
+        proposed = self.fix() if file.fixes and not hazard.via and not hazard.predicate else None
         if hazard.predicate:
             fix = self.predicate_fix()
         if hazard.via:

@@ -7,10 +7,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from tritonlint.config import Config
+from tritonlint.deferred_fixes import DeferredFixes, Key, key_of
 from tritonlint.diagnostics import Diagnostic, Edit
 from tritonlint.engine import check_source, collector_paused
 from tritonlint.report import FileReport
 from tritonlint.semantic.host.launches import launch_pattern
+from tritonlint.source.groups import kernel_groups
 from tritonlint.source.outline import KernelSource, outline
 from tritonlint.suppressions import Suppression, file_suppressions
 
@@ -19,7 +21,6 @@ _NOT_NEWLINE = re.compile(r"[^\r\n]")
 _LINE_REFERENCE = re.compile(r"\bline (\d+)\b")
 # A launch or host guard named as `file.py:41`: a line outside the kernel, so the finding is never kept.
 _HOST_REFERENCE = re.compile(r"\.py:\d+")
-_WORD = re.compile(r"[^\W\d]\w*")
 
 
 @dataclass(frozen=True)
@@ -38,26 +39,39 @@ class IncrementalChecker:
     file's other jit functions (the helpers it calls) and the launches in the file's host code; of
     the rest of the file only a file-level `# tritonlint: noqa` changes what is reported. The
     kernels are split into groups by a dependency graph: two kernels that name each other (a
-    helper and its caller, transitively) are in one group, and so are all kernels the host code
-    names (launches: they share the launch's predicates, which are reported once). A group whose
-    kernels' texts, the imports and the file-level suppressions stay the same (and, for a group the
-    host code names, the host code too) has the same findings, moved. Such groups are blanked out
+    helper and its caller, transitively) are in one group. A group whose kernels' texts, the
+    imports and the file-level suppressions stay the same (and, for a group the host code launches,
+    the host code too, wherever the kernels now sit in it) has the same findings, moved. A finding
+    outside every kernel (a launch's predicate, reported once for all the kernels it sets) keeps
+    every launched group from being reused next time. Such groups are blanked out
     of the text the engine sees (spaces; line breaks kept, so every other offset and line stays
     where it is) and their earlier findings are shifted to where their kernels now start, the
     lines they name ("the loop at line 9") too. A group with a finding that names a line or edits
     text outside its own kernel is always analysed.
+
+    Without `fixes` (the editor's mode), the reports leave the fixes of accesses out (and the notes
+    only a fix writes): `complete` computes one diagnostic's when a code action asks for it.
     """
 
-    def __init__(self, path: str, config: Config) -> None:
+    def __init__(self, path: str, config: Config, *, fixes: bool = True) -> None:
         self.path = path
         self.config = config
+        self.fixes = fixes
         self._kept: dict[tuple[object, ...], _Kept] = {}
         # Kernels analysed by the engine in the last run (the rest came from memory); for tests
         # and the benchmark, which must tell a reused result from a recomputed one.
         self.analysed: tuple[str, ...] = ()
+        # Without fixes: the last run's text, its kernels, how to complete the diagnostics the
+        # engine found in it, and the diagnostics completed so far.
+        self._text: str | None = None
+        self._kernels: list[list[KernelSource]] = []
+        self._deferred = DeferredFixes()
+        self._completed: dict[Key, Diagnostic] = {}
 
     @collector_paused()  # as in the engine: the outline's syntax tree would wake the collector for nothing
     def check(self, text: str) -> FileReport:
+        self._deferred.release()
+        self._deferred, self._completed, self._text, self._kernels = DeferredFixes(), {}, text, []
         try:
             found = outline(text)
         except (SyntaxError, ValueError, RecursionError):
@@ -65,9 +79,10 @@ class IncrementalChecker:
             self.analysed = ()
             return self._engine(text)
         context = (_file_noqa(file_suppressions(text)), tuple(sorted(found.imports.bindings.items())))
-        host = _blank(text, found.kernels)
-        launched = _launched_here(host, found.kernels, found.aliases)
-        groups = kernel_groups(found.kernels, launched)
+        launched = _launched_here(_blank(text, found.kernels), found.kernels, found.aliases)
+        groups = kernel_groups(found.kernels)
+        self._kernels = groups
+        host = _host_code(text, found.kernels)
         keys = [_group_key(group, context, host, launched) for group in groups]
         blanked: list[KernelSource] = []
         reused: list[Diagnostic] = []
@@ -100,43 +115,36 @@ class IncrementalChecker:
         return replace(report, diagnostics=diagnostics, text=text)
 
     def _engine(self, text: str) -> FileReport:
-        return check_source(self.path, text, self.config)
+        return check_source(self.path, text, self.config, deferred=None if self.fixes else self._deferred)
 
+    def release(self) -> None:
+        """Free the last run's analysis now (it is kept for `complete`)."""
+        self._deferred.release()
+        self._completed = {}
 
-def kernel_groups(kernels: list[KernelSource], launched: set[str]) -> list[list[KernelSource]]:
-    """The file's kernels in groups that are analysed together (each in file order, the groups in
-    the order of their first kernel): the connected parts of the graph whose edges join a kernel
-    to every other jit function of the file whose name it mentions, two kernels of one name, and
-    all kernels the host code launches (`launched`)."""
-    parent = list(range(len(kernels)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    def join(i: int, j: int) -> None:
-        parent[root(i)] = root(j)
-
-    by_name: dict[str, list[int]] = {}
-    for index, kernel in enumerate(kernels):
-        by_name.setdefault(kernel.name, []).append(index)
-    for indices in by_name.values():
-        for other in indices[1:]:
-            join(indices[0], other)
-    for index, kernel in enumerate(kernels):
-        # Every word of the text, comments and strings too: more than the names it uses, never fewer
-        # (and a tenth of the time of walking its syntax tree).
-        for name in set(_WORD.findall(kernel.text)) & by_name.keys():
-            join(index, by_name[name][0])
-    named = [by_name[name][0] for name in launched & by_name.keys()]
-    for index in named[1:]:
-        join(named[0], index)
-    groups: dict[int, list[KernelSource]] = {}
-    for index, kernel in enumerate(kernels):
-        groups.setdefault(root(index), []).append(kernel)
-    return list(groups.values())
+    def complete(self, diagnostic: Diagnostic, text: str) -> Diagnostic:
+        """`diagnostic`, reported for `text`, with its fix (and the notes only the fix writes), as a
+        check with fixes gives it. From the last run's analysis when the engine found it there; else
+        its kernel's group is analysed again with fixes, the rest of the file left out; else (a
+        text the last run did not check) the whole text."""
+        if self.fixes:
+            return diagnostic
+        key = key_of(diagnostic)
+        if text == self._text and key in self._completed:
+            return self._completed[key]
+        full = self._deferred.complete(diagnostic) if text == self._text else None
+        if full is None:
+            group = next((group for group in self._kernels if any(
+                k.start_offset <= diagnostic.start_offset < k.start_offset + len(k.text) for k in group)), None)
+            others = [k for other in self._kernels if other is not group for k in other] if group else []
+            if text != self._text:
+                others = []
+            with collector_paused():
+                report = check_source(self.path, _blank(text, others), self.config)
+            full = next((d for d in report.diagnostics if key_of(d) == key), diagnostic)
+        if text == self._text:
+            self._completed[key] = full
+        return full
 
 
 def _group_key(group: list[KernelSource], context: tuple[object, ...], host: str,
@@ -183,6 +191,20 @@ def _launched_here(host: str, kernels: list[KernelSource], aliases: Mapping[str,
     if not names:
         return set()
     return {names[match.group(0)[:-1].rstrip()] for match in launch_pattern(list(names)).finditer(host)}
+
+
+def _host_code(text: str, kernels: list[KernelSource]) -> str:
+    """The text outside the kernels, each kernel one NUL character: what a launched group's
+    findings depend on besides its kernels. Not where the kernels sit: a line inserted in one
+    kernel changes no other's key (a finding that names a line outside its group is never kept)."""
+    pieces = []
+    previous = 0
+    for kernel in sorted(kernels, key=lambda k: k.start_offset):
+        pieces.append(text[previous:kernel.start_offset])
+        pieces.append("\0")
+        previous = kernel.start_offset + len(kernel.text)
+    pieces.append(text[previous:])
+    return "".join(pieces)
 
 
 def _file_noqa(noqa: Suppression | None) -> str:

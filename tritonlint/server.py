@@ -18,13 +18,16 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from tritonlint import __version__
-from tritonlint.config import Config, ConfigError, find_pyproject, load_config
 from tritonlint.diagnostics import Applicability, Diagnostic, Edit
-from tritonlint.report import FileReport
-from tritonlint.suppressions import add_suppressions
 
 if TYPE_CHECKING:
+    from tritonlint.config import Config
     from tritonlint.incremental import IncrementalChecker
+    from tritonlint.report import FileReport
+
+# What the server needs only once a file is checked (the configuration's TOML reader, the
+# suppression comments' tokenizer, the analysis) is imported then, on the analysis thread: the
+# editor's `initialize` is answered after pygls and lsprotocol alone.
 
 SOURCE = "tritonlint"
 # Debouncing: an edit made after this long without one is checked at once; an edit made sooner
@@ -114,7 +117,10 @@ class TritonlintServer(LanguageServer):
 
         config, problems = self._config(document)
         if document.checker is None or document.checker.config != config:
-            document.checker = IncrementalChecker(document.path, config)
+            if document.checker is not None:
+                document.checker.release()
+            # Fixes left out: computed when a code action or a hover asks for one (`completed`).
+            document.checker = IncrementalChecker(document.path, config, fixes=False)
         try:
             report = document.checker.check(text)
         except Exception as error:  # noqa: BLE001  (an engine bug must not take the editor's server down)
@@ -124,6 +130,8 @@ class TritonlintServer(LanguageServer):
 
     def _config(self, document: Document) -> tuple[Config, tuple[str, ...]]:
         """The configuration `check` would use for this file: the nearest pyproject.toml above it."""
+        from tritonlint.config import Config, ConfigError, find_pyproject, load_config
+
         start = Path(document.path) if Path(document.path).is_absolute() else Path.cwd()
         try:
             return load_config(find_pyproject(start)), ()
@@ -146,6 +154,29 @@ class TritonlintServer(LanguageServer):
                 document.problems_shown.add(problem)
                 self.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"tritonlint: {problem}"))
 
+    async def completed(self, document: Document, result: Result,
+                        findings: Sequence[Finding]) -> list[Diagnostic]:
+        """The findings' diagnostics with their fixes (and the notes only a fix writes), computed
+        now on the analysis thread, from the analysis that found them when it is still at hand."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.analysis, self._complete, document, result.text,
+                                          [finding.diagnostic for finding in findings])
+
+    def _complete(self, document: Document, text: str, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+        from tritonlint.incremental import IncrementalChecker
+
+        checker = document.checker
+        if checker is None:  # the last check crashed: a whole check of the text, with fixes
+            checker = IncrementalChecker(document.path, self._config(document)[0], fixes=False)
+        completed = []
+        for diagnostic in diagnostics:
+            try:
+                completed.append(diagnostic if diagnostic.code == NOT_CHECKED_CODE
+                                 else checker.complete(diagnostic, text))
+            except Exception:  # noqa: BLE001  (a finding without its fix beats no code action)
+                completed.append(diagnostic)
+        return completed
+
     async def current(self, uri: str) -> Result | None:
         """The findings of the document's current version (checked now if they are not published yet)."""
         document = self.documents.get(uri)
@@ -166,8 +197,10 @@ def initialized(ls: TritonlintServer, params: types.InitializedParams) -> None:
 
 
 def _load_the_analysis() -> None:
+    import tritonlint.config
     import tritonlint.incremental
     import tritonlint.rule
+    import tritonlint.suppressions
 
     tritonlint.rule.all_rules()
 
@@ -206,6 +239,8 @@ def did_close(ls: TritonlintServer, params: types.DidCloseTextDocumentParams) ->
     document = ls.documents.pop(params.text_document.uri, None)
     if document is not None and document.pending is not None:
         document.pending.cancel()
+    if document is not None and document.checker is not None:
+        ls.analysis.submit(document.checker.release)  # its syntax trees freed now, on the thread that uses them
     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(params.text_document.uri, []))
 
 
@@ -213,18 +248,21 @@ def did_close(ls: TritonlintServer, params: types.DidCloseTextDocumentParams) ->
                 types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
 async def code_action(ls: TritonlintServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
     result = await ls.current(params.text_document.uri)
-    if result is None:
+    document = ls.documents.get(params.text_document.uri)
+    if result is None or document is None:
         return None
     actions: list[types.CodeAction] = []
     from tritonlint.source.outline import line_starts  # loaded by the first check already
+    from tritonlint.suppressions import add_suppressions
 
     starts = line_starts(result.text)
     units = ls.workspace.position_codec.client_num_units
-    for finding in result.findings:
-        if not _overlaps(finding.range, params.range) or finding.diagnostic.code == NOT_CHECKED_CODE:
-            continue
-        diagnostics = [_lsp_diagnostic(finding)]
-        fix = finding.diagnostic.fix
+    shown = [finding for finding in result.findings
+             if _overlaps(finding.range, params.range) and finding.diagnostic.code != NOT_CHECKED_CODE]
+    # Only the fixes asked for are computed, for exactly these findings.
+    for finding, complete in zip(shown, await ls.completed(document, result, shown)):
+        diagnostics = [_lsp_diagnostic(finding)]  # as published: how the client knows it
+        fix = complete.fix
         if fix is not None and fix.edits and fix.applicability != Applicability.DISPLAY_ONLY:
             safe = fix.applicability == Applicability.SAFE
             actions.append(types.CodeAction(
@@ -247,18 +285,19 @@ async def hover(ls: TritonlintServer, params: types.HoverParams) -> types.Hover 
         return None
     here = types.Range(params.position, params.position)
     shown = [finding for finding in result.findings if _overlaps(finding.range, here)]
-    if not shown:
-        return None
     document = ls.documents.get(params.text_document.uri)
+    if not shown or document is None:
+        return None
     reasons: list[str] = []
-    if document is not None and shown[0].diagnostic.code != NOT_CHECKED_CODE:
+    if shown[0].diagnostic.code != NOT_CHECKED_CODE:
         # The analysis's reasons (`check --explain`), on the analysis thread: it builds every model.
         config, _ = ls._config(document)
         reasons = await asyncio.get_running_loop().run_in_executor(
             ls.analysis, _reasons, document.path, result.text, shown[0].diagnostic.line, config)
+    complete = await ls.completed(document, result, shown)  # with their fixes
     return types.Hover(types.MarkupContent(types.MarkupKind.Markdown,
-                                           "\n\n---\n\n".join(hover_text(finding.diagnostic, reasons)
-                                                                  for finding in shown)),
+                                           "\n\n---\n\n".join(hover_text(diagnostic, reasons)
+                                                                  for diagnostic in complete)),
                        range=shown[0].range)
 
 
@@ -356,10 +395,10 @@ def _overlaps(a: types.Range, b: types.Range) -> bool:
 
 
 def _lsp_diagnostic(finding: Finding) -> types.Diagnostic:
+    """The message and the notes. The fix is not computed until asked for (it costs more than the
+    finding): it is the code action's title, and the hover says it with its applicability."""
     d = finding.diagnostic
     lines = [d.message, *(f"note: {note}" for note in d.notes)]
-    if d.fix is not None:
-        lines.append(f"help: {d.fix.title} ({d.fix.applicability.value} fix)")
     return types.Diagnostic(
         range=finding.range, message="\n".join(lines), code=d.code, source=SOURCE,
         severity=types.DiagnosticSeverity.Error if d.code == NOT_CHECKED_CODE else types.DiagnosticSeverity.Warning)

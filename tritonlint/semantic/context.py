@@ -45,7 +45,7 @@ from tritonlint.source.locations import Locator, Span
 from tritonlint.source.names import ImportMap
 from tritonlint.source.outline import KernelSource
 from tritonlint.source.syntax import strip_casts
-from tritonlint.source.tree import child_nodes
+from tritonlint.source.tree import child_nodes, nodes_under
 
 __all__ = ["LOOP_PREFIX", "PROGRAM", "Access", "Def", "Fact", "Flag", "HelperCall", "Judgement", "KernelContext",
            "Loop", "TailHazard", "Walk", "strip_casts"]
@@ -144,17 +144,54 @@ class KernelContext:
 
     def line_of(self, node: cst.CSTNode) -> int:
         """The file line of a node of this kernel, or of a jit helper it calls: an access judged at
-        its call site keeps the helper's own call node, and a fact may name its line."""
-        try:
-            return self.span_of(node).line
-        except KeyError:
-            for helper in self.helpers.values():
-                if helper.function is not self.function:
-                    try:
-                        return helper.span_of(node).line
-                    except KeyError:
-                        continue
-            raise
+        its call site keeps the helper's own call node, and a fact may name its line. KeyError for
+        a node of no tree of the file (one an inlining built)."""
+        owner = self._owner_of(node)
+        if owner is None:
+            raise KeyError(node)
+        return owner.span_of(node).line
+
+    def has_node(self, node: cst.CSTNode) -> bool:
+        """Whether `line_of` can place the node (without placing it)."""
+        return self._owner_of(node) is not None
+
+    def _owner_of(self, node: cst.CSTNode) -> KernelContext | None:
+        """The context whose tree holds `node` (trees never share nodes, so at most one does): this
+        one, else the helpers it calls, transitively, else any other jit function of the file."""
+        if self.locator is not None and self.locator.span(self.function, node) is not None:
+            return self  # the position index knows only this tree's nodes: no walk to ask it
+        if id(node) in self._node_ids:
+            return self
+        seen = {id(self.function)}
+        for helper in (*self._callees, *self.helpers.values()):
+            if id(helper.function) not in seen:
+                seen.add(id(helper.function))
+                if id(node) in helper._node_ids:
+                    return helper
+        return None
+
+    @property
+    def _callees(self) -> list[KernelContext]:
+        """The jit helpers it calls, transitively, nearest first."""
+        found: list[KernelContext] = []
+        seen = {id(self.function)}
+        pending = [self]
+        while pending:
+            current = pending.pop(0)
+            for site in current.ir.calls:
+                helper = self.helpers.get(site.name)
+                if helper is not None and id(helper.function) not in seen:
+                    seen.add(id(helper.function))
+                    found.append(helper)
+                    pending.append(helper)
+        return found
+
+    @cached_property
+    def _node_ids(self) -> frozenset[int]:
+        # Which tree a node is in, asked before placing it: a position pass over a tree only to
+        # learn that the node is not there cost a tenth of a cold check (and, through every helper
+        # of a file, grew with the file's size).
+        return frozenset(map(id, nodes_under(self.module)))
 
     def describe_walk(self, walk: Walk) -> str:
         """`offs_k` (tiles of BLOCK_K), advanced by the loop at line 9."""

@@ -9,6 +9,8 @@ unswizzling helper. Files are read once per text (lru caches): many accesses ask
 from __future__ import annotations
 
 import ast
+from collections import deque
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 
@@ -16,7 +18,10 @@ import libcst as cst
 
 from tritonlint.source.names import dotted
 from tritonlint.source.numbers import module_numbers
+from tritonlint.source.parsed import parse_text
 
+# What can hold a statement: statements, `except` clauses and `case` blocks.
+_HOLDS_STATEMENTS = (ast.stmt, ast.excepthandler, ast.match_case)
 MAX_HELPER_FILE = 1 << 21  # bytes: a module larger than this is not read for a helper
 
 
@@ -43,10 +48,20 @@ def _imports_from(text: str) -> tuple[ast.ImportFrom, ...]:
     """The `from module import name` statements of a module, parsed once per text: each access whose
     tile goes through a helper asks."""
     try:
-        tree = ast.parse(text)
+        tree = parse_text(text)
     except (SyntaxError, ValueError, RecursionError):
         return ()
-    return tuple(node for node in ast.walk(tree) if isinstance(node, ast.ImportFrom))
+    return tuple(node for node in _statements(tree) if isinstance(node, ast.ImportFrom))
+
+
+def _statements(tree: ast.Module) -> Iterator[ast.AST]:
+    """`ast.walk(tree)` in its order (breadth first), without the expressions: they hold no
+    statement, and they are most of a module's nodes."""
+    pending: deque[ast.AST] = deque([tree])
+    while pending:
+        node = pending.popleft()
+        pending.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, _HOLDS_STATEMENTS))
+        yield node
 
 
 def _module_file(path: Path, module: str, level: int) -> Path | None:

@@ -7,13 +7,15 @@ import ast
 import math
 from functools import lru_cache
 
+from tritonlint.source.parsed import parse_text
+
 
 @lru_cache(maxsize=16)
 def module_numbers(text: str) -> dict[str, int | float]:
     """Top-level names bound to a number: `BLOCK = 128`, `NEG_INF = float("-inf")`, `EPS = -1e-6`,
     `INF: tl.constexpr = math.inf`. Read once per file text (every kernel of a file asks)."""
     try:
-        tree = ast.parse(text)
+        tree = parse_text(text)
     except (SyntaxError, ValueError, RecursionError):
         return {}
     found: dict[str, int | float] = {}

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 
 from tritonlint.source.names import ImportMap, is_jit_decorator
+from tritonlint.source.parsed import parse_text
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
@@ -60,7 +61,7 @@ def line_starts(text: str) -> list[int]:
 
 def outline(text: str) -> Outline:
     """Find imports and jit functions. Raises SyntaxError for code that does not parse."""
-    tree = ast.parse(text)
+    tree = parse_text(text)
     imports = ImportMap()
     functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
     plain: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}  # undecorated: `fn = triton.jit(fn)` makes a kernel

@@ -460,9 +460,7 @@ class LaneFollower:
             return found
         steps: list[cst.Call] = []
         for step in found.steps:
-            try:
-                self.kernel.line_of(step.func)
-            except KeyError:
+            if not self.kernel.has_node(step.func):
                 step = call
             if not steps or steps[-1] is not step:
                 steps.append(step)
