@@ -152,7 +152,7 @@ def _terms_on(model: KernelContext, other: Access, hazard: TailHazard, mine: fro
     kept = []
     for term in terms_:
         dims = {d for d in model.dims(term, other.order, other.path, other.loops) if not d.startswith(LOOP_PREFIX)}
-        if dims and dims <= mine and dims & walked:
+        if dims and dims <= mine and dims & walked and not _no_upper_bound(model, term, other, walked):
             kept.append(term)
     if not kept:
         return None
@@ -163,6 +163,35 @@ def _terms_on(model: KernelContext, other: Access, hazard: TailHazard, mine: fro
     if len(kept) == 1:
         return _unparenthesized_text(model, kept[0])
     return " & ".join(atom_of(_unparenthesized_text(model, term)) for term in kept)
+
+
+def _no_upper_bound(model: KernelContext, term: cst.BaseExpression, other: Access, walked: frozenset[str],
+                    depth: int = 0) -> bool:
+    """Whether a mask term, read through the local it names, is one comparison that bounds the walked
+    offset only from below or not at all (`head_d >= NOPE`, `idx == j`): it selects lanes for another
+    purpose, and a tail tile runs past the *upper* end, so it bounds nothing there. Forms it cannot
+    read (a call, an `|`) are not judged here."""
+    node = term
+    while isinstance(node, cst.Subscript):  # `is_rope[:, None]`: the comparison broadcast
+        node = node.value
+    if isinstance(node, cst.Name) and depth < 4:
+        defs = model.reaching(node.value, other.order, other.path, other.loops)
+        if len(defs) == 1 and defs[0].kind == "assign" and defs[0].value is not None:
+            return _no_upper_bound(model, defs[0].value, other, walked, depth + 1)
+        return False
+    if not isinstance(node, cst.Comparison) or len(node.comparisons) != 1:
+        return False
+    op = node.comparisons[0].operator
+    on_left = bool({d for d in model.dims(node.left, other.order, other.path, other.loops)} & walked)
+    on_right = bool({d for d in model.dims(node.comparisons[0].comparator, other.order, other.path, other.loops)}
+                    & walked)
+    if on_left == on_right:
+        return False  # the offset on both sides, or on neither: not a bound this reads
+    if isinstance(op, (cst.LessThan, cst.LessThanEqual)):
+        return not on_left
+    if isinstance(op, (cst.GreaterThan, cst.GreaterThanEqual)):
+        return not on_right
+    return isinstance(op, (cst.Equal, cst.NotEqual))
 
 
 def _unparenthesized_text(model: KernelContext, node: cst.BaseExpression) -> str:

@@ -43,6 +43,8 @@ def _value(arg: dict[str, Any], generator: Any) -> Any:
             return (torch.arange(arg["numel"], dtype=torch.int64) * int(arg["value"])).to(dtype)
         if arg["fill"] == "index":  # gathered ids and segment starts: 0, 1, 2, ... stay in bounds
             return torch.arange(arg["numel"], dtype=torch.int64).to(dtype)
+        if arg["fill"] == "e8m0":  # power-of-two scales near 1 (2**-3 to 2**3): products stay finite
+            return torch.randint(124, 131, (arg["numel"],), generator=generator, dtype=torch.int32).to(dtype)
         if arg["fill"] == "randint":
             return torch.randint(0, 256, (arg["numel"],), generator=generator, dtype=torch.int32).to(dtype)
         if arg["fill"] == "zeros" or not dtype.is_floating_point:

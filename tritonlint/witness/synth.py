@@ -450,8 +450,11 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 declared = uses.dtype_of(p)
                 bits = not index and (uses.loaded_bits(p) or declared in ("uint8", "int8"))
                 dtype = declared or ("int32" if index else "uint8" if bits else float_dtype)
-                args.append(Arg(p, "tensor", numel=max(1, numels[p]), dtype=dtype,
-                                fill="index" if index else "randint" if bits else "randn"))
+                fill = "index" if index else "randint" if bits else "randn"
+                scaled = None if index or declared else uses.scaled_dot_use(p)
+                if scaled is not None:  # an operand or e8m0 scale of `tl.dot_scaled`: the type its format asks
+                    dtype, fill = scaled
+                args.append(Arg(p, "tensor", numel=max(1, numels[p]), dtype=dtype, fill=fill))
             elif p in consts:
                 value = consts[p]
                 if even_others and p in facts.even_flags and p not in facts.flags_off and _stands_for_another(
