@@ -31,6 +31,18 @@ def _load(path: str) -> Any:
 
 
 def _value(arg: dict[str, Any], generator: Any) -> Any:
+    value = _filled(arg, generator)
+    pad = arg.get("pad")
+    if pad:  # rows of pad[0] elements, those past pad[1] zero bits (0 in every element type)
+        import torch
+
+        row, valid = int(pad[0]), int(pad[1])
+        bits = value.view({1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[value.element_size()])
+        bits[(torch.arange(bits.numel()) % row) >= valid] = 0
+    return value
+
+
+def _filled(arg: dict[str, Any], generator: Any) -> Any:
     import torch
     import triton.language as tl
 

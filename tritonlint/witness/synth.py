@@ -42,10 +42,13 @@ class Arg:
     numel: int = 0  # tensors
     dtype: str = "float32"
     fill: str = "randn"  # "randn" or "zeros"
+    # (row length, valid prefix): the tensor is rows of that length whose elements past the prefix are
+    # padding, zero bits: lanes past a row's extent read zeros there, as a masked load's `other=0` gives.
+    pad: tuple[int, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "kind": self.kind, "value": self.value, "numel": self.numel,
-                "dtype": self.dtype, "fill": self.fill}
+                "dtype": self.dtype, "fill": self.fill, "pad": self.pad}
 
 
 @dataclass
