@@ -182,6 +182,14 @@ def _layouts(tk: Any, device: str) -> tuple[Any, dict, Any, dict]:
         # exactly what vLLM's _swizzle_mxfp4 asks for on CUDA; on sm_90 these are the Hopper layouts
         vl, vo = layout.make_default_matmul_mxfp4_w_layout(mx_axis=1)
         sl, so = layout.make_default_matmul_mxfp4_w_scale_layout(mx_axis=1, num_warps=NUM_WARPS)
+        # Another target's scale swizzle on this GPU: the kernel's SWIZZLE_MX_SCALE constexpr follows
+        # the layout, so `blackwell` / `cdna4` reach the BLACKWELL_SCALE / CDNA4_SCALE loads
+        # (_matmul_ogs.py:323, :329) that the sm_90 defaults never select. Their swizzles are plain
+        # torch; the values stay strided (what those targets' unswizzled paths read).
+        other = os.environ.get("TRITONLINT_SCALE_LAYOUT", "")
+        if other in ("blackwell", "cdna4"):
+            vl, vo = layout.StridedLayout, {}
+            sl, so = (layout.BlackwellMXScaleLayout if other == "blackwell" else layout.CDNA4MXScaleLayout), {}
     else:  # the same classes, named directly (the defaults query the GPU)
         vl, vo = layout.HopperMXValueLayout, {"mx_axis": 1}
         sl, so = layout.HopperMXScaleLayout, {"mx_axis": 1, "num_warps": NUM_WARPS}

@@ -94,3 +94,47 @@ def test_an_int_on_the_left_of_a_constexpr_computes_what_the_compiler_does(tmp_p
                           env={**os.environ, "TRITON_INTERPRET": "1"}, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == str([70 % 6, 3 << 6, 1024 >> 6, 13 & 6, 13 ^ 6])
+
+
+SCALED = textwrap.dedent('''
+    import triton
+    import triton.language as tl
+
+
+    @triton.jit
+    def k(a_ptr, s_ptr, b_ptr, c_ptr):
+        r, g = tl.arange(0, 32), tl.arange(0, 1)
+        a = tl.load(a_ptr + r[:, None] * 32 + r[None, :])
+        s = tl.load(s_ptr + r[:, None] + g[None, :])
+        b = tl.load(b_ptr + r[:, None] * 32 + r[None, :])
+        tl.store(c_ptr + r[:, None] * 32 + r[None, :], tl.dot_scaled(a, s, "e4m3", b, s, "e4m3"))
+''')
+
+RUN_SCALED = textwrap.dedent('''
+    import sys
+    import torch
+    ns = {}
+    exec(compile(open(sys.argv[1]).read(), "generated", "exec"), ns)
+    a = torch.full((32, 32), 0x38, dtype=torch.uint8)  # e4m3 1.0
+    s = torch.full((32, 1), 128, dtype=torch.uint8)    # e8m0 2.0
+    c = torch.zeros(32, 32)
+    ns["k"][(1,)](a, s, a, c)
+    print(c.unique().tolist())
+''')
+
+
+def test_a_module_calling_dot_scaled_carries_its_interpreter_emulation(tmp_path: Path) -> None:
+    # The generated module stays torch-and-triton only: the emulation's source travels with it.
+    source = tmp_path / "k.py"
+    source.write_text(SCALED)
+    generated = extract(source, SCALED, "k").source
+    assert "tritonlint" not in generated
+    assert "_compat_dot_scaled()" not in extract(source, REFLECTED, "k").source
+    module = tmp_path / "generated.py"
+    module.write_text(generated)
+    script = tmp_path / "run.py"
+    script.write_text(RUN_SCALED)
+    done = subprocess.run([sys.executable, str(script), str(module)], capture_output=True, text=True,
+                          env={**os.environ, "TRITON_INTERPRET": "1"}, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == str([32 * 2.0 * 2.0])

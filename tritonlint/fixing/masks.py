@@ -152,7 +152,8 @@ def _terms_on(model: KernelContext, other: Access, hazard: TailHazard, mine: fro
     kept = []
     for term in terms_:
         dims = {d for d in model.dims(term, other.order, other.path, other.loops) if not d.startswith(LOOP_PREFIX)}
-        if dims and dims <= mine and dims & walked:
+        if dims and dims <= mine and dims & walked and not _no_upper_bound(model, term, other, walked) \
+                and not _bound_spanned_past(model, term, other, hazard.access):
             kept.append(term)
     if not kept:
         return None
@@ -163,6 +164,49 @@ def _terms_on(model: KernelContext, other: Access, hazard: TailHazard, mine: fro
     if len(kept) == 1:
         return _unparenthesized_text(model, kept[0])
     return " & ".join(atom_of(_unparenthesized_text(model, term)) for term in kept)
+
+
+def _comparison_of(model: KernelContext, term: cst.BaseExpression, other: Access, depth: int = 0
+                   ) -> cst.Comparison | None:
+    """The one comparison a mask term is, read through a broadcast and the local it names."""
+    node = term
+    while isinstance(node, cst.Subscript):  # `is_rope[:, None]`: the comparison broadcast
+        node = node.value
+    node = _unparenthesized(node)
+    if isinstance(node, cst.Name) and depth < 4:
+        defs = model.reaching(node.value, other.order, other.path, other.loops)
+        if len(defs) == 1 and defs[0].kind == "assign" and defs[0].value is not None:
+            return _comparison_of(model, defs[0].value, other, depth + 1)
+        return None
+    return node if isinstance(node, cst.Comparison) and len(node.comparisons) == 1 else None
+
+
+def _bound_spanned_past(model: KernelContext, term: cst.BaseExpression, other: Access, access: Access) -> bool:
+    """Whether the term compares with a bound that this access's pointer lays its tensor out past."""
+    node = _comparison_of(model, term, other)
+    return node is not None and any(_spans_past(model, access.pointer, code_in(model, side))
+                                    for side in (node.left, node.comparisons[0].comparator))
+
+
+def _no_upper_bound(model: KernelContext, term: cst.BaseExpression, other: Access, walked: frozenset[str]) -> bool:
+    """Whether a mask term, read through the local it names, is one comparison that bounds the walked
+    offset only from below or not at all (`head_d >= NOPE`, `idx == j`): it selects lanes for another
+    purpose, and a tail tile runs past the *upper* end, so it bounds nothing there. Forms it cannot
+    read (a call, an `|`) are not judged here."""
+    node = _comparison_of(model, term, other)
+    if node is None:
+        return False
+    op = node.comparisons[0].operator
+    on_left = bool({d for d in model.dims(node.left, other.order, other.path, other.loops)} & walked)
+    on_right = bool({d for d in model.dims(node.comparisons[0].comparator, other.order, other.path, other.loops)}
+                    & walked)
+    if on_left == on_right:
+        return False  # the offset on both sides, or on neither: not a bound this reads
+    if isinstance(op, (cst.LessThan, cst.LessThanEqual)):
+        return not on_left
+    if isinstance(op, (cst.GreaterThan, cst.GreaterThanEqual)):
+        return not on_right
+    return isinstance(op, (cst.Equal, cst.NotEqual))
 
 
 def _unparenthesized_text(model: KernelContext, node: cst.BaseExpression) -> str:
@@ -228,6 +272,8 @@ def comparison_mask(model: KernelContext, hazard: TailHazard) -> tuple[str, Appl
         bound_text = code_in(model, bound)
         if not available_at(model, bound, access):
             continue  # built after the access: the fix would read a name not yet defined
+        if _spans_past(model, access.pointer, bound_text):
+            continue  # the pointer's own layout runs this tensor past that bound: it is another's
         if restated:
             if not (isinstance(left_inner, cst.Name) and mine is not None and walk.dim == theirs
                     and available_at(model, mine[2], access)):
@@ -273,6 +319,23 @@ def comparison_mask(model: KernelContext, hazard: TailHazard) -> tuple[str, Appl
     candidates.sort(key=lambda item: item[0])
     _, text, applicability, source = candidates[0]
     return text, applicability, source
+
+
+def _spans_past(model: KernelContext, pointer: cst.BaseExpression, bound: str) -> bool:
+    """Whether the pointer's own layout says its tensor runs past `bound`: the bound is one summand of a
+    sum the pointer multiplies by (`... * (V + K) * K + rows * K`: a block of `V + K` rows, so
+    `rows < V` bounds some other tensor's rows, or selects lanes, and is no extent of this one)."""
+    want = re.sub(r"\s", "", bound)
+    for node in nodes_under(pointer):
+        if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply)):
+            continue
+        for side in (node.left, node.right):
+            inner = _unparenthesized(strip_casts(side))
+            if isinstance(inner, cst.BinaryOperation) and isinstance(inner.operator, cst.Add):
+                summands = {re.sub(r"\s", "", code_in(model, t)) for t in terms(inner)}
+                if want in summands and len(summands) > 1:
+                    return True
+    return False
 
 
 def permutes_lanes(model: KernelContext, node: cst.BaseExpression, where: Access, dim: str, depth: int = 0) -> bool:

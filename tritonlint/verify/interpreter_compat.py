@@ -1,4 +1,28 @@
-"""Keep Triton's interpreter running kernels that the compiler accepts.
+"""Keep Triton's interpreter running kernels that the compiler accepts: the one home of these shims.
+
+Two users: verify's `InterpreterGuard` calls `install()` in the process that runs kernels, and
+witness's generated modules (repro scripts that must stay torch-and-triton only) carry the source
+of the *portable* shims below, as `repro_lines()` gives it, and call them at import. The portable
+shims are self-contained functions for that reason: imports inside, no names of this package,
+each idempotent (a mark on what it patched), so a module loaded under the guard installs nothing twice.
+
+Portable (carried by generated modules, and installed here):
+
+* `tl.dot(a, b, trans_a=..., trans_b=...)`: the keywords of Triton 2.0, which kernels still written
+  for it pass; today's `dot` rejects them. They mean `tl.trans` of the operand first, so `tl.dot`
+  becomes a builtin that accepts them and transposes (compiled or interpreted alike).
+* `7 % BLOCK` with `BLOCK` a constexpr: the compiler folds both sides to Python values, the
+  interpreter hands the kernel `tl.constexpr` objects, which in Triton 3.6 lack the reflected `%`,
+  `<<`, `>>`, `&`, `|`, `^` of a plain int. They are added, computing on the constexpr's value as
+  the compiler does.
+* `tl.dot_scaled` under the interpreter (Triton 3.6's `InterpreterBuilder` has no
+  `create_dot_scaled`): emulated as the language documents it, each operand upcast from its format
+  (`e2m1` packed two to a byte, first element in the low nibble, along K or, unpacked along K, along
+  M/N; `e4m3`, `e5m2` as fp8 bits; `bf16`, `fp16`) and multiplied by its `e8m0` scale (2**(s - 127)
+  per group of 32 along K, 255 is NaN, no scale is 1), then a float32 product plus the accumulator.
+  Compiled kernels keep the hardware's `dot_scaled`: only the interpreter's language is patched.
+
+Interpreter-only (installed here; a repro run by hand does not need them on the NumPy it was made with):
 
 * NumPy releases where a 1-element array no longer converts to int. Triton 3.6's interpreter holds
   every scalar as a one-element array and gives `tl.tensor` an `__index__` of
@@ -6,13 +30,6 @@
   DeprecationWarning (1.25) into a TypeError ("only 0-dimensional arrays can be converted to
   Python scalars"), so any `range(0, K, BLOCK_K)` over a runtime size fails there: `__index__`
   takes the array's single element instead.
-* `tl.dot(a, b, trans_a=..., trans_b=...)`: the keywords of older Triton releases, which kernels
-  still written for them pass; the interpreter's `dot` rejects them. They mean `tl.trans` of the
-  operand first, so that is what the interpreter is given.
-* `7 % BLOCK` with `BLOCK` a constexpr: the compiler folds both sides to Python values, the
-  interpreter hands the kernel `tl.constexpr` objects, which lack the reflected `%`, `<<`, `>>`,
-  `&`, `|`, `^` of a plain int. They are added, computing on the constexpr's value as the
-  compiler does.
 * `~x` on an unsigned integer: the interpreter builds its all-ones operand as `np.full(1, -1,
   dtype=uint32)`, which NumPy 2 refuses ("Python integer -1 out of bounds for uint32"). All ones
   of an unsigned type is its largest value, which is what it is given.
@@ -22,24 +39,188 @@ Installed once per process, before a kernel runs.
 
 from __future__ import annotations
 
-import operator
+import ast
+import inspect
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 _MARK = "_tritonlint_scalar_index"
-# Reflected operators `tl.constexpr` lacks in some Triton releases, by the operator they reflect.
-_REFLECTED: dict[str, Callable[[Any, Any], Any]] = {
-    "__rmod__": operator.mod, "__rlshift__": operator.lshift, "__rrshift__": operator.rshift,
-    "__rand__": operator.and_, "__ror__": operator.or_, "__rxor__": operator.xor,
-}
+
+# -- portable shims: self-contained, their source is carried by generated modules ------------------
+
+
+def _compat_old_dot_keywords() -> None:
+    # Triton 2.0's `tl.dot(trans_a=, trans_b=)`: transpose the flagged operand before the product.
+    from typing import Any  # noqa: F401 - generated modules evaluate annotations
+
+    import triton.language as tl
+
+    if getattr(tl.dot, "_compat_old_keywords", False):
+        return
+    _compat_dot_orig, _compat_trans = tl.dot, tl.trans
+
+    def _compat_dot(input: Any, other: Any, *args: Any, trans_a: Any = False, trans_b: Any = False,
+                    _semantic: Any = None, **kwargs: Any) -> Any:
+        if tl.core._unwrap_if_constexpr(trans_a):
+            input = _compat_trans(input, _semantic=_semantic)
+        if tl.core._unwrap_if_constexpr(trans_b):
+            other = _compat_trans(other, _semantic=_semantic)
+        return _compat_dot_orig(input, other, *args, _semantic=_semantic, **kwargs)
+
+    _compat_dot.__triton_builtin__ = True  # type: ignore[attr-defined]  # called with `_semantic`
+    _compat_dot._compat_old_keywords = True  # type: ignore[attr-defined]
+    tl.dot = _compat_dot
+
+
+def _compat_constexpr_reflected() -> None:
+    # `other OP constexpr`, as the compiler computes it: constexpr(other OP value); only where missing.
+    import operator
+    from typing import Any  # noqa: F401 - generated modules evaluate annotations
+
+    import triton.language as tl
+
+    for name, op in (("__rmod__", operator.mod), ("__rlshift__", operator.lshift), ("__rrshift__", operator.rshift),
+                     ("__rand__", operator.and_), ("__ror__", operator.or_), ("__rxor__", operator.xor)):
+        if any(name in vars(cls) for cls in tl.constexpr.__mro__[:-1]):
+            continue
+
+        def reflected(self: Any, other: Any, op: Any = op) -> Any:
+            return tl.constexpr(op(tl.core._unwrap_if_constexpr(other), self.value))
+
+        setattr(tl.constexpr, name, reflected)
+
+
+def _compat_dot_scaled() -> None:
+    # `tl.dot_scaled` under the interpreter: upcast each operand by its format and e8m0 scale, then a
+    # float32 product plus the accumulator (Triton 3.6's interpreter has no `create_dot_scaled`).
+    from typing import Any  # noqa: F401 - generated modules evaluate annotations
+
+    try:
+        import numpy as np
+        import torch
+        import triton.language as tl
+        from triton.runtime import interpreter as interp
+    except ImportError:
+        return
+    inner = getattr(interp, "_patch_lang_core", None)
+    if inner is None or getattr(inner, "_compat_dot_scaled", False):
+        return
+    fp4 = np.array([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0], dtype=np.float32)
+    fp4 = np.concatenate([fp4, -fp4])
+    fp8 = {fmt: torch.arange(256, dtype=torch.int32).to(torch.uint8).view(dtype).float().numpy()
+           for fmt, dtype in (("e4m3", torch.float8_e4m3fn), ("e5m2", torch.float8_e5m2))}
+
+    def value(x: Any) -> Any:
+        return tl.core._unwrap_if_constexpr(x)
+
+    # The element types the compiler accepts per format (the format's own, or its bits unsigned).
+    stored = {"e2m1": (tl.uint8,), "e4m3": (tl.float8e4nv, tl.uint8), "e5m2": (tl.float8e5, tl.uint8),
+              "bf16": (tl.bfloat16, tl.uint16), "fp16": (tl.float16, tl.uint16)}
+
+    def upcast(t: Any, fmt: str, k_pack: bool, rhs: bool) -> Any:
+        if fmt not in stored:
+            raise NotImplementedError(f"dot_scaled format {fmt!r}")
+        if t.dtype not in stored[fmt]:
+            raise TypeError(f"Unexpected dtype for {fmt}. Got {t.dtype}")
+        if not k_pack and fmt != "e2m1":
+            raise ValueError("only mxfp4 inputs can be packed along a dimension different than K")
+        data = np.asarray(t.handle.data)
+        if fmt == "e2m1":
+            # Two per byte, the first element in the low nibble, along K, or along M (N) when not k_pack.
+            raw = data.view(np.uint8)
+            low, high = fp4[raw & 0xF], fp4[raw >> 4]
+            axis = (0 if rhs else 1) if k_pack else (1 if rhs else 0)
+            out = np.stack([low, high], axis=axis + 1)
+            shape = list(raw.shape)
+            shape[axis] *= 2
+            return out.reshape(shape)
+        if fmt in fp8:
+            return fp8[fmt][data.view(np.uint8)]
+        if fmt == "bf16":
+            return (data.view(np.uint16).astype(np.uint32) << 16).view(np.float32)
+        return data.view(np.float16).astype(np.float32)  # fp16
+
+    def scaled(x: Any, scale: Any, rhs: bool) -> Any:
+        if scale is None:
+            return x
+        if scale.dtype != tl.uint8:  # e4m3 scales (groups of 16) are another format
+            raise NotImplementedError(f"dot_scaled with {scale.dtype} scales under the interpreter")
+        s = np.asarray(scale.handle.data).astype(np.int32)  # [M or N, K // 32]
+        rows, k = (x.shape[1], x.shape[0]) if rhs else x.shape
+        if list(s.shape) != [rows, k // 32]:
+            raise ValueError(f"{'rhs' if rhs else 'lhs'}_scale must be a tensor of shape [{rows}, {k // 32}]. "
+                             f"Got {list(s.shape)}")
+        factor = np.where(s == 255, np.float32(np.nan), np.exp2(np.minimum(s, 254).astype(np.float32) - 127.0)).astype(np.float32)
+        factor = np.repeat(factor, 32, axis=1)  # one e8m0 scale per group of 32 along K
+        return x * (factor.T if rhs else factor)
+
+    def dot_scaled(lhs: Any, lhs_scale: Any, lhs_format: Any, rhs: Any, rhs_scale: Any,
+                   rhs_format: Any, acc: Any = None, fast_math: Any = False, lhs_k_pack: Any = True,
+                   rhs_k_pack: Any = True, out_dtype: Any = None, **_: Any) -> Any:
+        if len(lhs.shape) != 2:
+            raise NotImplementedError("dot_scaled of 3-D blocks under the interpreter")
+        a = scaled(upcast(lhs, str(value(lhs_format)), bool(value(lhs_k_pack)), False), value(lhs_scale), False)
+        b = scaled(upcast(rhs, str(value(rhs_format)), bool(value(rhs_k_pack)), True), value(rhs_scale), True)
+        if a.shape[1] != b.shape[0]:
+            raise ValueError(f"dot_scaled reduction dimensions differ: {a.shape} and {b.shape}")
+        out = np.matmul(a, b).astype(np.float32)
+        acc = value(acc)
+        if acc is not None:
+            out = out + np.asarray(acc.handle.data, dtype=np.float32)
+        shape = list(out.shape)
+        return tl.core.tensor(interp.TensorHandle(out, tl.float32), tl.block_type(tl.float32, shape))
+
+    def patched(lang: Any, scope: Any) -> None:
+        inner(lang, scope)
+        scope.set_attr(lang, "dot_scaled", dot_scaled)
+
+    patched._compat_dot_scaled = True  # type: ignore[attr-defined]
+    interp._patch_lang_core = patched
+
+
+# What a generated module carries: the shim, and whether the kernels it holds need it.
+_PORTABLE: tuple[tuple[Callable[[], None], Callable[[ast.AST], bool]], ...] = (
+    (_compat_old_dot_keywords, lambda fn: uses_old_dot(fn)),
+    (_compat_constexpr_reflected, lambda fn: True),
+    (_compat_dot_scaled, lambda fn: _calls(fn, "dot_scaled")),
+)
+
+OLD_DOT_KEYWORDS = ("trans_a", "trans_b")
+
+
+def _calls(fn: ast.AST, name: str) -> bool:
+    return any(isinstance(n, ast.Call) and ast.unparse(n.func).split(".")[-1] == name for n in ast.walk(fn))
+
+
+def uses_old_dot(fn: ast.AST) -> bool:
+    """Whether `fn` calls a `dot` with Triton 2.0's transposition keywords."""
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] == "dot" \
+                and any(k.arg in OLD_DOT_KEYWORDS for k in node.keywords):
+            return True
+    return False
+
+
+def repro_lines(functions: list[ast.AST]) -> list[str]:
+    """The lines a generated module holding the jit `functions` carries: each portable shim they need
+    (its source, as installed here) and the call installing it at import."""
+    lines: list[str] = []
+    for shim, needed in _PORTABLE:
+        if any(needed(fn) for fn in functions):
+            lines += inspect.getsource(shim).rstrip("\n").split("\n") + [f"{shim.__name__}()"]
+    return lines
+
+
+# -- install ----------------------------------------------------------------------------------------
 
 
 def install() -> None:
     from triton.runtime import interpreter as interp
 
-    _constexpr_reflected()
+    for shim, _needed in _PORTABLE:
+        shim()
     _unsigned_all_ones(interp)
     patch = getattr(interp, "_patch_lang_tensor", None)
     if patch is not None and not getattr(patch, _MARK, False):
@@ -49,45 +230,6 @@ def install() -> None:
 
         setattr(patched, _MARK, True)
         interp._patch_lang_tensor = patched
-    core = getattr(interp, "_patch_lang_core", None)
-    if core is not None and not getattr(core, _MARK, False):
-        def patched_core(lang: Any, scope: Any) -> None:
-            core(lang, scope)
-            _old_dot_keywords(lang, scope)
-
-        setattr(patched_core, _MARK, True)
-        interp._patch_lang_core = patched_core
-
-
-def _old_dot_keywords(lang: Any, scope: Any) -> None:
-    """`lang.dot` (already the interpreter's) taking `trans_a=`/`trans_b=` as `tl.trans` of the operand."""
-    inner = getattr(lang, "dot", None)
-    trans = getattr(lang, "trans", None)
-    if inner is None or trans is None:
-        return
-
-    def dot(a: Any, b: Any, *args: Any, trans_a: bool = False, trans_b: bool = False, **kwargs: Any) -> Any:
-        return inner(trans(a) if _truth(trans_a) else a, trans(b) if _truth(trans_b) else b, *args, **kwargs)
-
-    scope.set_attr(lang, "dot", dot)
-
-
-def _truth(value: Any) -> bool:
-    return bool(getattr(value, "value", value))
-
-
-def _constexpr_reflected() -> None:
-    import triton.language as tl
-
-    cls = tl.constexpr
-    for name, op in _REFLECTED.items():
-        if name in vars(cls) or any(name in vars(base) for base in cls.__mro__[1:-1]):
-            continue
-
-        def reflected(self: Any, other: Any, op: Callable[[Any, Any], Any] = op) -> Any:
-            return tl.constexpr(op(getattr(other, "value", other), self.value))
-
-        setattr(cls, name, reflected)
 
 
 def _unsigned_all_ones(interp: Any) -> None:

@@ -31,6 +31,18 @@ def _load(path: str) -> Any:
 
 
 def _value(arg: dict[str, Any], generator: Any) -> Any:
+    value = _filled(arg, generator)
+    pad = arg.get("pad")
+    if pad:  # rows of pad[0] elements, those past pad[1] zero bits (0 in every element type)
+        import torch
+
+        row, valid = int(pad[0]), int(pad[1])
+        bits = value.view({1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[value.element_size()])
+        bits[(torch.arange(bits.numel()) % row) >= valid] = 0
+    return value
+
+
+def _filled(arg: dict[str, Any], generator: Any) -> Any:
     import torch
     import triton.language as tl
 
@@ -45,6 +57,8 @@ def _value(arg: dict[str, Any], generator: Any) -> Any:
             return torch.full((arg["numel"],), int(arg["value"]), dtype=torch.int64).to(dtype)
         if arg["fill"] == "index":  # gathered ids and segment starts: 0, 1, 2, ... stay in bounds
             return torch.arange(arg["numel"], dtype=torch.int64).to(dtype)
+        if arg["fill"] == "e8m0":  # power-of-two scales near 1 (2**-3 to 2**3): products stay finite
+            return torch.randint(124, 131, (arg["numel"],), generator=generator, dtype=torch.int32).to(dtype)
         if arg["fill"] == "randint":
             return torch.randint(0, 256, (arg["numel"],), generator=generator, dtype=torch.int32).to(dtype)
         if arg["fill"] == "zeros" or not dtype.is_floating_point:

@@ -18,7 +18,7 @@ import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tritonlint.witness.compat import CONSTEXPR_SHIM, DOT_SHIM, uses_old_dot
+from tritonlint.verify.interpreter_compat import repro_lines
 
 HEADER = [
     "import math",
@@ -341,9 +341,8 @@ class _Builder:
         self.add_function(kernel.node)
         self.done.add(kernel.name)
         header = list(dict.fromkeys(self.header[: len(HEADER)])) + self.header[len(HEADER):]
-        if any(uses_old_dot(k.node) for name, k in self.kernels.items() if name in self.done or name == kernel.name):
-            header += DOT_SHIM.split("\n")
-        header += CONSTEXPR_SHIM.split("\n")
+        # The interpreter shims these kernels need (verify/interpreter_compat.py, their one home).
+        header += repro_lines([k.node for name, k in self.kernels.items() if name in self.done or name == kernel.name])
         offset = len(header)
         body: list[str] = []
         for first in sorted(self.placed):

@@ -275,6 +275,18 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
     return Witness("cannot-synthesize", "; ".join(reasons) or "no launchable kernel")
 
 
+def witness_launches(path: Path, text: str, diagnostic: Any, pairs: list[tuple[Launch, Launch]],
+                     fixed: str | None, *, timeout: float = 120.0, fill: int = 0) -> Witness:
+    """Judge one finding and its fix on launches given by hand (a harness that knows what the host
+    keeps: each candidate with its full-tile control), with the witness's own runs and verdicts."""
+    t0 = time.monotonic()
+    kernel = pairs[0][0].kernel
+    extracted = extract(path, text, kernel)
+    result = _run(path, text, diagnostic, extracted, facts_from(diagnostic, [], {}, {}), pairs, fixed, timeout, fill)
+    result.seconds = time.monotonic() - t0
+    return result
+
+
 _FLOAT_NAMES = {"bf16": "bfloat16", "fp16": "float16"}
 
 
@@ -431,6 +443,10 @@ def _validation(results: list[dict[str, Any]], chosen: tuple[Launch, dict[str, i
     # A store the fix masks may have written, in the original, over elements another program owns
     # (a row's tail wrapping into the next row): differences there are the fix's point, not a fault.
     # Counted per element: the original writes such an element twice (its owner and the stray lane).
+    # An element the fixed kernel no longer writes at all is excused too: a padded row's tail (`Lse`
+    # rows past `seqlen_q` up to the rounded stride) has no owner. The counts cannot tell it from an
+    # owned element a wrong mask stops writing (a `rows < V` fix on `V + K` rows passes here): the
+    # fixer rejects such bounds itself (fixtures partial_span_bound, lower_bound_sibling_mask).
     fixed_written = results[step["fixed"]].get("written", {})
     dropped = {name: {int(i) for i, n in counts.items() if n > fixed_written.get(name, {}).get(i, 0)}
                for name, counts in results[step["cand"]].get("written", {}).items()}

@@ -51,10 +51,13 @@ class Arg:
     numel: int = 0  # tensors
     dtype: str = "float32"
     fill: str = "randn"  # "randn" or "zeros"
+    # (row length, valid prefix): the tensor is rows of that length whose elements past the prefix are
+    # padding, zero bits: lanes past a row's extent read zeros there, as a masked load's `other=0` gives.
+    pad: tuple[int, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "kind": self.kind, "value": self.value, "numel": self.numel,
-                "dtype": self.dtype, "fill": self.fill}
+                "dtype": self.dtype, "fill": self.fill, "pad": self.pad}
 
 
 @dataclass
@@ -483,8 +486,11 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 declared = uses.dtype_of(p)
                 bits = not index and (uses.loaded_bits(p) or declared in ("uint8", "int8"))
                 dtype = declared or ("int32" if index else "uint8" if bits else float_dtype)
-                args.append(Arg(p, "tensor", numel=max(1, numels[p]), dtype=dtype,
-                                fill="index" if index else "randint" if bits else "randn"))
+                fill = "index" if index else "randint" if bits else "randn"
+                scaled = None if index or declared else uses.scaled_dot_use(p)
+                if scaled is not None:  # an operand or e8m0 scale of `tl.dot_scaled`: the type its format asks
+                    dtype, fill = scaled
+                args.append(Arg(p, "tensor", numel=max(1, numels[p]), dtype=dtype, fill=fill))
             elif p in consts:
                 value = consts[p]
                 if even_others and p in facts.even_flags and p not in facts.flags_off and _stands_for_another(

@@ -41,6 +41,13 @@ def is_constexpr(arg: ast.arg) -> bool:
     return arg.annotation is not None and "constexpr" in dotted(arg.annotation)
 
 
+# `tl.dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, ...)`: its positional order,
+# and the torch element type of an operand stored in each format (e2m1: two to a byte).
+SCALED_DOT_ARGS = ("lhs", "lhs_scale", "lhs_format", "rhs", "rhs_scale", "rhs_format")
+SCALED_DOT_DTYPES = {"e2m1": "uint8", "e4m3": "float8_e4m3fn", "e5m2": "float8_e5m2", "bf16": "bfloat16",
+                     "fp16": "float16"}
+
+
 class Uses:
     """How one jit function uses its parameters."""
 
@@ -267,7 +274,11 @@ class Uses:
         out: list[tuple[str | None, Any]] = []
         block = self.block_ptr_of(expr)
         if block is not None:
-            return self.block_dims(block, sizes, strides)
+            # The block's own dimensions, and the terms its `base` adds (`Q + off_h * stride_h`: a
+            # program's slice of a bigger tensor).
+            base = next((k.value for k in block.keywords if k.arg == "base"), block.args[0] if block.args else None)
+            extra = self.dims(base, sizes, strides) if base is not None and self.block_ptr_of(base) is None else []
+            return self.block_dims(block, sizes, strides) + extra
         root = self.root(expr)
         shifts = [t for shift in self.shifts.get(root, ()) for t in self.terms(shift)] if root in self.params else []
         for term in self.terms(expr) + shifts:
@@ -574,6 +585,41 @@ class Uses:
                         return {"float8e4nv": "float8_e4m3fn", "float8e5": "float8_e5m2"}.get(m.group(1), m.group(1))
         return None
 
+    def scaled_dot_use(self, pointer: str) -> tuple[str, str] | None:
+        """The element type and fill `tl.dot_scaled` asks of what is loaded through `pointer`: a scale is
+        e8m0 bits (`uint8`, filled near 2**0); an operand takes its format's type (`"e4m3"` fp8 from
+        normal draws, `"e2m1"` two to a `uint8` of random bits, `"bf16"`...). None when no such call
+        takes it, or its format is no literal."""
+        loaded = self._loaded_names(pointer)
+        for node in ast.walk(self.fn):
+            if not (isinstance(node, ast.Call) and call_name(node) == "dot_scaled"):
+                continue
+            given = dict(zip(SCALED_DOT_ARGS, node.args)) | {k.arg: k.value for k in node.keywords if k.arg}
+            for role in ("lhs", "rhs", "lhs_scale", "rhs_scale"):
+                arg = given.get(role)
+                if arg is None or not self._reads_load(arg, pointer, loaded):
+                    continue
+                if role.endswith("_scale"):
+                    return ("uint8", "e8m0")
+                fmt = given.get(f"{role}_format")
+                if isinstance(fmt, ast.Constant) and fmt.value in SCALED_DOT_DTYPES:
+                    dtype = SCALED_DOT_DTYPES[fmt.value]
+                    return (dtype, "randint" if dtype == "uint8" else "randn")
+        return None
+
+    def _loaded_names(self, pointer: str) -> set[str]:
+        """Locals assigned a value loaded through `pointer`."""
+        return {name for name, values in self.defs.items() for value in values for call in ast.walk(value)
+                if isinstance(call, ast.Call) and call_name(call) == "load" and call.args
+                and self.root(call.args[0]) == pointer}
+
+    def _reads_load(self, expr: ast.expr, pointer: str, loaded: set[str]) -> bool:
+        """Whether `expr` is (a transpose or cast of) a value loaded through `pointer`."""
+        if self._names(expr) & loaded:
+            return True
+        return any(isinstance(c, ast.Call) and call_name(c) == "load" and c.args and self.root(c.args[0]) == pointer
+                   for c in ast.walk(expr))
+
     def int_params(self) -> set[str]:
         """Parameters that reach (through locals) a pointer, a comparison, a loop bound or an index."""
         floats = {n.left.id for n in self.compares if isinstance(n.left, ast.Name) and any(
@@ -717,6 +763,13 @@ class Uses:
             bounding |= self._names(c)
         for it in self.loops.values():
             bounding |= self._names(it)
+        # A block pointer's `shape` is the tensor's extent: a size there (`shape=(N_CTX, D)`), whatever
+        # row length it is elsewhere (`M + off_hz * N_CTX`).
+        for call in self.block_ptrs:
+            shape = next((kw.value for kw in call.keywords if kw.arg == "shape"),
+                         call.args[1] if len(call.args) >= 2 else None)
+            if shape is not None:
+                bounding |= self._names(shape)
         return {p for p in out if p not in bounding or "stride" in p.lower()}
 
 
