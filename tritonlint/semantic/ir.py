@@ -155,6 +155,9 @@ class KernelIR:
     block_sizes: set[str]  # names spanned by `tl.arange(0, BLOCK)` or a block pointer's `block_shape`
     extra_flags: frozenset[str]  # names the configuration declares to be evenness flags
     reductions: list[Reduction] = field(default_factory=list)
+    # The decorators applied to it, outermost first: its own (`@triton.heuristics(...)`), then those
+    # applied as calls where it is jitted by assignment (`f = triton.heuristics(...)(triton.jit(f))`).
+    decorators: tuple[cst.BaseExpression, ...] = ()
 
 
 def share_a_dimension(theirs: frozenset[str], keys: frozenset[str]) -> bool:

@@ -73,6 +73,11 @@ class LaneFollower:
         self._lanes_off: dict[Track, frozenset[tuple[frozenset[str], str]]] = {}
         # A helper call's inlined value, kept alive with the call (the memos key nodes by id).
         self._inlined: dict[int, tuple[cst.Call, cst.BaseExpression | None]] = {}
+        # The calls of inlined values rewritten from a helper's own (its loads), by id: (the callee
+        # of the call site, the helper's node); and the caller's view of each helper access, by the
+        # same pair: a load inside a helper is tracked as the caller sees it.
+        self._origins: dict[int, tuple[cst.BaseExpression, cst.Call]] = {}
+        self._views: dict[tuple[int, int], Access] | None = None
 
     def tracks(self, access: Access) -> list[Track]:
         """The tracks of a masked load (one per axis its mask cuts)."""
@@ -132,13 +137,34 @@ class LaneFollower:
         return None
 
     def _access_of(self, call: cst.Call) -> Access | None:
-        """The load `call` is, found by its callee too: `acc += tl.load(...)` is read through a copy."""
+        """The load `call` is, found by its callee too: `acc += tl.load(...)` is read through a copy;
+        or, for a load of an inlined jit helper, the caller's view of the helper's load."""
         if self._loads is None:
             self._loads = {}
             for access in self.kernel.accesses:
                 if access.kind == "load":
                     self._loads[id(access.call)] = self._loads[id(access.call.func)] = access
-        return self._loads.get(id(call)) or self._loads.get(id(call.func))
+        found = self._loads.get(id(call)) or self._loads.get(id(call.func))
+        if found is not None:
+            return found
+        origin = self._origins.get(id(call))
+        if origin is None:
+            return None
+        view = self.helper_views().get((id(origin[0]), id(origin[1])))
+        return view if view is not None and view.kind == "load" else None
+
+    def helper_views(self) -> dict[tuple[int, int], Access]:
+        """The caller's view of each access of the jit helpers it calls, by (the call site's callee,
+        the helper's access call)."""
+        if self._views is None:
+            self._views = {}
+            for site in self.kernel.ir.calls:
+                helper = self.kernel.helpers.get(site.name)
+                if helper is None or helper.ir is self.kernel.ir:
+                    continue
+                for inner, view in self.kernel.hazards.inline(site, helper):
+                    self._views[(id(site.call.func), id(inner.call))] = view
+        return self._views
 
     def _masked_alike(self, call: cst.Call, track: Track) -> Track | None:
         """A load masked on the tracked lanes (the same dimension): its own padding is what those
@@ -445,7 +471,9 @@ class LaneFollower:
             return None
         if type(call.func) is cst.Name and member is None:
             if id(call) not in self._inlined:
-                self._inlined[id(call)] = (call, inlined(self.kernel, call))
+                origins: dict[int, cst.Call] = {}
+                self._inlined[id(call)] = (call, inlined(self.kernel, call, origins))
+                self._origins.update((key, (call.func, original)) for key, original in origins.items())
             body = self._inlined[id(call)][1]
             if body is not None:  # a jit helper: its return value in the caller's terms
                 return self._placed_at(again(body), call)
@@ -500,8 +528,8 @@ class LaneFollower:
                     depth: int) -> bool:
         if depth > 12:
             return True
-        if type(node) is cst.Call and self.kernel.qualify_tl(node.func) == "load":
-            return True
+        if type(node) is cst.Call and self.flow.is_read(node):
+            return True  # a load, or a jit helper's result (`x = load_row(...)`)
         if type(node) is cst.Name:
             return any(d.value is not None and d.kind in ("assign", "advance") and
                        self._reads_data(d.value, d.order, d.path, d.loops, depth + 1)

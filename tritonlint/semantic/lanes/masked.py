@@ -125,7 +125,7 @@ class MaskedLanes(LaneFollower):
             return False
         for param in [*function.params.params, *function.params.kwonly_params]:
             if param.name.value == size and param.default is not None and code_of(param.default) == "1":
-                decorators = " ".join(code_of(d.decorator) for d in function.decorators)
+                decorators = " ".join(code_of(d) for d in self.kernel.ir.decorators)
                 return size not in decorators and all(size not in launch.args for launch in self.kernel.launches)
         return False
 
