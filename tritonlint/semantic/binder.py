@@ -164,9 +164,9 @@ class _Binder:
         return self._order
 
     def _define(self, name: str, value: cst.BaseExpression | None, block: _Block, kind: DefKind,
-                constexpr: bool = False) -> None:
+                constexpr: bool = False, index: int | None = None) -> None:
         self.defs.setdefault(name, []).append(
-            Def(name, value, self._next(), block.path, block.loops, kind, constexpr))
+            Def(name, value, self._next(), block.path, block.loops, kind, constexpr, index))
 
     def _constexpr_aliases(self) -> dict[str, cst.BaseExpression]:
         """Locals that restate a flag (`HAS_TAIL: tl.constexpr = not EVEN_K`), assigned exactly once."""
@@ -275,9 +275,9 @@ class _Binder:
                 for element, item in zip(elements, value.elements):
                     self._assign(element, item.value, block, constexpr)
             else:
-                for element in elements:
+                for index, element in enumerate(elements):
                     if isinstance(element, cst.Name):
-                        self._define(element.value, value, block, "assign", constexpr)
+                        self._define(element.value, value, block, "assign", constexpr, index)
 
     def _advances_itself(self, name: str, value: cst.BaseExpression) -> bool:
         """`x = x + step` or `x = tl.advance(x, ...)` moves x on; `x = tl.where(x < M, x, 0)` or
@@ -311,14 +311,14 @@ class _Binder:
         targets = frozenset(names_in(node.target))
         # A loop counted in tiles or down, whose body starts by deriving the offset it walks
         # (`k = a + i * s`, `k = b - r`), walks k like the `range(a, b, s)` it is written for.
-        walked = self._derived_range(node)
+        derived = self._derived_range(node.body, node.iter, node.target.value) \
+            if isinstance(node.target, cst.Name) else None
+        walked = derived[0] if derived is not None else None
         body = node.body
-        if walked is not None and isinstance(body, cst.IndentedBlock):
+        if derived is not None and isinstance(body, cst.IndentedBlock):
             # k is then the loop's target, as in the loop it restates: its derivation is not walked.
-            first = body.body[0]
-            assert isinstance(first, cst.SimpleStatementLine) and isinstance(first.body[0], cst.Assign)
-            targets |= frozenset(names_in(first.body[0].targets[0].target))
-            body = body.with_changes(body=body.body[1:])
+            targets |= frozenset(derived[1])
+            body = body.with_changes(body=body.body[len(derived[1]):])
         tiles, why = self._range_tiles(walked if walked is not None else node.iter)
         loop = Loop(node, f"{LOOP_PREFIX}{len(self.loops)}", targets, tiles, code_of(node.iter), why,
                     walked if walked is not None else node.iter)
@@ -331,11 +331,19 @@ class _Binder:
     def _while(self, node: cst.While, block: _Block) -> None:
         self._scan(node.test, block)
         iterable = self._while_range(node)
+        body = node.body
+        counters: list[str] = []
         if iterable is not None:
             # `k = a` / `while k < b:` / `k += s` walks k like `for k in range(a, b, s)`.
             counter = next(iter(names_in(cast(cst.Comparison, node.test).left)))
+            counters = [counter]
+            derived = self._derived_range(body, iterable, counter, stepped=True)
+            if derived is not None and isinstance(body, cst.IndentedBlock):
+                # `i = 0; while i < tl.cdiv(E, s): k = i * s ... i += 1`: the walk of k, as for a `for`.
+                iterable, counters = derived[0], counters + derived[1]
+                body = body.with_changes(body=body.body[len(derived[1]):])
             tiles, why = self._range_tiles(iterable)
-            loop = Loop(node, f"{LOOP_PREFIX}{len(self.loops)}", frozenset({counter}), tiles, code_of(iterable),
+            loop = Loop(node, f"{LOOP_PREFIX}{len(self.loops)}", frozenset(counters), tiles, code_of(iterable),
                         why, iterable)
         else:
             # `while i < n` steps by whatever the body says; that is no evidence of a partial tile.
@@ -343,40 +351,52 @@ class _Binder:
                         code_of(node.test))
         self.loops.append(loop)
         inner = _Block(block.path, block.loops + (loop,))
-        if iterable is not None:
+        for name in counters:
             # In the body k is the loop's target, as in `for k in range(a, b, s)`: what it starts
             # from (`k = start` before the loop) and its step reach it only through the loop.
-            self._define(next(iter(loop.targets)), None, inner, "for")
-        self._walk_block(node.body, inner)
+            self._define(name, None, inner, "for")
+        self._walk_block(body, inner)
 
-    def _derived_range(self, node: cst.For) -> cst.Call | None:
-        """The `range(a, b, s)` of the offset a loop's first statement derives from its index, where
+    def _derived_range(self, body: cst.BaseSuite, iterable: cst.BaseExpression, index: str,
+                       stepped: bool = False) -> tuple[cst.Call, list[str]] | None:
+        """The `range(a, b, s)` of the offset a loop's first statements derive from its index, where
         the loop counts tiles or counts down: `for i in range(0, tl.cdiv(E, s)): k = a + i * s` walks
         k over `range(a, a + E, s)` (`range(a, b, s)` when E is `b - a`); `for r in range(T, 0, -s):
-        k = b - r` over `range(b - T, b, s)` (`range(a, b, s)` when T is `b - a`). k must be assigned
-        nowhere else in the body, the index used by that statement alone. None for anything else."""
-        if not isinstance(node.target, cst.Name) or not isinstance(node.iter, cst.Call) \
-                or not isinstance(node.body, cst.IndentedBlock) or not node.body.body:
+        k = b - r` over `range(b - T, b, s)` (`range(a, b, s)` when T is `b - a`); one derivation
+        may follow another (`i = n - r`, then `k = i * s`). Each derived name is assigned nowhere
+        else in the body, and each index is used by the statement deriving from it alone (a
+        `while` counter also by its own step, `stepped`). With the names derived, in order; None
+        when the first statement derives nothing."""
+        if not isinstance(body, cst.IndentedBlock) or not isinstance(iterable, cst.Call):
             return None
-        name = self.qualify_tl(node.iter.func) or dotted(node.iter.func)
-        first = node.body.body[0]
-        if name not in _RANGE_CALLS or not isinstance(first, cst.SimpleStatementLine) or len(first.body) != 1:
-            return None
-        small = first.body[0]
-        if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)):
-            return None
-        index, counter, value = node.target.value, small.targets[0].target.value, small.value
-        if counter == index or _assignments_to(node.body, counter) != 1 or _assignments_to(node.body, index) \
-                or sum(1 for used in names_in(node.body) if used == index) != 1:
-            return None
-        args = range_args(node.iter)
-        made = None
-        if len(args) in (1, 2) and (len(args) == 1 or code_of(args[0]) == "0"):
-            made = self._counted_in_tiles(args[-1], index, value)
-        elif len(args) == 3 and code_of(args[1]) == "0" and isinstance(args[2], cst.UnaryOperation) \
-                and isinstance(args[2].operator, cst.Minus):
-            made = _counted_down_range(args[0], args[2].expression, index, value)
-        return made
+        derived: list[str] = []
+        walked: cst.Call = iterable
+        for statement in body.body[:3]:
+            name = self.qualify_tl(walked.func) or dotted(walked.func)
+            if name not in _RANGE_CALLS or not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+                break
+            small = statement.body[0]
+            if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name)):
+                break
+            counter, value = small.targets[0].target.value, small.value
+            own_step = stepped and not derived  # a `while` counter's `k += 1`
+            if counter == index or counter in derived or _assignments_to(body, counter) != 1 \
+                    or _assignments_to(body, index) != (1 if own_step or derived else 0) \
+                    or sum(1 for used in names_in(body) if used == index) != (2 if own_step or derived else 1):
+                break
+            args = range_args(walked)
+            made = None
+            if len(args) in (1, 2) and (len(args) == 1 or code_of(args[0]) == "0"):
+                made = self._counted_in_tiles(args[-1], index, value)
+            elif len(args) == 3 and code_of(args[1]) == "0" and isinstance(args[2], cst.UnaryOperation) \
+                    and isinstance(args[2].operator, cst.Minus):
+                made = _counted_down_range(args[0], args[2].expression, index, value)
+            if made is None:
+                break
+            walked, index = made, counter
+            derived.append(counter)
+        return (walked, derived) if derived else None
 
     def _counted_in_tiles(self, count: cst.BaseExpression, index: str, value: cst.BaseExpression) -> cst.Call | None:
         """`range(a, b, s)` of `k = a + i * s` (or `i * s`) under `range(tl.cdiv(b - a, s))`."""

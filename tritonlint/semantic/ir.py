@@ -62,6 +62,8 @@ class Def:
     loops: tuple[Loop, ...]
     kind: DefKind  # "param", "assign", "advance" (x += ... or x = f(x, ...) in a loop), "for"
     constexpr: bool = False
+    # `a, b = f(...)`: the place of the name in the unpacked tuple (`value` is then the whole call).
+    index: int | None = None
 
 
 @dataclass(eq=False)
