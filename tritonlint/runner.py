@@ -284,7 +284,8 @@ def cache_digest(file: SourceFile, data: bytes) -> str:
 
 @functools.lru_cache(maxsize=8)
 def _folder_modules(folder: Path, signature: str) -> tuple[tuple[str, str], ...]:
-    """The `.py` files of a folder that could launch a kernel, (name, text); read once per state of the folder."""
+    """The `.py` files of a folder that could launch a kernel or call one of its jit helpers, (name, text);
+    read once per state of the folder."""
     found = []
     for entry in sorted(os.scandir(folder), key=lambda entry: entry.name):
         if not entry.name.endswith(".py") or not entry.is_file() or entry.stat().st_size > _NEIGHBOUR_LIMIT:
@@ -293,8 +294,8 @@ def _folder_modules(folder: Path, signature: str) -> tuple[tuple[str, str], ...]
             data = Path(entry.path).read_bytes()
         except OSError:
             continue
-        if b"[" not in data:
-            continue
+        if b"[" not in data and b"jit" not in data:
+            continue  # neither a launch (`kernel[grid](...)`) nor a jit function calling an imported helper
         try:
             found.append((entry.name, data.decode("utf-8")))
         except UnicodeDecodeError:

@@ -20,6 +20,7 @@ Each verdict keeps its reason and its shape (`SufficiencyVerdict`), for the find
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -78,6 +79,17 @@ class MaskSufficiency(ShiftReading, GroupReading, LateReading, InclusiveReading)
             found = next((v for v in self.verdicts(access) if v.hazard is not None), None)
             if found is not None and self.kernel.hazards.hazard_of(access) is None:
                 yield found, tuple(self.verdicts(access))
+        # A jit helper's access, judged with the offsets and mask the call passes it
+        # (`load_tile(X + o_cs, m_t)`): placed at the helper's access, as TL101 places it.
+        hazards = self.kernel.hazards
+        for site, helper, inner, view in hazards.helper_accesses(kind):
+            if view.mask is None or view.boundary_check is not None:
+                continue
+            found = next((v for v in self.verdicts(view) if v.hazard is not None), None)
+            if found is None or found.hazard is None or hazards.hazard_of(view) is not None:
+                continue
+            placed = dataclasses.replace(found, hazard=hazards.in_helper(found.hazard, site, helper, inner))
+            yield placed, tuple(self.verdicts(view))
 
     def verdicts(self, access: Access) -> Iterator[SufficiencyVerdict]:
         """One verdict per walk the mask is held to bound; lazy."""
@@ -191,7 +203,7 @@ class MaskSufficiency(ShiftReading, GroupReading, LateReading, InclusiveReading)
                 if is_pure(unbroadcast(small), self.kernel, access)}
         if not mine:
             return None
-        for other in self.kernel.accesses:
+        for other in self.kernel.flags.accesses:  # helpers' accesses too, as their calls see them
             if other is access or other.mask is None:
                 continue
             for sides in map(ordered, self.flow.mask_comparisons(other)):

@@ -48,7 +48,7 @@ class InclusiveReading(Reading):
         mine = (spaceless(unbroadcast(small)), spaceless(large))
         inclusive: list[Access] = []
         exclusive: list[Access] = []
-        for other in self.kernel.accesses:
+        for other in self.kernel.flags.accesses:  # helpers' accesses too, as their calls see them
             if other is access or other.mask is None:
                 continue
             for node in self.flow.mask_comparisons(other):

@@ -136,7 +136,9 @@ class InsufficientMask(Rule):
         for kind in ("load", "store"):
             for verdict, verdicts in reading.findings(kind):
                 assert verdict.hazard is not None
-                yield InsufficientMaskFinding(verdict.hazard, kernel, verdict, verdicts, reading)
+                owner = verdict.hazard.helper or kernel  # a jit helper's access is placed in the helper
+                assert isinstance(owner, KernelContext)
+                yield InsufficientMaskFinding(verdict.hazard, owner, verdict, verdicts, reading)
 
     def explain(self, kernel: KernelContext, access: Access, indent: str) -> list[str]:
         """TL104's reading of a mask the walks above count as bounding: does it bound them where the

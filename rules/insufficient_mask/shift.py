@@ -45,16 +45,15 @@ class ShiftReading(Reading):
         for defs in chain.values():
             for d in defs:
                 if d.kind == "advance" and d.loops and d.loops[-1] is loop and d.value is not None \
-                        and self.ev.size_in(dim, code_of(d.value)):
-                    return True
+                        and d.name not in loop.targets and self.ev.size_in(dim, code_of(d.value)):
+                    return True  # (a `while` tile loop's own `k += s` is its step, read below like a `for`'s)
         if self._shift_term(access, dim, loop.key):
             return True
         if loop.tiles == "unknown" or not any(type(term) is cst.Name and term.value in loop.targets
                                               for term in self._sums_with(access, dim)):
             return False  # the loop's variable is no summand beside the offsets (`i_k = i_t - i_s // BS`)
         # By the step alone: `range(i_t * BT, ..., BS)` moves BS-tiles, not the BT rows it starts at.
-        args = range_args(loop.node.iter) if isinstance(loop.node, cst.For) and \
-            isinstance(loop.node.iter, cst.Call) else []
+        args = range_args(loop.iterable) if isinstance(loop.iterable, cst.Call) else []
         return len(args) == 3 and bool(self.ev.size_tokens(dim) & set(re.findall(r"\w+", code_of(args[2]))))
 
     def _shift_term(self, access: Access, dim: str, shift: str) -> bool:

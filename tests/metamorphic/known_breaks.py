@@ -7,48 +7,14 @@ analysis starts to see its form (test_metamorphic.py fails on a listed cell that
 from __future__ import annotations
 
 KNOWN_BREAKS: dict[tuple[str, str], str] = {
-    ('insufficient-mask/advanced_pointer_full_extent', 'helper_same_module'):
-        "the access in a same-module jit helper is not judged with its caller's tiles and flags",
-    ('insufficient-mask/advanced_pointer_full_extent', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('insufficient-mask/block_local_offsets', 'helper_same_module'):
-        "the access in a same-module jit helper is not judged with its caller's tiles and flags",
-    ('insufficient-mask/block_local_offsets', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
     ('insufficient-mask/block_local_offsets', 'block_pointer'):
         'TL104 at 22 lost (expected at block_local_offsets.py:22)',
-    ('insufficient-mask/group_padding', 'helper_same_module'):
-        "the access in a same-module jit helper is not judged with its caller's tiles and flags",
-    ('insufficient-mask/group_padding', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('insufficient-mask/inclusive_bound', 'helper_same_module'):
-        "the access in a same-module jit helper is not judged with its caller's tiles and flags",
-    ('insufficient-mask/inclusive_bound', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
+    ('insufficient-mask/helper_passed_mask', 'block_pointer'):
+        'TL104 at 25 lost (expected at helper_passed_mask.py:25)',
     ('insufficient-mask/inclusive_bound', 'block_pointer'):
         'TL104 at 26 lost (expected at inclusive_bound.py:26)',
-    ('insufficient-mask/packed_k_units', 'helper_same_module'):
-        "the access in a same-module jit helper is not judged with its caller's tiles and flags",
-    ('insufficient-mask/packed_k_units', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('insufficient-mask/shifted_lookalikes', 'loop_while'):
-        'a `while` tile loop is not read as a tile walk, so what bounds its last tile is not seen',
-    ('insufficient-mask/shifted_offset', 'helper_same_module'):
-        "the access in a same-module jit helper is not judged with its caller's tiles and flags",
-    ('insufficient-mask/shifted_offset', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('insufficient-mask/transposed_store_axes', 'helper_same_module'):
-        "the access in a same-module jit helper is not judged with its caller's tiles and flags",
-    ('insufficient-mask/transposed_store_axes', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/attention_even_m_n_headdim', 'rename'):
         'with meaningless names the flag or tile is no longer recognised: the finding depended on a name',
-    ('unmasked-tail-load/autotune_decorated', 'jit_by_assignment'):
-        'a kernel jitted by assignment (`f = triton.jit(f)`, decorators applied as calls) is not fully read',
-    ('unmasked-tail-load/block_ptr_advance_step_loop', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/cross_entropy_class_weight_crlf', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/cross_entropy_class_weight_crlf', 'block_pointer'):
         'TL101 at 44 lost (expected at cross_entropy_class_weight_crlf.py:44)',
     ('unmasked-tail-load/cross_entropy_class_weight_crlf', 'block_pointer_unmasked'):
@@ -61,128 +27,38 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
         'TL101 at 86 lost (expected at flag_named_oddly.py:86); new TL101 at flag_named_oddly.py:70',
     ('unmasked-tail-load/flag_named_oddly', 'block_pointer_unmasked'):
         'TL101 at 86 lost (expected at flag_named_oddly.py:86); new TL101 at flag_named_oddly.py:70',
-    ('unmasked-tail-load/full_tiles_only', 'loop_reversed'):
-        'a loop counted down is not read as a tile walk, so what bounds its last tile is not seen',
-    ('unmasked-tail-load/full_tiles_only', 'loop_tile_counted'):
-        'a loop counted in tiles is not read like the strided loop it replaces: a guard of the original is lost',
-    ('unmasked-tail-load/full_tiles_only', 'loop_while'):
-        'a `while` tile loop is not read as a tile walk, so what bounds its last tile is not seen',
-    ('unmasked-tail-load/gemm_peeled_last_tile', 'loop_reversed'):
-        'a loop counted down is not read as a tile walk, so what bounds its last tile is not seen',
-    ('unmasked-tail-load/gemm_peeled_last_tile', 'loop_tile_counted'):
-        'a loop counted in tiles is not read like the strided loop it replaces: a guard of the original is lost',
-    ('unmasked-tail-load/heuristics_lambda', 'jit_by_assignment'):
-        'a kernel jitted by assignment (`f = triton.jit(f)`, decorators applied as calls) is not fully read',
-    ('unmasked-tail-load/jit_helper_mask_constexpr', 'helper_same_module'):
-        "the access in a same-module jit helper is not judged with its caller's tiles and flags",
-    ('unmasked-tail-load/jit_helper_mask_constexpr', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/launch_autotune_jit_call', 'jit_by_assignment'):
-        'a kernel jitted by assignment (`f = triton.jit(f)`, decorators applied as calls) is not fully read',
-    ('unmasked-tail-load/layout_switch_flag', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/neutral_lanes_store', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/not_and_or', 'rename'):
         'with meaningless names the flag or tile is no longer recognised: the finding depended on a name',
-    ('unmasked-tail-load/own_tile_prefix', 'loop_reversed'):
-        'a loop counted down is not read as a tile walk, so what bounds its last tile is not seen',
-    ('unmasked-tail-load/own_tile_prefix', 'loop_tile_counted'):
-        'a loop counted in tiles is not read like the strided loop it replaces: a guard of the original is lost',
-    ('unmasked-tail-load/paged_kv_page_tiles', 'helper_same_module'):
-        'a mask, `other=` or guard passed to a same-module jit helper as an argument is not seen in it (false alarm)',
-    ('unmasked-tail-load/paged_kv_page_tiles', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/permuted_lane_bound', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-load/ragged_segment_sibling', 'helper_same_module'):
-        'a mask, `other=` or guard passed to a same-module jit helper as an argument is not seen in it (false alarm)',
-    ('unmasked-tail-load/ragged_segment_sibling', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/reexport_import', 'block_pointer'):
         'TL101 at 55 lost (expected at reexport_import.py:55)',
     ('unmasked-tail-load/reexport_import', 'block_pointer_unmasked'):
         'TL101 at 55 lost (expected at reexport_import.py:55)',
-    ('unmasked-tail-load/restated_lane_bound', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
     ('unmasked-tail-load/restated_lane_bound', 'block_pointer'):
         'TL101 at 22 lost (expected at restated_lane_bound.py:22)',
-    ('unmasked-tail-load/runtime_last_tile_test', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-store/lower_bound_sibling_mask', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unmasked-tail-store/lower_bound_sibling_mask', 'block_pointer'):
-        'TL102 at 32 lost (expected at lower_bound_sibling_mask.py:32)',
-    ('unmasked-tail-store/lower_bound_sibling_mask', 'block_pointer_unmasked'):
-        'TL102 at 32 lost (expected at lower_bound_sibling_mask.py:32)',
     ('unmasked-tail-store/block_ptr_cdiv_grid', 'tiles_by_autotune'):
         'TL101 at 31 lost (expected at block_ptr_cdiv_grid.py:32); TL102 at 32 lost (expected at block_ptr_cdiv_grid.py:33)',
     ('unmasked-tail-store/gemm_epilogue_even_mn', 'rename'):
         'with meaningless names the flag or tile is no longer recognised: the finding depended on a name',
-    ('unmasked-tail-store/launch_token_loop_gather', 'loop_tile_counted'):
-        'a loop counted in tiles (`range(0, tl.cdiv(b - a, s))`, `k = a + i * s`) is not read like the strided loop it replaces',
-    ('unmasked-tail-store/launch_token_loop_gather', 'loop_while'):
-        'a `while k < b: ... k += s` tile loop is not read as a tile walk',
-    ('unsafe-masked-lanes/integer_loads_typed_other', 'helper_same_module'):
-        "the access in a same-module jit helper is not judged with its caller's tiles and flags",
-    ('unsafe-masked-lanes/integer_loads_typed_other', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
+    ('unsafe-masked-lanes/helper_returned_load', 'block_pointer'):
+        'TL105 at 99 lost (expected at helper_returned_load.py:99)',
     ('unsafe-masked-lanes/integer_loads_typed_other', 'block_pointer'):
         'TL105 at 18 lost (expected at integer_loads_typed_other.py:18); TL105 at 27 lost (expected at integer_loads_typed_other.py:27)',
-    ('unsafe-masked-lanes/online_softmax_all_padded', 'helper_same_module'):
-        "the access in a same-module jit helper is not judged with its caller's tiles and flags",
-    ('unsafe-masked-lanes/online_softmax_all_padded', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unsafe-masked-lanes/row_max_without_other', 'helper_same_module'):
-        "the access in a same-module jit helper is not judged with its caller's tiles and flags",
-    ('unsafe-masked-lanes/row_max_without_other', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unsafe-masked-lanes/softcap_helpers', 'helper_same_module'):
-        "the access in a same-module jit helper is not judged with its caller's tiles and flags",
-    ('unsafe-masked-lanes/softcap_helpers', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unsafe-masked-lanes/softcap_logsumexp', 'helper_same_module'):
-        "the access in a same-module jit helper is not judged with its caller's tiles and flags",
-    ('unsafe-masked-lanes/softcap_logsumexp', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unsafe-masked-lanes/softmax_other_zero', 'helper_same_module'):
-        "the access in a same-module jit helper is not judged with its caller's tiles and flags",
-    ('unsafe-masked-lanes/softmax_other_zero', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('unsafe-masked-lanes/variance_without_where', 'helper_same_module'):
-        "the access in a same-module jit helper is not judged with its caller's tiles and flags",
-    ('unsafe-masked-lanes/variance_without_where', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('weak-evenness-predicate/heuristic_packed_k', 'helper_same_module'):
-        "the access in a same-module jit helper is not judged with its caller's tiles and flags",
     ('weak-evenness-predicate/heuristic_packed_k', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('weak-evenness-predicate/heuristic_packed_k', 'jit_by_assignment'):
-        'a kernel jitted by assignment (`f = triton.jit(f)`, decorators applied as calls) is not fully read',
+        "a kernel's own file does not read the jit helpers it imports: what their accesses say (a flag's requirement, a sibling's bound) is not seen there",
     ('weak-evenness-predicate/heuristic_packed_k', 'block_pointer'):
         'TL103 at 19 lost (expected at heuristic_packed_k.py:19); TL101 at 26 lost (expected at heuristic_packed_k.py:26)',
     ('weak-evenness-predicate/heuristic_packed_k', 'block_pointer_unmasked'):
         'TL103 at 19 lost (expected at heuristic_packed_k.py:19); TL101 at 26 lost (expected at heuristic_packed_k.py:26)',
-    ('weak-evenness-predicate/heuristic_split_k', 'helper_same_module'):
-        "the access in a same-module jit helper is not judged with its caller's tiles and flags",
     ('weak-evenness-predicate/heuristic_split_k', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('weak-evenness-predicate/heuristic_split_k', 'jit_by_assignment'):
-        'a kernel jitted by assignment (`f = triton.jit(f)`, decorators applied as calls) is not fully read',
-    ('weak-evenness-predicate/launch_literal_predicate', 'helper_same_module'):
-        "the access in a same-module jit helper is not judged with its caller's tiles and flags",
+        "a kernel's own file does not read the jit helpers it imports: what their accesses say (a flag's requirement, a sibling's bound) is not seen there",
     ('weak-evenness-predicate/launch_literal_predicate', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
+        "a kernel's own file does not read the jit helpers it imports: what their accesses say (a flag's requirement, a sibling's bound) is not seen there",
     ('weak-evenness-predicate/launch_literal_predicate', 'block_pointer'):
         'TL101 at 27 lost (expected at launch_literal_predicate.py:27); TL101 at 49 lost (expected at launch_literal_predicate.py:49); TL103 at 58 lost (expected at launch_literal_predicate.py:58); TL103 at 73 lost (expected at launch_literal_predicate.py:73)',
     ('weak-evenness-predicate/launch_literal_predicate', 'block_pointer_unmasked'):
         'TL101 at 27 lost (expected at launch_literal_predicate.py:27); TL101 at 49 lost (expected at launch_literal_predicate.py:49); TL103 at 58 lost (expected at launch_literal_predicate.py:58); TL103 at 73 lost (expected at launch_literal_predicate.py:73)',
-    ('weak-evenness-predicate/loop_counted_down', 'helper_same_module'):
-        "the access in a same-module jit helper is not judged with its caller's tiles and flags",
     ('weak-evenness-predicate/loop_counted_down', 'helper_other_module'):
-        'jit helpers imported from another module are not followed',
-    ('weak-evenness-predicate/loop_counted_down', 'jit_by_assignment'):
-        'a kernel jitted by assignment (`f = triton.jit(f)`, decorators applied as calls) is not fully read',
+        "a kernel's own file does not read the jit helpers it imports: what their accesses say (a flag's requirement, a sibling's bound) is not seen there",
     ('weak-evenness-predicate/loop_counted_down', 'block_pointer'):
         'TL103 at 52 lost (expected at loop_counted_down.py:52); TL101 at 59 lost (expected at loop_counted_down.py:59)',
     ('weak-evenness-predicate/loop_counted_down', 'block_pointer_unmasked'):

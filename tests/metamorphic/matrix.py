@@ -233,8 +233,10 @@ _REASONS = {
     ("loop_tl_range", "new"): "`tl.range` is not read like `range`",
     ("helper_same_module", "lost"): "the access in a same-module jit helper is not judged with its caller's tiles and flags",
     ("helper_same_module", "new"): "a mask, `other=` or guard passed to a same-module jit helper as an argument is not seen in it (false alarm)",
-    ("helper_other_module", "lost"): "jit helpers imported from another module are not followed",
-    ("helper_other_module", "new"): "jit helpers imported from another module are not followed",
+    ("helper_other_module", "lost"): "a kernel's own file does not read the jit helpers it imports: what their "
+                                     "accesses say (a flag's requirement, a sibling's bound) is not seen there",
+    ("helper_other_module", "new"): "a kernel's own file does not read the jit helpers it imports: a guard in them "
+                                    "is not seen there",
     ("jit_by_assignment", "lost"): "a kernel jitted by assignment (`f = triton.jit(f)`, decorators applied as calls) is not fully read",
     ("jit_by_assignment", "new"): "a kernel jitted by assignment is not fully read",
     ("rename", "lost"): "with meaningless names the flag or tile is no longer recognised: the finding depended on a name",

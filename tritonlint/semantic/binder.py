@@ -3,6 +3,7 @@ calls, each with the path condition it runs under. Every later stage reads what 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -73,6 +74,37 @@ def _assignments_to(body: cst.CSTNode, name: str) -> int:
     return count
 
 
+def _counted_down_range(top: cst.BaseExpression, step: cst.BaseExpression, index: str,
+                        value: cst.BaseExpression) -> cst.Call | None:
+    """`range(a, b, s)` of `k = b - r` under `range(b - a, 0, -s)` (`range(0, b, s)` for `range(b, 0, -s)`)."""
+    if not (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Subtract)
+            and isinstance(value.right, cst.Name) and value.right.value == index):
+        return None
+    end = value.left
+    if _same_text(top, end):
+        return _range_call(cst.Integer("0"), end, step)
+    if isinstance(top, cst.BinaryOperation) and isinstance(top.operator, cst.Subtract) and _same_text(top.left, end):
+        return _range_call(top.right, end, step)
+    return _range_call(cst.BinaryOperation(_bare(end), cst.Subtract(), _bare(top)), end, step)
+
+
+def _same_text(one: cst.BaseExpression, other: cst.BaseExpression) -> bool:
+    return code_of(_bare(one)).replace(" ", "") == code_of(_bare(other)).replace(" ", "")
+
+
+def _bare(node: cst.BaseExpression) -> cst.BaseExpression:
+    """The expression without its outer parentheses (`(BLOCK_K)` is `BLOCK_K`)."""
+    return node.with_changes(lpar=[], rpar=[]) if node.lpar else node
+
+
+def _range_call(start: cst.BaseExpression, stop: cst.BaseExpression, step: cst.BaseExpression) -> cst.Call:
+    """`range(start, stop, step)`; `range(start, stop)` for a step of 1 (a tile count, read like `range(n)`)."""
+    args = [cst.Arg(_bare(start)), cst.Arg(_bare(stop))]
+    if code_of(_bare(step)) != "1":
+        args.append(cst.Arg(_bare(step)))
+    return cst.Call(cst.Name("range"), args)
+
+
 def _constexpr_annotation(annotation: cst.BaseExpression) -> bool:
     """`tl.constexpr`, `triton.language.constexpr`, `"tl.constexpr"`: read without printing the
     node (every parameter of every kernel has one; printing was a tenth of the binder's time)."""
@@ -81,9 +113,11 @@ def _constexpr_annotation(annotation: cst.BaseExpression) -> bool:
 
 
 def bind(module: cst.Module, function: cst.FunctionDef, imports: ImportMap, source: str | None = None,
-         extra_flags: frozenset[str] = frozenset()) -> KernelIR:
-    """Walk `function` once and return what it holds."""
-    return _Binder(module, function, imports, source).finish(extra_flags)
+         extra_flags: frozenset[str] = frozenset(), applied: tuple[cst.BaseExpression, ...] = ()) -> KernelIR:
+    """Walk `function` once and return what it holds; `applied`: decorators applied to it as calls
+    where it is jitted by assignment."""
+    ir = _Binder(module, function, imports, source).finish(extra_flags)
+    return dataclasses.replace(ir, decorators=tuple(decorator.decorator for decorator in function.decorators) + applied)
 
 
 class _Binder:
@@ -130,9 +164,9 @@ class _Binder:
         return self._order
 
     def _define(self, name: str, value: cst.BaseExpression | None, block: _Block, kind: DefKind,
-                constexpr: bool = False) -> None:
+                constexpr: bool = False, index: int | None = None) -> None:
         self.defs.setdefault(name, []).append(
-            Def(name, value, self._next(), block.path, block.loops, kind, constexpr))
+            Def(name, value, self._next(), block.path, block.loops, kind, constexpr, index))
 
     def _constexpr_aliases(self) -> dict[str, cst.BaseExpression]:
         """Locals that restate a flag (`HAS_TAIL: tl.constexpr = not EVEN_K`), assigned exactly once."""
@@ -241,9 +275,9 @@ class _Binder:
                 for element, item in zip(elements, value.elements):
                     self._assign(element, item.value, block, constexpr)
             else:
-                for element in elements:
+                for index, element in enumerate(elements):
                     if isinstance(element, cst.Name):
-                        self._define(element.value, value, block, "assign", constexpr)
+                        self._define(element.value, value, block, "assign", constexpr, index)
 
     def _advances_itself(self, name: str, value: cst.BaseExpression) -> bool:
         """`x = x + step` or `x = tl.advance(x, ...)` moves x on; `x = tl.where(x < M, x, 0)` or
@@ -275,29 +309,115 @@ class _Binder:
     def _for(self, node: cst.For, block: _Block) -> None:
         self._scan(node.iter, block)
         targets = frozenset(names_in(node.target))
-        tiles, why = self._range_tiles(node.iter)
-        loop = Loop(node, f"{LOOP_PREFIX}{len(self.loops)}", targets, tiles, code_of(node.iter), why, node.iter)
+        # A loop counted in tiles or down, whose body starts by deriving the offset it walks
+        # (`k = a + i * s`, `k = b - r`), walks k like the `range(a, b, s)` it is written for.
+        derived = self._derived_range(node.body, node.iter, node.target.value) \
+            if isinstance(node.target, cst.Name) else None
+        walked = derived[0] if derived is not None else None
+        body = node.body
+        if derived is not None and isinstance(body, cst.IndentedBlock):
+            # k is then the loop's target, as in the loop it restates: its derivation is not walked.
+            targets |= frozenset(derived[1])
+            body = body.with_changes(body=body.body[len(derived[1]):])
+        tiles, why = self._range_tiles(walked if walked is not None else node.iter)
+        loop = Loop(node, f"{LOOP_PREFIX}{len(self.loops)}", targets, tiles, code_of(node.iter), why,
+                    walked if walked is not None else node.iter)
         self.loops.append(loop)
         inner = _Block(block.path, block.loops + (loop,))
-        for name in targets:
+        for name in sorted(targets):
             self._define(name, None, inner, "for")
-        self._walk_block(node.body, inner)
+        self._walk_block(body, inner)
 
     def _while(self, node: cst.While, block: _Block) -> None:
         self._scan(node.test, block)
         iterable = self._while_range(node)
+        body = node.body
+        counters: list[str] = []
         if iterable is not None:
             # `k = a` / `while k < b:` / `k += s` walks k like `for k in range(a, b, s)`.
             counter = next(iter(names_in(cast(cst.Comparison, node.test).left)))
+            counters = [counter]
+            derived = self._derived_range(body, iterable, counter, stepped=True)
+            if derived is not None and isinstance(body, cst.IndentedBlock):
+                # `i = 0; while i < tl.cdiv(E, s): k = i * s ... i += 1`: the walk of k, as for a `for`.
+                iterable, counters = derived[0], counters + derived[1]
+                body = body.with_changes(body=body.body[len(derived[1]):])
             tiles, why = self._range_tiles(iterable)
-            loop = Loop(node, f"{LOOP_PREFIX}{len(self.loops)}", frozenset({counter}), tiles, code_of(iterable),
+            loop = Loop(node, f"{LOOP_PREFIX}{len(self.loops)}", frozenset(counters), tiles, code_of(iterable),
                         why, iterable)
         else:
             # `while i < n` steps by whatever the body says; that is no evidence of a partial tile.
             loop = Loop(node, f"{LOOP_PREFIX}{len(self.loops)}", frozenset(names_in(node.test)), "unknown",
                         code_of(node.test))
         self.loops.append(loop)
-        self._walk_block(node.body, _Block(block.path, block.loops + (loop,)))
+        inner = _Block(block.path, block.loops + (loop,))
+        for name in counters:
+            # In the body k is the loop's target, as in `for k in range(a, b, s)`: what it starts
+            # from (`k = start` before the loop) and its step reach it only through the loop.
+            self._define(name, None, inner, "for")
+        self._walk_block(body, inner)
+
+    def _derived_range(self, body: cst.BaseSuite, iterable: cst.BaseExpression, index: str,
+                       stepped: bool = False) -> tuple[cst.Call, list[str]] | None:
+        """The `range(a, b, s)` of the offset a loop's first statements derive from its index, where
+        the loop counts tiles or counts down: `for i in range(0, tl.cdiv(E, s)): k = a + i * s` walks
+        k over `range(a, a + E, s)` (`range(a, b, s)` when E is `b - a`); `for r in range(T, 0, -s):
+        k = b - r` over `range(b - T, b, s)` (`range(a, b, s)` when T is `b - a`); one derivation
+        may follow another (`i = n - r`, then `k = i * s`). Each derived name is assigned nowhere
+        else in the body, and each index is used by the statement deriving from it alone (a
+        `while` counter also by its own step, `stepped`). With the names derived, in order; None
+        when the first statement derives nothing."""
+        if not isinstance(body, cst.IndentedBlock) or not isinstance(iterable, cst.Call):
+            return None
+        derived: list[str] = []
+        walked: cst.Call = iterable
+        for statement in body.body[:3]:
+            name = self.qualify_tl(walked.func) or dotted(walked.func)
+            if name not in _RANGE_CALLS or not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+                break
+            small = statement.body[0]
+            if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name)):
+                break
+            counter, value = small.targets[0].target.value, small.value
+            own_step = stepped and not derived  # a `while` counter's `k += 1`
+            if counter == index or counter in derived or _assignments_to(body, counter) != 1 \
+                    or _assignments_to(body, index) != (1 if own_step or derived else 0) \
+                    or sum(1 for used in names_in(body) if used == index) != (2 if own_step or derived else 1):
+                break
+            args = range_args(walked)
+            made = None
+            if len(args) in (1, 2) and (len(args) == 1 or code_of(args[0]) == "0"):
+                made = self._counted_in_tiles(args[-1], index, value)
+            elif len(args) == 3 and code_of(args[1]) == "0" and isinstance(args[2], cst.UnaryOperation) \
+                    and isinstance(args[2].operator, cst.Minus):
+                made = _counted_down_range(args[0], args[2].expression, index, value)
+            if made is None:
+                break
+            walked, index = made, counter
+            derived.append(counter)
+        return (walked, derived) if derived else None
+
+    def _counted_in_tiles(self, count: cst.BaseExpression, index: str, value: cst.BaseExpression) -> cst.Call | None:
+        """`range(a, b, s)` of `k = a + i * s` (or `i * s`) under `range(tl.cdiv(b - a, s))`."""
+        if not (isinstance(count, cst.Call) and (self.qualify_tl(count.func) or dotted(count.func) or "").endswith("cdiv")
+                and len(count.args) == 2 and not any(arg.keyword or arg.star for arg in count.args)):
+            return None
+        extent, step = count.args[0].value, count.args[1].value
+        start: cst.BaseExpression | None = None
+        product = value
+        if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add):
+            start, product = value.left, value.right
+        if not (isinstance(product, cst.BinaryOperation) and isinstance(product.operator, cst.Multiply)
+                and isinstance(product.left, cst.Name) and product.left.value == index
+                and _same_text(product.right, step)):
+            return None
+        if start is None:
+            return _range_call(cst.Integer("0"), extent, step)
+        if isinstance(extent, cst.BinaryOperation) and isinstance(extent.operator, cst.Subtract) \
+                and _same_text(extent.right, start):
+            return _range_call(start, extent.left, step)
+        return _range_call(start, cst.BinaryOperation(_bare(start), cst.Add(), _bare(extent)), step)
 
     def _while_range(self, node: cst.While) -> cst.Call | None:
         """The `range(a, b, s)` a `while` tile loop walks: `while k < b:` (or `while k > 0:`, counting

@@ -69,7 +69,7 @@ def bounding_sibling(kernel: Stages, access: Access, tile: BlockTile) -> Access 
     """Another access that bounds the same program tile by the same extent: a raw pointer's mask
     `pid * B + tl.arange(0, B) < extent` (through its names), or a block pointer of the same tile
     with `boundary_check` on it."""
-    for other in kernel.ir.accesses:
+    for other in kernel.flags.accesses:  # helpers' accesses too, as their calls see them
         if other is access or not compatible(other.path, access.path):
             continue
         for sides in map(ordered, kernel.flow.mask_comparisons(other)):

@@ -43,7 +43,7 @@ from tritonlint.semantic.verdicts import HazardFinder, Judgement, TailHazard
 from tritonlint.semantic.walks import Walker
 from tritonlint.source.locations import Locator, Span
 from tritonlint.source.names import ImportMap
-from tritonlint.source.outline import KernelSource
+from tritonlint.source.outline import NESTED_PREFIX, KernelSource
 from tritonlint.source.syntax import strip_casts
 from tritonlint.source.tree import child_nodes, nodes_under
 
@@ -75,8 +75,11 @@ class KernelContext:
         # Other files the fixer read (their helpers): results not cacheable. Shared by the file's contexts.
         self.depends: set[str] = depends if depends is not None else set()
         self.masked_lanes = masked_lanes  # what a load without `other=` holds in its masked-off lanes
-        self.ir = bind(module, function, imports, source, extra_flags)
-        self.flow = Dataflow(self.ir)
+        # `f = triton.heuristics(...)(triton.jit(f))`: that statement, parsed where it lies in the file
+        # (padded with blank lines), and the decorators it applies as calls.
+        self.applied = _applied_module(outline)
+        self.ir = bind(module, function, imports, source, extra_flags, _applied_decorators(self.applied))
+        self.flow = Dataflow(self.ir, partial(_helper_returns_load, weakref.proxy(self)))
         self.ev = Evaluator(self.ir, self.flow)
         self.walker = Walker(self.ir, self.flow, self.ev)
         # Through a proxy: a bound method would hold the context from its own flags, a cycle that leaves
@@ -101,6 +104,31 @@ class KernelContext:
         """The predicates setting its evenness flags (heuristics, launch arguments) that do not
         imply full tiles of the walks they let through."""
         return weak_predicates(self)
+
+    @cached_property
+    def returns_load(self) -> bool:
+        """Whether the function returns data it loads (`return tl.load(p)`, `x = tl.load(p)` then
+        `return x.to(tl.int64)`, or a helper's result that does): read through its assignments,
+        in any order (a conservative reading of what a return can hold)."""
+        pending: list[cst.CSTNode] = [self.function.body]
+        returned: list[cst.BaseExpression] = []
+        while pending:
+            current = pending.pop()
+            if isinstance(current, cst.Return) and current.value is not None:
+                returned.append(current.value)
+            elif not isinstance(current, (cst.BaseExpression, cst.FunctionDef)):
+                pending.extend(child_nodes(current))
+        seen: set[str] = set()
+        while returned:
+            value = returned.pop()
+            for node in nodes_under(value):
+                if type(node) is cst.Name and node.value not in seen:
+                    seen.add(node.value)
+                    returned += [d.value for d in self.ir.defs.get(node.value, ()) if d.value is not None]
+                elif type(node) is cst.Call and (self.ir.qualify_tl(node.func) == "load" or _helper_returns_load(
+                        self, node.func.value if type(node.func) is cst.Name else "")):
+                    return True
+        return False
 
     @cached_property
     def names_used(self) -> frozenset[str]:
@@ -129,9 +157,19 @@ class KernelContext:
         span = self.locator.span(self.function, node) if self.locator is not None else None
         if span is not None:
             return span
-        position = self._positions[node]
+        position = self._positions.get(node)
+        if position is None and self.applied is not None:
+            position = self._applied_positions[node]  # a decorator applied by assignment: placed as parsed
+            return Span(position.start.line, position.start.column, position.end.line, position.end.column)
+        if position is None:
+            raise KeyError(node)
         return Span(position.start.line + self.line_base, position.start.column,
                     position.end.line + self.line_base, position.end.column)
+
+    @cached_property
+    def _applied_positions(self) -> dict[cst.CSTNode, CodeRange]:
+        assert self.applied is not None
+        return dict(MetadataWrapper(self.applied, unsafe_skip_copy=True).resolve(PositionProvider))
 
     def statement_start(self, statement: cst.SimpleStatementLine, call: cst.Call) -> tuple[int, int]:
         """(line, column) where `statement`, a line holding only the statement that holds `call`, starts."""
@@ -202,6 +240,56 @@ class KernelContext:
         if walk.loop is not None:
             parts.append(f"advanced by the loop at line {self.line_of(walk.loop.node)}")
         return ", ".join(parts)
+
+
+def _applied_module(outline: KernelSource | None) -> cst.Module | None:
+    """The statement jitting the function by assignment with decorators applied as calls, parsed
+    at its place in the file: blank lines before it, so that its lines are the file's (and an
+    indented one behind an `if 1:`, so that its columns are)."""
+    if outline is None or not outline.applied:
+        return None
+    text = outline.applied
+    indented = text[:1] in (" ", "\t")
+    padding = "\n" * (outline.applied_line - 1 - (1 if indented else 0))
+    try:
+        return cst.parse_module(padding + (NESTED_PREFIX if indented else "") + text)
+    except cst.ParserSyntaxError:
+        return None
+
+
+def _applied_decorators(applied: cst.Module | None) -> tuple[cst.BaseExpression, ...]:
+    """`A(...)(B(...)(triton.jit(f)))` -> (A(...), B(...), triton.jit): the decorators, outermost first."""
+    if applied is None:
+        return ()
+    statement: cst.CSTNode = applied.body[0]
+    if isinstance(statement, cst.If):
+        statement = statement.body.body[0]
+    small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and statement.body else None
+    if not isinstance(small, cst.Assign):
+        return ()
+    found: list[cst.BaseExpression] = []
+    node: cst.BaseExpression = small.value
+    while isinstance(node, cst.Call) and len(node.args) == 1 and len(found) < 8:
+        found.append(node.func)
+        if not isinstance(node.func, cst.Call):
+            break  # `triton.jit(f)`: the innermost
+        node = node.args[0].value
+    return tuple(found)
+
+
+def _helper_returns_load(context: KernelContext, name: str) -> bool:
+    """Whether the jit helper `name` of the caller's file returns data it loads."""
+    helper = context.helpers.get(name)
+    if helper is None or helper.ir is context.ir or id(helper.ir) in _ASKING:
+        return False  # not a helper of the file, or one reached again through its own calls
+    _ASKING.add(id(helper.ir))
+    try:
+        return helper.returns_load
+    finally:
+        _ASKING.discard(id(helper.ir))
+
+
+_ASKING: set[int] = set()  # the helpers whose `returns_load` is being read (a call cycle stops there)
 
 
 def _helper_views(context: KernelContext) -> list[Access]:

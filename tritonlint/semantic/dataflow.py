@@ -11,13 +11,19 @@ from tritonlint.semantic.paths import Path, compatible
 from tritonlint.source.syntax import strip_casts
 from tritonlint.source.tree import expressions_in, names_in
 
+# Builtins a jit function may call by their bare name: none of them reads memory.
+_BUILTINS = frozenset({"min", "max", "abs", "int", "float", "bool", "range", "len", "round", "divmod", "pow"})
+
 
 class Dataflow:
     """Reaching definitions in structured code (no `goto`: the order of statements and the path
     conditions decide), memoized: the definitions are complete when this stage starts."""
 
-    def __init__(self, ir: KernelIR) -> None:
+    def __init__(self, ir: KernelIR, returns_load: Callable[[str], bool] | None = None) -> None:
         self.ir = ir
+        # Whether the jit helper of that name returns data it loads (asked only when a pointer is
+        # built from a helper's result; the helpers are known once the file's contexts are).
+        self._returns_load = returns_load
         self._reaching_memo: dict[tuple[str, int, Path, tuple[Loop, ...]], list[Def]] = {}
         self._chain_memo: dict[tuple[int, int, Path, tuple[Loop, ...]],
                                tuple[cst.BaseExpression, dict[str, list[Def]]]] = {}
@@ -37,17 +43,25 @@ class Dataflow:
         for d in reversed(candidates):
             if d.order < order:
                 result.append(d)
-                if d.kind in ("assign", "param") and d.path <= path and d.loops == loops[:len(d.loops)]:
-                    break  # this definition dominates the use: earlier ones are dead
+                if d.kind in ("assign", "param", "for") and d.path <= path and d.loops == loops[:len(d.loops)]:
+                    break  # this definition dominates the use: earlier ones are dead (a loop's target, in its body)
             elif d.kind == "advance" and d.loops and d.loops[-1] in loops:
                 result.append(d)  # carried around the loop to the next iteration
         return result
 
     def computed_from(self, access: Access) -> set[str]:
         """Names the pointer is computed from, transitively, not looking into loads: an index read
-        from memory (`page = tl.load(block_table + i // PAGE)`) is data; the loop that picks the
-        page does not move the tile inside it."""
-        return set(self.build_chain(access.pointer, access.order, access.path, access.loops, self.is_load))
+        from memory (`page = tl.load(block_table + i // PAGE)`, or through a jit helper that
+        returns what it loads) is data; the loop that picks the page does not move the tile inside it."""
+        return set(self.build_chain(access.pointer, access.order, access.path, access.loops, self.is_data))
+
+    def is_data(self, node: cst.CSTNode) -> bool:
+        """A load, or a call of a jit helper that returns what it loads."""
+        if self.is_load(node):
+            return True
+        node = strip_casts(node) if isinstance(node, cst.BaseExpression) else node
+        return type(node) is cst.Call and type(node.func) is cst.Name and self._returns_load is not None \
+            and self._returns_load(node.func.value)
 
     def is_load(self, node: cst.CSTNode) -> bool:
         return type(node) is cst.Call and self.ir.qualify_tl(node.func) == "load"
@@ -99,7 +113,14 @@ class Dataflow:
 
     def loaded_names(self, node: cst.BaseExpression, access: Access) -> set[str]:
         """Names an expression is computed from (through assignments) whose value is read from
-        memory: `seq_start = tl.load(cu_seqlens + b)`."""
-        chain = self.build_chain(node, access.order, access.path, access.loops, self.is_load)
+        memory: `seq_start = tl.load(cu_seqlens + b)`, or returned by a jit helper
+        (`pos = load_position(pos_ptr)`), whose body this stage does not read: taken as read."""
+        chain = self.build_chain(node, access.order, access.path, access.loops, self.is_read)
         return {name for name, defs in chain.items()
-                if any(d.kind == "assign" and d.value is not None and self.is_load(strip_casts(d.value)) for d in defs)}
+                if any(d.kind == "assign" and d.value is not None and self.is_read(strip_casts(d.value)) for d in defs)}
+
+    def is_read(self, node: cst.CSTNode) -> bool:
+        """A load, or a call of a function by its bare name that is no Python builtin (in a jit
+        function: a jit helper, possibly one that loads)."""
+        return self.is_load(node) or (type(node) is cst.Call and type(node.func) is cst.Name
+                                      and node.func.value not in _BUILTINS)

@@ -185,8 +185,7 @@ class FlagRecognizer:
     def _heuristic_flags(self) -> list[Flag]:
         """`@triton.heuristics({"EVEN_K": lambda args: args["K"] % args["BLOCK_K"] == 0})`."""
         flags = []
-        for decorator in self.ir.function.decorators:
-            call = decorator.decorator
+        for call in self.ir.decorators:  # applied by assignment too (`f = triton.heuristics(...)(triton.jit(f))`)
             if not (isinstance(call, cst.Call) and (self.ir.imports.qualify(call.func) or "").endswith("heuristics")):
                 continue
             table = call.args[0].value if call.args else None

@@ -62,6 +62,8 @@ class Def:
     loops: tuple[Loop, ...]
     kind: DefKind  # "param", "assign", "advance" (x += ... or x = f(x, ...) in a loop), "for"
     constexpr: bool = False
+    # `a, b = f(...)`: the place of the name in the unpacked tuple (`value` is then the whole call).
+    index: int | None = None
 
 
 @dataclass(eq=False)
@@ -155,6 +157,9 @@ class KernelIR:
     block_sizes: set[str]  # names spanned by `tl.arange(0, BLOCK)` or a block pointer's `block_shape`
     extra_flags: frozenset[str]  # names the configuration declares to be evenness flags
     reductions: list[Reduction] = field(default_factory=list)
+    # The decorators applied to it, outermost first: its own (`@triton.heuristics(...)`), then those
+    # applied as calls where it is jitted by assignment (`f = triton.heuristics(...)(triton.jit(f))`).
+    decorators: tuple[cst.BaseExpression, ...] = ()
 
 
 def share_a_dimension(theirs: frozenset[str], keys: frozenset[str]) -> bool:

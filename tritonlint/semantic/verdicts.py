@@ -105,6 +105,7 @@ class HazardFinder:
         # Per launch, the blocks it rounds up from a size it also passes: read once, on first use
         # (the engine sets the launches after the model is built).
         self._rounded: list[tuple[Launch, dict[str, set[str]]]] | None = None
+        self._views: dict[tuple[int, int], list[tuple[Kernel, Access, Access]]] = {}  # helper accesses by call site
 
     def tail_hazards(self, kind: AccessKind) -> Iterator[TailHazard]:
         """Each `kind` access ("load" or "store") that can touch a partial tail tile unbounded; one per access.
@@ -118,19 +119,33 @@ class HazardFinder:
             hazard = self.hazard_of(access)
             if hazard is not None:
                 yield hazard
+        for site, helper, inner, view in self.helper_accesses(kind):
+            hazard = self.hazard_of(view)
+            if hazard is not None:
+                yield self.in_helper(hazard, site, helper, inner)
+
+    def helper_accesses(self, kind: AccessKind | None = None) -> Iterator[tuple[HelperCall, Kernel, Access, Access]]:
+        """The accesses of the jit helpers this kernel calls that are judged at the call (site,
+        helper, the helper's access, the caller's view of it): not those the helper's own verdicts
+        report, nor those on the even side of the helper's own flag (`if EVEN: tl.load(ptrs)`)."""
         for site in self.ir.calls:
             helper = self.kernel.helpers.get(site.name)
             if helper is None or helper.hazards is self:
                 continue
-            for inner, view in self.inline(site, helper):
-                if inner.kind != kind or helper.hazards.hazard_of(inner) is not None:
+            for owner, inner, view in self.owned_views(site, helper):
+                if kind is not None and inner.kind != kind:
+                    continue
+                if owner.hazards.hazard_of(inner) is not None:
                     continue  # reported in the helper itself already
-                if any(helper.flags.on_side(flag.atom, flag.even, inner.path) for flag in helper.flags.flags):
-                    continue  # the even side of the helper's own flag (`if EVEN: tl.load(ptrs)`)
-                hazard = self.hazard_of(view)
-                if hazard is not None:
-                    yield dataclasses.replace(hazard, access=inner, helper=helper, walked=self.kernel.describe_walk(hazard.walk),
-                                              via=f"called from kernel {self.ir.function.name.value} at line {self.kernel.line_of(site.call)}")
+                if any(owner.flags.on_side(flag.atom, flag.even, inner.path) for flag in owner.flags.flags):
+                    continue
+                yield site, owner, inner, view
+
+    def in_helper(self, hazard: TailHazard, site: HelperCall, helper: Kernel, inner: Access) -> TailHazard:
+        """A hazard found on the caller's view of a helper's access, placed at the helper's access."""
+        return dataclasses.replace(hazard, access=inner, helper=helper, walked=self.kernel.describe_walk(hazard.walk),
+                                   via=f"called from kernel {self.ir.function.name.value} at line "
+                                       f"{self.kernel.line_of(site.call)}")
 
     def hazards_of(self, access: Access) -> list[TailHazard]:
         """One hazard per dimension the access leaves unbounded (a fix must bound them all)."""
@@ -141,8 +156,23 @@ class HazardFinder:
 
         Parameters are replaced by the arguments, flags renamed (`EVEN=EVEN_K`) or decided
         (`EVEN=True`). Only accesses built from parameters alone are inlined: a helper local
-        would be resolved against the caller's variables of the same name.
+        would be resolved against the caller's variables of the same name. Made once per call
+        site: the verdicts, the siblings and the rules see the same view.
         """
+        return iter([(inner, view) for _, inner, view in self.owned_views(site, helper)])
+
+    def owned_views(self, site: HelperCall, helper: Kernel) -> list[tuple[Kernel, Access, Access]]:
+        """`inline`'s pairs, each with the jit function that holds the access (a helper's helper)."""
+        key = (id(site.call), id(helper.ir))
+        if key not in self._views:
+            self._views[key] = []  # a helper reached again while its views are made (recursion): none
+            self._views[key] = list(self._inline(site, helper))
+        return self._views[key]
+
+    def _inline(self, site: HelperCall, helper: Kernel) -> Iterator[tuple[Kernel, Access, Access]]:
+        """(the jit function holding the access, the access, the caller's view): the helper's own
+        accesses, and those of the helpers it calls as it sees them (`load_scale(p)` calling
+        `load(p)`), seen through both calls."""
         params = [p.name.value for p in helper.ir.function.params.params]
         bound: dict[str, cst.BaseExpression] = {}
         positional = [arg for arg in site.call.args if arg.keyword is None and not arg.star]
@@ -151,7 +181,13 @@ class HazardFinder:
         for arg in site.call.args:
             if arg.keyword is not None and arg.keyword.value in params:
                 bound[arg.keyword.value] = arg.value
-        for access in helper.ir.accesses:
+        own: list[tuple[Kernel, Access, Access]] = [(helper, access, access) for access in helper.ir.accesses]
+        for inner_site in helper.ir.calls:
+            callee = helper.helpers.get(inner_site.name)
+            if callee is None or callee.hazards is helper.hazards or callee.hazards is self:
+                continue
+            own += helper.hazards.owned_views(inner_site, callee)
+        for owner, held, access in own:
             names = set(names_in(access.pointer)) | set(names_in(access.mask))
             if not names <= set(bound) | {"tl", "triton"}:
                 continue
@@ -171,10 +207,14 @@ class HazardFinder:
             replace = _Substitute(bound)
             pointer = access.pointer.visit(replace)
             mask = access.mask.visit(replace) if access.mask is not None else None
+            other = access.other.visit(replace) if access.other is not None else None
+            if isinstance(other, cst.BaseExpression) and other.lpar:
+                other = other.with_changes(lpar=[], rpar=[])  # `other=p` bound to `float("-inf")`: read bare
             assert isinstance(pointer, cst.BaseExpression)
             view = Access(access.kind, access.call, pointer, mask if isinstance(mask, cst.BaseExpression) else None,
-                          access.boundary_check, site.order, frozenset(path), site.loops)
-            yield access, view
+                          access.boundary_check, site.order, frozenset(path), site.loops,
+                          other if isinstance(other, cst.BaseExpression) else None)
+            yield owner, held, view
 
     def hazard_of(self, access: Access) -> TailHazard | None:
         """The first tail hazard of one access (also a helper's access seen from a caller), if any."""

@@ -33,6 +33,10 @@ class KernelSource:
     indented: bool  # nested in a class or function
     # Its stdlib `ast` node: positions of its calls without a libcst position pass.
     function: ast.FunctionDef | ast.AsyncFunctionDef | None = field(default=None, compare=False, repr=False)
+    # Jitted by assignment with decorators applied as calls (`f = triton.heuristics({...})(triton.jit(f))`):
+    # that statement's text and its first line, where the analysis reads those decorators.
+    applied: str = ""
+    applied_line: int = 0
 
 
 @dataclass
@@ -66,6 +70,7 @@ def outline(text: str) -> Outline:
     functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
     plain: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}  # undecorated: `fn = triton.jit(fn)` makes a kernel
     jitted: dict[str, str] = {}
+    applied: dict[str, ast.Assign] = {}  # the function's name -> `f = A(B(triton.jit(f)))` with wrappers
     for node in _statements(tree.body):
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -79,9 +84,12 @@ def outline(text: str) -> Outline:
             else:
                 plain.setdefault(node.name, node)
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
-                and isinstance(node.value, ast.Call) and len(node.value.args) == 1 \
-                and isinstance(node.value.args[0], ast.Name) and _is_jit(node.value, imports):
-            jitted[node.value.args[0].id] = node.targets[0].id
+                and isinstance(node.value, ast.Call):
+            jit, wrapped = _jit_call(node.value, imports)
+            if jit is not None and len(jit.args) == 1 and isinstance(jit.args[0], ast.Name):
+                jitted[jit.args[0].id] = node.targets[0].id
+                if wrapped:
+                    applied[jit.args[0].id] = node
     result = Outline(imports, tree=tree)
     starts = line_starts(text)
     for name, made in jitted.items():
@@ -96,9 +104,15 @@ def outline(text: str) -> Outline:
         begin = starts[first - 1]
         end = starts[last] if last < len(starts) else len(text)
         segment = text[begin:end]
+        assignment = applied.get(function.name) if not function.decorator_list else None
+        written = ""
+        if assignment is not None:
+            stop = assignment.end_lineno or assignment.lineno
+            written = text[starts[assignment.lineno - 1]:starts[stop] if stop < len(starts) else len(text)]
         result.kernels.append(
             KernelSource(function.name, segment, begin, first, indented=segment[:1] in (" ", "\t"),
-                         function=function)
+                         function=function, applied=written,
+                         applied_line=assignment.lineno if assignment is not None else 0)
         )
     result.kernels.sort(key=lambda kernel: kernel.start_offset)
     return result
@@ -119,6 +133,22 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
             pending.extend(reversed(handler.body))
         for case in getattr(statement, "cases", ()):
             pending.extend(reversed(case.body))
+
+
+def _jit_call(value: ast.Call, imports: ImportMap) -> tuple[ast.Call | None, bool]:
+    """The `triton.jit(f)` call at the heart of `A(...)(B(...)(triton.jit(f)))`, decorators
+    applied as calls, and whether it is wrapped in any; (None, False) for anything else."""
+    node: ast.expr = value
+    wrapped = False
+    for _ in range(8):
+        if not isinstance(node, ast.Call) or len(node.args) != 1:
+            return None, False
+        if _is_jit(node, imports):
+            return node, wrapped
+        if not isinstance(node.func, ast.Call):
+            return None, False  # a plain function of the kernel: not a decorator applied
+        node, wrapped = node.args[0], True
+    return None, False
 
 
 def _is_jit(decorator: ast.expr, imports: ImportMap) -> bool:

@@ -29,7 +29,7 @@ def fact(kernel: Stages, access: Access, walk: Walk) -> Fact | None:
     cuts = {code_of(stop.right), code_of(stop)}
     same = frozenset({dim} | {key for key in ev.tile_parts.get(dim, ()) if not key.startswith(LOOP_PREFIX)})
     for other in kernel.ir.loops:
-        other_iter = getattr(other.node, "iter", None)
+        other_iter = other.iterable  # the range it walks (a loop counted in tiles or down, a `while`, read as one)
         if other is loop or not isinstance(other_iter, cst.Call):
             continue
         bounds = range_args(other_iter)[:2]

@@ -74,8 +74,8 @@ def weak_predicates(model: Stages) -> list[WeakPredicate]:
     found: list[WeakPredicate] = []
     seen: set[str] = set()
     # A literal default is the tile's value where the launch does not bind it, unless autotuned.
-    autotuned = any((model.ir.imports.qualify(d.decorator.func) or "").endswith("autotune")
-                    for d in model.ir.function.decorators if isinstance(d.decorator, cst.Call))
+    autotuned = any((model.ir.imports.qualify(d.func) or "").endswith("autotune")
+                    for d in model.ir.decorators if isinstance(d, cst.Call))
     defaults = {} if autotuned else _defaults(model)
     for flag in model.flags.flags:
         if flag.atom not in params or flag.atom in seen or not flag.even:
@@ -110,7 +110,7 @@ def weak_predicates(model: Stages) -> list[WeakPredicate]:
 def _requirements(model: Stages, atom: str, dims: frozenset[str]) -> list[Requirement]:
     """What full tiles need along each walk the flag lets through unmasked (its even side)."""
     found: dict[tuple[str, str], set[str]] = {}
-    for access in model.ir.accesses:
+    for access in model.flags.accesses:  # helpers' accesses too, as their calls see them
         if not model.flags.on_side(atom, True, access.path):
             continue
         for walk in model.walker.walks(access):
@@ -179,7 +179,7 @@ def _program_division(model: Stages, dim: str) -> tuple[str, str] | None:
     if size is None:
         return None
     bounds = set()
-    for access in model.ir.accesses:
+    for access in model.flags.accesses:
         for sides in map(ordered, model.flow.mask_comparisons(access)):
             if sides is None:
                 continue
@@ -194,8 +194,7 @@ def _heuristic_predicates(model: Stages, atom: str) -> list[tuple[cst.BaseExpres
     """The body of `@triton.heuristics({"EVEN_K": lambda args: ...})` for the flag, and its text in
     the kernel's names (`args["K"]` -> `K`)."""
     found = []
-    for decorator in model.ir.function.decorators:
-        call = decorator.decorator
+    for call in model.ir.decorators:
         if not (isinstance(call, cst.Call) and (model.ir.imports.qualify(call.func) or "").endswith("heuristics")):
             continue
         table = call.args[0].value if call.args else None

@@ -60,8 +60,12 @@ class LaneFollower:
     """The state of one kernel's reading (memos, the loads by call) and the forward following;
     `MaskedLanes` adds the tracks and verdicts."""
 
-    def __init__(self, kernel: KernelContext, others: dict[Access, str] | None = None) -> None:
+    def __init__(self, kernel: KernelContext, others: dict[Access, str] | None = None,
+                 bound: dict[tuple[str, bool], Lanes | str | None] | None = None) -> None:
         self.kernel = kernel
+        # Inside a jit helper the caller's lanes reach: what each parameter holds at the call,
+        # (name, valid) -> the lanes of the argument passed (`_accumulate(x, m, l)`).
+        self.bound = bound or {}
         self.ev, self.flow = kernel.ev, kernel.flow
         self.others = others or {}  # an `other=` text to assume instead of the written one (the fix's check)
         self._memo: dict[tuple[int, int, Path, int, Track, bool], Lanes | str | None] = {}
@@ -73,6 +77,11 @@ class LaneFollower:
         self._lanes_off: dict[Track, frozenset[tuple[frozenset[str], str]]] = {}
         # A helper call's inlined value, kept alive with the call (the memos key nodes by id).
         self._inlined: dict[int, tuple[cst.Call, cst.BaseExpression | None]] = {}
+        # The calls of inlined values rewritten from a helper's own (its loads), by id: (the callee
+        # of the call site, the helper's node); and the caller's view of each helper access, by the
+        # same pair: a load inside a helper is tracked as the caller sees it.
+        self._origins: dict[int, tuple[cst.BaseExpression, cst.Call]] = {}
+        self._views: dict[tuple[int, int], Access] | None = None
 
     def tracks(self, access: Access) -> list[Track]:
         """The tracks of a masked load (one per axis its mask cuts)."""
@@ -132,13 +141,43 @@ class LaneFollower:
         return None
 
     def _access_of(self, call: cst.Call) -> Access | None:
-        """The load `call` is, found by its callee too: `acc += tl.load(...)` is read through a copy."""
+        """The load `call` is, found by its callee too: `acc += tl.load(...)` is read through a copy;
+        or, for a load of an inlined jit helper, the caller's view of the helper's load."""
         if self._loads is None:
             self._loads = {}
             for access in self.kernel.accesses:
                 if access.kind == "load":
                     self._loads[id(access.call)] = self._loads[id(access.call.func)] = access
-        return self._loads.get(id(call)) or self._loads.get(id(call.func))
+        found = self._loads.get(id(call)) or self._loads.get(id(call.func))
+        if found is not None:
+            return found
+        origin = self._origins.get(id(call))
+        if origin is None:
+            return None
+        views = self.helper_views()
+        view = views.get((id(origin[0]), id(origin[1])))
+        if view is None:
+            # A helper's helper (`load_row` calling `load`): the callee met inside the inlined body
+            # is the outer helper's node; known by the access alone when one call reaches it.
+            view = views.get((0, id(origin[1])))
+        return view if view is not None and view.kind == "load" else None
+
+    def helper_views(self) -> dict[tuple[int, int], Access]:
+        """The caller's view of each access of the jit helpers it calls (and of their helpers), by
+        (the call site's callee, the access call), and by (0, the access call) where one call
+        site reaches that access."""
+        if self._views is None:
+            self._views = {}
+            reached: dict[int, list[Access]] = {}
+            for site in self.kernel.ir.calls:
+                helper = self.kernel.helpers.get(site.name)
+                if helper is None or helper.ir is self.kernel.ir:
+                    continue
+                for inner, view in self.kernel.hazards.inline(site, helper):
+                    self._views[(id(site.call.func), id(inner.call))] = view
+                    reached.setdefault(id(inner.call), []).append(view)
+            self._views.update(((0, key), views[0]) for key, views in reached.items() if len(views) == 1)
+        return self._views
 
     def _masked_alike(self, call: cst.Call, track: Track) -> Track | None:
         """A load masked on the tracked lanes (the same dimension): its own padding is what those
@@ -198,6 +237,9 @@ class LaneFollower:
         found: list[Lanes | str | None] = []
         carried = False
         for d in self.flow.reaching(name, order, path, loops):
+            if d.kind == "param" and (name, valid) in self.bound:
+                found.append(self.bound[(name, valid)])  # a helper's parameter: the caller's argument
+                continue
             if d.value is None or d.kind not in ("assign", "advance") or self._only_when_full(d.loops, track):
                 found.append(None)
                 continue
@@ -207,7 +249,16 @@ class LaneFollower:
                 continue
             self._active.add(key)
             try:
-                found.append(self.follow(d.value, d.order, d.path, d.loops, track, valid))
+                value = d.value
+                if d.index is not None and type(value) is cst.Call:
+                    # `a, b = helper(...)`: the element of the helper's returned tuple, when it is read.
+                    body = self._inlined_body(value)
+                    if type(body) is cst.Tuple and d.index < len(body.elements) \
+                            and not any(type(e) is cst.StarredElement for e in body.elements):
+                        found.append(self._placed_at(self.follow(body.elements[d.index].value, d.order, d.path,
+                                                                 d.loops, track, valid), value))
+                        continue
+                found.append(self.follow(value, d.order, d.path, d.loops, track, valid))
             finally:
                 self._active.discard(key)
         joined = join(found)
@@ -444,14 +495,23 @@ class LaneFollower:
                       "zeros_like", "full_like", "static_range", "range"):
             return None
         if type(call.func) is cst.Name and member is None:
-            if id(call) not in self._inlined:
-                self._inlined[id(call)] = (call, inlined(self.kernel, call))
-            body = self._inlined[id(call)][1]
-            if body is not None:  # a jit helper: its return value in the caller's terms
+            body = self._inlined_body(call)
+            if body is not None and type(body) is not cst.Tuple:  # a jit helper: its return value in the caller's terms
                 return self._placed_at(again(body), call)
         # Anything else (a reshape, a scan, a helper not read): what it does to the lanes is not read.
         parts = [arg.value for arg in call.args] + ([call.func.value] if type(call.func) is cst.Attribute else [])
         return UNKNOWN if any(again(part) is not None for part in parts) else None
+
+    def _inlined_body(self, call: cst.Call) -> cst.BaseExpression | None:
+        """A jit helper call's returned value in the caller's terms (None where it is not read),
+        made once per call; the loads in it are known by the helper's own."""
+        if type(call.func) is not cst.Name:
+            return None
+        if id(call) not in self._inlined:
+            origins: dict[int, cst.Call] = {}
+            self._inlined[id(call)] = (call, inlined(self.kernel, call, origins))
+            self._origins.update((key, (call.func, original)) for key, original in origins.items())
+        return self._inlined[id(call)][1]
 
     def _placed_at(self, found: Lanes | str | None, call: cst.Call) -> Lanes | str | None:
         """The lanes out of an inlined helper, the steps taken inside it (nodes of no file's tree,
@@ -498,8 +558,8 @@ class LaneFollower:
                     depth: int) -> bool:
         if depth > 12:
             return True
-        if type(node) is cst.Call and self.kernel.qualify_tl(node.func) == "load":
-            return True
+        if type(node) is cst.Call and self.flow.is_read(node):
+            return True  # a load, or a jit helper's result (`x = load_row(...)`)
         if type(node) is cst.Name:
             return any(d.value is not None and d.kind in ("assign", "advance") and
                        self._reads_data(d.value, d.order, d.path, d.loops, depth + 1)

@@ -22,9 +22,15 @@ if TYPE_CHECKING:
 
 
 class _Substitute(cst.CSTTransformer):
-    def __init__(self, bound: dict[str, cst.BaseExpression]) -> None:
+    def __init__(self, bound: dict[str, cst.BaseExpression], origins: dict[int, cst.Call] | None = None) -> None:
         super().__init__()
         self.bound = bound
+        self.origins = origins  # each call of the helper's as rewritten -> the helper's own node
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if self.origins is not None and updated is not original:
+            self.origins[id(updated)] = original  # `tl.load(p, mask=m)` of the helper, now `tl.load(X + offs, ...)`
+        return updated
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
         value = self.bound.get(original.value)
@@ -55,8 +61,11 @@ def _function(kernel: KernelContext, name: str) -> tuple[cst.FunctionDef, bool] 
     return found[0], True
 
 
-def inlined(kernel: KernelContext, call: cst.Call) -> cst.BaseExpression | None:
-    """The helper call's value in the caller's terms, or None where it is not read."""
+def inlined(kernel: KernelContext, call: cst.Call,
+            origins: dict[int, cst.Call] | None = None) -> cst.BaseExpression | None:
+    """The helper call's value in the caller's terms, or None where it is not read. `origins`
+    receives, for each call of the result rewritten from one of the helper's (its loads), the
+    helper's node (by the id of the new one: keep the result alive while reading it)."""
     if type(call.func) is not cst.Name or call.func.value == kernel.ir.function.name.value:
         return None
     found = _function(kernel, call.func.value)
@@ -91,23 +100,23 @@ def inlined(kernel: KernelContext, call: cst.Call) -> cst.BaseExpression | None:
             return None
         small = statement.body[0]
         if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-            value = _substituted(small.value, bound, local, imported)
+            value = _substituted(small.value, bound, local, imported, origins)
             if value is None:
                 return None
             local[small.targets[0].target.value] = value
         elif isinstance(small, cst.Return) and small.value is not None and statement is statements[-1]:
-            return _substituted(small.value, bound, local, imported)
+            return _substituted(small.value, bound, local, imported, origins)
         else:
             return None
     return None
 
 
 def _substituted(node: cst.BaseExpression, bound: dict[str, cst.BaseExpression], local: dict[str, cst.BaseExpression],
-                 imported: bool) -> cst.BaseExpression | None:
+                 imported: bool, origins: dict[int, cst.Call] | None) -> cst.BaseExpression | None:
     free = set(names_in(node)) - set(bound) - set(local)
     if imported and free - {"tl", "triton"}:
         return None  # the other module's names mean nothing in the caller's
-    result = node.visit(_Substitute({**bound, **local}))
+    result = node.visit(_Substitute({**bound, **local}, origins))
     return result if isinstance(result, cst.BaseExpression) else None
 
 

@@ -21,11 +21,12 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from tritonlint.semantic.facts import full_tiles
-from tritonlint.semantic.ir import LOOP_PREFIX, Access, Loop, Reduction, Walk
+from tritonlint.semantic.ir import LOOP_PREFIX, Access, HelperCall, Loop, Reduction, Walk
 from tritonlint.semantic.lanes.follow import LaneFollower, Track
 from tritonlint.semantic.lanes.values import (
     IDENTITY,
@@ -40,6 +41,9 @@ from tritonlint.semantic.lanes.values import (
 from tritonlint.semantic.verdicts import TailHazard
 from tritonlint.source.names import code_of
 from tritonlint.source.syntax import loop_range
+
+if TYPE_CHECKING:
+    from tritonlint.semantic.context import KernelContext
 
 
 @dataclass(frozen=True)
@@ -125,7 +129,7 @@ class MaskedLanes(LaneFollower):
             return False
         for param in [*function.params.params, *function.params.kwonly_params]:
             if param.name.value == size and param.default is not None and code_of(param.default) == "1":
-                decorators = " ".join(code_of(d.decorator) for d in function.decorators)
+                decorators = " ".join(code_of(d) for d in self.kernel.ir.decorators)
                 return size not in decorators and all(size not in launch.args for launch in self.kernel.launches)
         return False
 
@@ -167,8 +171,39 @@ class MaskedLanes(LaneFollower):
             yield from self.track_verdicts(track)
 
     def track_verdicts(self, track: Track) -> Iterator[LaneVerdict]:
-        """Every reduction one track's lanes reach along their axis (a fix's hypothetical track too)."""
-        for reduction in self.kernel.ir.reductions:
+        """Every reduction one track's lanes reach along their axis (a fix's hypothetical track too),
+        in this function and in the jit helpers it passes them to."""
+        yield from self._reductions_reached(track, self.kernel.ir.reductions)
+        if self.bound:
+            return  # (a helper's own helpers are not followed: one level)
+        for site in self.kernel.ir.calls:
+            helper = self.kernel.helpers.get(site.name)
+            if helper is None or helper.ir is self.kernel.ir or not helper.ir.reductions:
+                continue
+            bound = self._arguments_lanes(site, helper, track)
+            if bound:
+                inside = MaskedLanes(helper, self.others, bound)
+                yield from inside._reductions_reached(track, helper.ir.reductions)
+
+    def _arguments_lanes(self, site: HelperCall, helper: KernelContext,
+                         track: Track) -> dict[tuple[str, bool], Lanes | str | None]:
+        """The lanes each argument of a helper call holds (real and switched-off), by the helper's
+        parameter name; empty when none carries the track, or the call is not read (`*args`)."""
+        params = [p.name.value for p in helper.ir.function.params.params]
+        pairs: list[tuple[str, cst.BaseExpression]] = []
+        positional = [arg for arg in site.call.args if arg.keyword is None]
+        if any(arg.star for arg in site.call.args) or len(positional) > len(params):
+            return {}
+        pairs += [(name, arg.value) for name, arg in zip(params, positional)]
+        pairs += [(arg.keyword.value, arg.value) for arg in site.call.args if arg.keyword is not None]
+        bound: dict[tuple[str, bool], Lanes | str | None] = {}
+        for name, value in pairs:
+            for valid in (False, True):
+                bound[(name, valid)] = self.follow(value, site.order, site.path, site.loops, track, valid)
+        return bound if any(isinstance(lanes, Lanes) and lanes.mine for lanes in bound.values()) else {}
+
+    def _reductions_reached(self, track: Track, reductions: list[Reduction]) -> Iterator[LaneVerdict]:
+        for reduction in reductions:
             if self._only_when_full(reduction.loops, track):
                 continue
             for operand, node, right in reduced_operands(reduction, self.kernel):
