@@ -198,8 +198,8 @@ class KernelContext:
         one, else the helpers it calls, transitively, else any other jit function of the file."""
         if self.locator is not None and self.locator.span(self.function, node) is not None:
             return self  # the position index knows only this tree's nodes: no walk to ask it
-        if id(node) in self._node_ids:
-            return self
+        if id(node) in self._node_ids or (self.applied is not None and id(node) in self._applied_ids):
+            return self  # (a decorator applied by assignment lives in a tree of its own)
         seen = {id(self.function)}
         for helper in (*self._callees, *self.helpers.values()):
             if id(helper.function) not in seen:
@@ -230,6 +230,11 @@ class KernelContext:
         # learn that the node is not there cost a tenth of a cold check (and, through every helper
         # of a file, grew with the file's size).
         return frozenset(map(id, nodes_under(self.module)))
+
+    @cached_property
+    def _applied_ids(self) -> frozenset[int]:
+        assert self.applied is not None
+        return frozenset(map(id, nodes_under(self.applied)))
 
     def describe_walk(self, walk: Walk) -> str:
         """`offs_k` (tiles of BLOCK_K), advanced by the loop at line 9."""
