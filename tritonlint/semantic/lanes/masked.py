@@ -283,6 +283,10 @@ class MaskedLanes(LaneFollower):
             lowest = reduction.kind in ("max", "argmax")
             if all((value <= -SENTINEL) if lowest else (value >= SENTINEL) for value in lanes.samples):
                 return ""  # `-1e30`, `-FLT_MAX`, `-10000`: below any real score
+            if lowest and self._absolute(node) and all(value <= 0 for value in lanes.samples):
+                # `tl.max(tl.abs(x))`: no real lane is below 0, so lanes of 0 never win, whatever
+                # data the real lanes hold (an absmax for a quantization scale).
+                return ""
             valid = self.follow(node, reduction.order, reduction.path, reduction.loops, track, valid=True)
             if isinstance(valid, Lanes) and not any(valid.legit):
                 # `tl.max(tl.abs(x))` with `other=0`: the real lanes never lose to the switched-off ones.
@@ -291,6 +295,16 @@ class MaskedLanes(LaneFollower):
                 if reduction.kind in ("min", "argmin") and max(valid.samples) <= min(lanes.samples):
                     return ""
         return "not the identity"
+
+    def _absolute(self, node: cst.BaseExpression) -> bool:
+        """Whether the reduced operand is an absolute value (`tl.abs(x)`, `tl.math.abs(x)`, `tl.fabs(x)`),
+        directly or through a local assigned it once."""
+        if type(node) is cst.Name:
+            defs = [d for d in self.kernel.ir.defs.get(node.value, ()) if d.kind == "assign"]
+            if len(defs) != 1 or defs[0].value is None:
+                return False
+            node = defs[0].value
+        return type(node) is cst.Call and (self.kernel.qualify_tl(node.func) or "").rpartition(".")[2] in ("abs", "fabs")
 
     def describe(self, verdict: LaneVerdict) -> str:
         """How the lanes get there: their value at the load and the calls that change it."""
