@@ -39,6 +39,12 @@ KNOWN_BREAKS: dict[tuple[str, str], str] = {
         'TL101 at 31 lost (expected at block_ptr_cdiv_grid.py:32); TL102 at 32 lost (expected at block_ptr_cdiv_grid.py:33)',
     ('unmasked-tail-store/gemm_epilogue_even_mn', 'rename'):
         'with meaningless names the flag or tile is no longer recognised: the finding depended on a name',
+    ('unmasked-tail-store/lower_bound_sibling_mask', 'block_pointer'):
+        'TL102 at 32 lost (expected at lower_bound_sibling_mask.py:32)',
+    ('unmasked-tail-store/lower_bound_sibling_mask', 'block_pointer_unmasked'):
+        'TL102 at 32 lost (expected at lower_bound_sibling_mask.py:32)',
+    ('unsafe-masked-lanes/absmax_of_combined_rows', 'block_pointer'):
+        'TL105 at 66 lost (expected at absmax_of_combined_rows.py:66); TL105 at 67 lost (expected at absmax_of_combined_rows.py:67)',
     ('unsafe-masked-lanes/helper_returned_load', 'block_pointer'):
         'TL105 at 99 lost (expected at helper_returned_load.py:99)',
     ('unsafe-masked-lanes/integer_loads_typed_other', 'block_pointer'):
