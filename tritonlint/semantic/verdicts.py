@@ -19,6 +19,7 @@ import libcst as cst
 
 from tritonlint.semantic.block_tiles import BlockTile, block_tile, bounding_sibling, on_even_side
 from tritonlint.semantic.facts import full_tile_loop, full_tiles
+from tritonlint.semantic.host.flag_setters import loop_division
 from tritonlint.semantic.host.launches import Launch, padded, rounded_blocks
 from tritonlint.semantic.ir import (
     LOOP_PREFIX,
@@ -339,52 +340,26 @@ class HazardFinder:
                                    reason=f"{judged.reason}; {guard}")
 
     def _loop_extent(self, loop: Loop) -> tuple[str, str] | None:
-        """(extent, step) as kernel parameters, for the two tile loops whose tiles are all whole
-        when the extent is a multiple of the step: `range(0, K, BLOCK_K)` and `range(tl.cdiv(K,
-        BLOCK_K))` (also `range(0, n, 1)` of `n = tl.cdiv(K, BLOCK_K)`, a local spelled once),
-        either counted down to 0."""
+        """(extent, step) as kernel parameters of a tile loop from 0 (or counted down to 0), as the
+        weak-predicate reading divides it (`range(0, K, BLOCK_K)`, `range(tl.cdiv(K, BLOCK_K))`, a
+        count named once before the loop): its tiles are all whole when the extent is a multiple of
+        the step. A loop from elsewhere needs its start to be a multiple too: not read."""
         args = loop_range(loop.iterable)
-        counted: cst.BaseExpression | None = None
-        if len(args) == 3 and code_of(args[1]) == "0" and type(args[2]) is cst.UnaryOperation \
-                and type(args[2].operator) is cst.Minus:
-            # Counted down to 0: `range(K, 0, -BLOCK_K)` visits the same tiles from the top, and
-            # `range(tl.cdiv(K, BLOCK_K), 0, -1)` the same tile count.
-            down = args[2].expression
-            if code_of(down).strip("()") != "1":
-                extent, step = self._param_of(args[0]), self._param_of(down)
-                return (extent, step) if extent and step else None
-            counted = args[0]
-        elif len(args) == 3 and code_of(args[0]) == "0":
-            extent, step = self._param_of(args[1]), self._param_of(args[2])
-            if extent and step and code_of(args[2]) != "1":
-                return extent, step
-        if counted is None:
-            counted = args[1] if len(args) >= 2 and code_of(args[0]) == "0" and (len(args) == 2 or code_of(args[2]) == "1") \
-                else args[0] if len(args) == 1 else None
-        if counted is None:
+        if len(args) == 3 and code_of(args[0]) != "0" and code_of(args[1]) != "0":
             return None
-        counted = self._single_value(counted)
-        if type(counted) is cst.Call and self.ir.qualify_tl(counted.func) == "cdiv" and len(counted.args) == 2:
-            extent, step = self._param_of(counted.args[0].value), self._param_of(counted.args[1].value)
-            if extent and step:
-                return extent, step
-        return None
+        divided = loop_division(self.kernel, loop.iterable)
+        if divided is None:
+            return None
+        extent, step = (self._param_named(text) for text in divided)
+        return (extent, step) if extent and step else None
 
-    def _single_value(self, node: cst.BaseExpression) -> cst.BaseExpression:
-        """A local name's one definition (`num_k = tl.cdiv(K, BLOCK_K)`), else the node itself."""
-        if type(node) is cst.Name:
-            defs = self.ir.defs.get(node.value, [])
-            if len(defs) == 1 and defs[0].kind == "assign" and defs[0].value is not None:
-                return defs[0].value
-        return node
-
-    def _param_of(self, node: cst.BaseExpression) -> str:
-        """The kernel parameter `node` names (through one local spelled once), or ""."""
-        node = self._single_value(node)
-        if type(node) is cst.Name and any(d.kind == "param" for d in self.ir.defs.get(node.value, ())) \
-                and all(d.kind == "param" for d in self.ir.defs.get(node.value, ())):
-            return node.value
-        return ""
+    def _param_named(self, text: str) -> str:
+        """The kernel parameter `text` names, directly or through a local assigned it once; or ""."""
+        defs = self.ir.defs.get(text, ())
+        if len(defs) == 1 and defs[0].kind == "assign" and type(defs[0].value) is cst.Name:
+            text = defs[0].value.value
+            defs = self.ir.defs.get(text, ())
+        return text if defs and all(d.kind == "param" for d in defs) else ""
 
     def _rounded_block_evidence(self, access: Access, walk: Walk) -> Judgement | None:
         """A tile of BLOCK lanes where a launch passes `BLOCK=next_power_of_2(n)` beside `N=n`: the

@@ -117,7 +117,7 @@ def _requirements(model: Stages, atom: str, dims: frozenset[str]) -> list[Requir
             if not walk.keys & dims:
                 continue
             if walk.loop is not None:
-                divided = _loop_division(model, walk.loop.iterable)
+                divided = loop_division(model, walk.loop.iterable)
             elif walk.dim is not None and walk.dim in model.ev.dim_size \
                     and PROGRAM in model.walker.pointer_loops(access):
                 divided = _program_division(model, walk.dim)
@@ -128,7 +128,7 @@ def _requirements(model: Stages, atom: str, dims: frozenset[str]) -> list[Requir
     return [Requirement(extent, tile, frozenset(keys)) for (extent, tile), keys in found.items()]
 
 
-def _loop_division(model: Stages, iterable: cst.BaseExpression | None) -> tuple[str, str] | None:
+def loop_division(model: Stages, iterable: cst.BaseExpression | None) -> tuple[str, str] | None:
     """(extent, tile) of `range(0, E, T)`, `range(tl.cdiv(E, T))`, `range(0, (E + T - 1) // T)`; a
     count assigned once before the loop (`k_tiles = tl.cdiv(K, BLOCK_K)`) is read through its name."""
     if not isinstance(iterable, cst.Call):
