@@ -380,11 +380,9 @@ class _Binder:
                     and isinstance(small.targets[0].target, cst.Name)):
                 break
             counter, value = small.targets[0].target.value, small.value
-            own_step = stepped and not derived  # a `while` counter's `k += 1`
-            if counter == index or counter in derived or _assignments_to(body, counter) != 1 \
-                    or _assignments_to(body, index) != (1 if own_step or derived else 0) \
-                    or sum(1 for used in names_in(body) if used == index) != (2 if own_step or derived else 1):
+            if counter == index or counter in derived:
                 break
+            # The statement's own shape first: the body walks below are asked only of a derivation.
             args = range_args(walked)
             made = None
             if len(args) in (1, 2) and (len(args) == 1 or code_of(args[0]) == "0"):
@@ -393,6 +391,11 @@ class _Binder:
                     and isinstance(args[2].operator, cst.Minus):
                 made = _counted_down_range(args[0], args[2].expression, index, value)
             if made is None:
+                break
+            own_step = stepped and not derived  # a `while` counter's `k += 1`
+            if _assignments_to(body, counter) != 1 \
+                    or _assignments_to(body, index) != (1 if own_step or derived else 0) \
+                    or sum(1 for used in names_in(body) if used == index) != (2 if own_step or derived else 1):
                 break
             walked, index = made, counter
             derived.append(counter)
