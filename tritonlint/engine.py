@@ -7,7 +7,7 @@ import gc
 import os
 import traceback
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from functools import partial
@@ -159,7 +159,7 @@ def importing_callers(path: str, found: Outline, helpers: dict[str, KernelContex
     callers: list[tuple[KernelSource, KernelContext]] = []
     shared: list[dict[str, KernelContext]] = []
     for display, other in neighbours():
-        if stem not in other or not any(name in other for name in helpers):
+        if not _may_import(other, stem, helpers):
             continue
         try:
             tree = ast.parse(other)
@@ -403,7 +403,14 @@ def _may_have_callers(path: str, found: Outline, neighbours: Neighbours | None) 
     if neighbours is None or not found.kernels:
         return False
     stem = os.path.splitext(os.path.basename(path))[0]
-    return any(stem in other and any(kernel.name in other for kernel in found.kernels) for _, other in neighbours())
+    names = [kernel.name for kernel in found.kernels]
+    return any(_may_import(other, stem, names) for _, other in neighbours())
+
+
+def _may_import(text: str, stem: str, names: Iterable[str]) -> bool:
+    """Whether a module's text may import one of `names` from the module `stem`: the textual test
+    asked before any parsing (it names both)."""
+    return stem in text and any(name in text for name in names)
 
 
 def evenness_flags(text: str, config: Config) -> dict[str, dict[str, bool]]:
