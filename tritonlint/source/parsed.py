@@ -8,20 +8,13 @@ text's syntax tree; a check of one file used to parse it up to three times. The 
 from __future__ import annotations
 
 import ast
+import functools
+
 
 # The last few texts parsed and their trees: a check reads its file and the modules its helpers are
 # imported from; the editor's incremental check reads the buffer, then the buffer with its
 # unchanged kernels blanked out.
-_RECENT = 4
-_trees: list[tuple[str, ast.Module]] = []
-
-
+@functools.lru_cache(maxsize=4)
 def parse_text(text: str) -> ast.Module:
     """`ast.parse(text)`, remembered for the last texts asked. Raises what `ast.parse` raises."""
-    for seen, tree in _trees:
-        if seen is text or seen == text:
-            return tree
-    tree = ast.parse(text)
-    _trees.insert(0, (text, tree))
-    del _trees[_RECENT:]
-    return tree
+    return ast.parse(text)
