@@ -127,6 +127,15 @@ def test_the_configuration_turns_it_off_and_the_flag_wins(
         load_config(tmp_path / "pyproject.toml")
 
 
+def test_a_configuration_silent_on_it_keeps_the_default(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # A `[tool.tritonlint]` table that does not name the key still respects .gitignore (ruff's default).
+    tree(tmp_path)
+    write(tmp_path / "pyproject.toml", "[tool.tritonlint]\nline-length = 100\n")
+    monkeypatch.chdir(tmp_path)
+    assert checked(tmp_path, capsys) == ["./k.py", "./src/keep_tmp.py", "./src/s.py"]
+
+
 def test_files_and_folders_named_explicitly_are_checked_even_when_ignored(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     # ruff 0.17.6 does the same, --force-exclude or not: ignore files judge only what a walk finds.
