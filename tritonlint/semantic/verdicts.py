@@ -35,7 +35,7 @@ from tritonlint.semantic.ir import (
 from tritonlint.semantic.paths import EMPTY, Literal, Path, compatible
 from tritonlint.semantic.stages import Stages
 from tritonlint.source.names import code_of
-from tritonlint.source.syntax import loop_range, ordered
+from tritonlint.source.syntax import bound_arguments, loop_range, ordered
 from tritonlint.source.tree import names_in, terms
 
 # `tl.program_id(0)`, `tl.program_id(axis=1)`: the axis a program's tile index is read along.
@@ -174,14 +174,9 @@ class HazardFinder:
         """(the jit function holding the access, the access, the caller's view): the helper's own
         accesses, and those of the helpers it calls as it sees them (`load_scale(p)` calling
         `load(p)`), seen through both calls."""
-        params = [p.name.value for p in helper.ir.function.params.params]
-        bound: dict[str, cst.BaseExpression] = {}
-        positional = [arg for arg in site.call.args if arg.keyword is None and not arg.star]
-        for name, arg in zip(params, positional):
-            bound[name] = arg.value
-        for arg in site.call.args:
-            if arg.keyword is not None and arg.keyword.value in params:
-                bound[arg.keyword.value] = arg.value
+        bound = bound_arguments(helper.ir.function, site.call)
+        if bound is None:
+            return
         own: list[tuple[Kernel, Access, Access]] = [(helper, access, access) for access in helper.ir.accesses]
         for inner_site in helper.ir.calls:
             callee = helper.helpers.get(inner_site.name)

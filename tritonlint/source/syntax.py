@@ -86,6 +86,35 @@ def keyword(call: cst.Call, name: str, position: int) -> cst.BaseExpression | No
     return positional[position] if position < len(positional) else None
 
 
+def bound_arguments(function: cst.FunctionDef, call: cst.Call,
+                    defaults: bool = False) -> dict[str, cst.BaseExpression] | None:
+    """The call's arguments by the parameter of `function` each binds, as Python binds them, or None
+    when that cannot be read without running the code: `*args` or `**kwargs` at the call (they shift
+    or hide what binds where), more positional arguments than parameters, a keyword the function
+    lacks. With `defaults`, a parameter left unbound takes its default, and one with none makes it None
+    (the call would fail)."""
+    params = function.params.params
+    names = [param.name.value for param in params]
+    if any(arg.star for arg in call.args):
+        return None
+    positional = [arg.value for arg in call.args if arg.keyword is None]
+    if len(positional) > len(names):
+        return None
+    bound = dict(zip(names, positional))
+    for arg in call.args:
+        if arg.keyword is not None:
+            if arg.keyword.value not in names:
+                return None
+            bound[arg.keyword.value] = arg.value
+    if defaults:
+        for param in params:
+            if param.name.value not in bound:
+                if param.default is None:
+                    return None
+                bound[param.name.value] = param.default
+    return bound
+
+
 def string_keys(node: cst.BaseExpression) -> set[str]:
     """`args["BLOCK_K"]` -> {"BLOCK_K"}."""
     keys = set()

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tritonlint.source.imports import imported_helper
+from tritonlint.source.syntax import bound_arguments
 from tritonlint.source.tree import names_in
 
 if TYPE_CHECKING:
@@ -72,23 +73,9 @@ def inlined(kernel: KernelContext, call: cst.Call,
     if found is None:
         return None
     function, imported = found
-    params = [p.name.value for p in function.params.params]
-    bound: dict[str, cst.BaseExpression] = {}
-    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
-    if len(positional) > len(params):
+    bound = bound_arguments(function, call, defaults=True)
+    if bound is None:
         return None
-    for name, arg in zip(params, positional):
-        bound[name] = arg.value
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value in params:
-            bound[arg.keyword.value] = arg.value
-    defaults = {p.name.value: p.default for p in function.params.params if p.default is not None}
-    for name in params:
-        if name not in bound:
-            default = defaults.get(name)
-            if default is None:
-                return None
-            bound[name] = default
     if not isinstance(function.body, cst.IndentedBlock):
         return None
     statements = list(function.body.body)

@@ -40,7 +40,7 @@ from tritonlint.semantic.lanes.values import (
 )
 from tritonlint.semantic.verdicts import TailHazard
 from tritonlint.source.names import code_of
-from tritonlint.source.syntax import loop_range
+from tritonlint.source.syntax import bound_arguments, loop_range
 
 if TYPE_CHECKING:
     from tritonlint.semantic.context import KernelContext
@@ -189,15 +189,11 @@ class MaskedLanes(LaneFollower):
                          track: Track) -> dict[tuple[str, bool], Lanes | str | None]:
         """The lanes each argument of a helper call holds (real and switched-off), by the helper's
         parameter name; empty when none carries the track, or the call is not read (`*args`)."""
-        params = [p.name.value for p in helper.ir.function.params.params]
-        pairs: list[tuple[str, cst.BaseExpression]] = []
-        positional = [arg for arg in site.call.args if arg.keyword is None]
-        if any(arg.star for arg in site.call.args) or len(positional) > len(params):
+        arguments = bound_arguments(helper.ir.function, site.call)
+        if arguments is None:
             return {}
-        pairs += [(name, arg.value) for name, arg in zip(params, positional)]
-        pairs += [(arg.keyword.value, arg.value) for arg in site.call.args if arg.keyword is not None]
         bound: dict[tuple[str, bool], Lanes | str | None] = {}
-        for name, value in pairs:
+        for name, value in arguments.items():
             for valid in (False, True):
                 bound[(name, valid)] = self.follow(value, site.order, site.path, site.loops, track, valid)
         return bound if any(isinstance(lanes, Lanes) and lanes.mine for lanes in bound.values()) else {}
