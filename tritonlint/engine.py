@@ -26,6 +26,7 @@ from tritonlint.semantic.context import KernelContext
 from tritonlint.semantic.host.file_launches import Neighbours, find_file_launches
 from tritonlint.semantic.host.launches import Launch
 from tritonlint.source.groups import kernel_groups
+from tritonlint.source.imports import statements_breadth_first
 from tritonlint.source.locations import Locator
 from tritonlint.source.names import ImportMap
 from tritonlint.source.outline import (
@@ -168,7 +169,8 @@ def importing_callers(path: str, found: Outline, helpers: dict[str, KernelContex
             tree = ast.parse(other)
         except (SyntaxError, ValueError, RecursionError):
             continue
-        imported = {alias.asname or alias.name: alias.name for node in ast.walk(tree)
+        # (statements only, in `ast.walk`'s order: imports are statements, expressions most of a module)
+        imported = {alias.asname or alias.name: alias.name for node in statements_breadth_first(tree)
                     if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[-1] == stem
                     for alias in node.names if alias.name in helpers}
         if not imported:
