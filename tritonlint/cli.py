@@ -168,14 +168,22 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.command == "rule":
         return _print_rule(args.code)
     if args.command == "server":
-        try:  # pygls is the `lsp` extra: `check` never needs it
+        # pygls is the `lsp` extra: `check` never needs it. Asked before `initialize` is answered
+        # (without pygls loaded, see server_front.py), imported after.
+        if any(importlib.util.find_spec(name) is None for name in ("pygls", "lsprotocol")):
+            print("tritonlint: `tritonlint server` needs pygls: install tritonlint[lsp]", file=sys.stderr)
+            return EXIT_ERROR
+        from tritonlint.server_front import answer_first
+
+        stdin, stdout = answer_first(sys.stdin.buffer, sys.stdout.buffer)
+        try:
             from tritonlint.server import serve
         except ModuleNotFoundError as error:
             if (error.name or "").split(".")[0] not in ("pygls", "lsprotocol"):
                 raise
             print("tritonlint: `tritonlint server` needs pygls: install tritonlint[lsp]", file=sys.stderr)
             return EXIT_ERROR
-        return serve()
+        return serve(stdin, stdout)
     if args.command == "verify":
         missing = [name for name in ("triton", "torch") if importlib.util.find_spec(name) is None]
         if missing:  # before anything runs: without them every harness run would only fail

@@ -26,6 +26,7 @@ from tritonlint.semantic.context import KernelContext
 from tritonlint.semantic.host.file_launches import Neighbours, find_file_launches
 from tritonlint.semantic.host.launches import Launch
 from tritonlint.source.groups import kernel_groups
+from tritonlint.source.imports import statements_breadth_first
 from tritonlint.source.locations import Locator
 from tritonlint.source.names import ImportMap
 from tritonlint.source.outline import (
@@ -36,6 +37,7 @@ from tritonlint.source.outline import (
     might_hold_kernels,
     outline,
 )
+from tritonlint.source.parsed import kernel_syntax
 from tritonlint.suppressions import comments_by_line, file_suppressions, suppressions_in_line
 
 __all__ = ["DEFAULT_LINE_LENGTH", "MAX_FIX_ROUNDS", "Neighbours", "RuleCrash", "apply_edits", "build_contexts",
@@ -106,7 +108,9 @@ def build_model(kernel: KernelSource, module: cst.Module, imports: ImportMap, co
     line_base = kernel.first_line - 1 - (1 if kernel.indented else 0)
     locator = None
     if kernel.function is not None and text is not None:
-        locator = Locator(kernel.function, text, starts if starts is not None else line_starts(text))
+        # (a stub of a huge file's lean tree: its whole tree parsed now, freed with the context)
+        function = kernel_syntax(kernel.function, kernel.text, kernel.first_line)
+        locator = Locator(function, text, starts if starts is not None else line_starts(text))
     return KernelContext(module, _function_in(module), imports, line_base, config.even_flags, kernel.text, locator,
                          outline=kernel, helpers=helpers, launches=launches, origin=origin, depends=depends,
                          masked_lanes=config.masked_lanes)
@@ -165,7 +169,8 @@ def importing_callers(path: str, found: Outline, helpers: dict[str, KernelContex
             tree = ast.parse(other)
         except (SyntaxError, ValueError, RecursionError):
             continue
-        imported = {alias.asname or alias.name: alias.name for node in ast.walk(tree)
+        # (statements only, in `ast.walk`'s order: imports are statements, expressions most of a module)
+        imported = {alias.asname or alias.name: alias.name for node in statements_breadth_first(tree)
                     if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[-1] == stem
                     for alias in node.names if alias.name in helpers}
         if not imported:

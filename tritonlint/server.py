@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -404,8 +404,8 @@ def _lsp_diagnostic(finding: Finding) -> types.Diagnostic:
         severity=types.DiagnosticSeverity.Error if d.code == NOT_CHECKED_CODE else types.DiagnosticSeverity.Warning)
 
 
-def serve() -> int:
-    """Run the server on stdin/stdout until the client says exit."""
+def serve(stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
+    """Run the server on stdin/stdout (or these streams) until the client says exit."""
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="tritonlint server: %(message)s")
-    server.start_io()
+    server.start_io(stdin, stdout)
     return 0

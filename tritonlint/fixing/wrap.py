@@ -19,7 +19,9 @@ import ast
 import io
 import textwrap
 import tokenize
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from itertools import islice
 
 _COMMA, _TERNARY, _LOGIC, _COMPARE = 18, 16, 14, 10
 _MATH = {"|": 9, "^": 8, "&": 7, "<<": 6, ">>": 6, "+": 5, "-": 5, "*": 4, "/": 4, "//": 4, "%": 4, "@": 4, "**": 1}
@@ -252,11 +254,18 @@ def wrap_region(text: str, start: int, end: int, limit: int) -> tuple[str, int]:
     the line is kept as it was. Also returns where the statement holding `end` ends in `text`:
     nothing after it changes."""
     begin = text.rfind("\n", 0, start) + 1
-    lines = text[begin:].split("\n")
     last = text.count("\n", begin, end)
-    depths = _line_depths(lines, last)
+    # Only the lines up to the statement's end, and the one after (the layout looks ahead to it),
+    # are split and read: the rest of the text is kept as it is (splitting it all was a pass over
+    # the rest of the file for each wrapped fix, quadratic on a huge file).
+    source = _lines_from(text, begin)
+    lines: list[str] = []
+    depths = _line_depths(source, last, lines)
     if depths is None:
         return text, end
+    lines.extend(islice(source, 1))
+    after = begin + sum(len(line) + 1 for line in lines)  # where the first line not read starts
+    tail = "\n" + text[after:] if after <= len(text) else ""
     # The last line of the statement holding `end` (depths holds one more entry than lines read).
     final_line = max(last, len(depths) - 2)
     region_end = begin + sum(len(line) + 1 for line in lines[:final_line + 1]) - 1
@@ -309,7 +318,19 @@ def wrap_region(text: str, start: int, end: int, limit: int) -> tuple[str, int]:
                 continue
         out.append(line)
         number += 1
-    return text[:begin] + "\n".join(out), region_end
+    return text[:begin] + "\n".join(out) + tail, region_end
+
+
+def _lines_from(text: str, begin: int) -> Iterator[str]:
+    """The lines of `text` from offset `begin` (split at `\\n`, as `str.split` would), one at a time."""
+    position = begin
+    while True:
+        newline = text.find("\n", position)
+        if newline < 0:
+            yield text[position:]
+            return
+        yield text[position:newline]
+        position = newline + 1
 
 
 def _joined(lines: list[str]) -> str | None:
@@ -328,11 +349,13 @@ def _joined(lines: list[str]) -> str | None:
     return "".join(parts)
 
 
-def _line_depths(lines: list[str], last: int) -> list[int] | None:
-    """Bracket depth at the start of each line, up to the end of the statement holding line `last`."""
+def _line_depths(source: Iterator[str], last: int, lines: list[str]) -> list[int] | None:
+    """Bracket depth at the start of each line, up to the end of the statement holding line `last`;
+    each line read from `source` is appended to `lines`."""
     depths = [0]
     depth = 0
-    for number, line in enumerate(lines):
+    for number, line in enumerate(source):
+        lines.append(line)
         read = _tokens(line)
         if read is None:
             return None

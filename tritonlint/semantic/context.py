@@ -75,9 +75,13 @@ class KernelContext:
         # Other files the fixer read (their helpers): results not cacheable. Shared by the file's contexts.
         self.depends: set[str] = depends if depends is not None else set()
         self.masked_lanes = masked_lanes  # what a load without `other=` holds in its masked-off lanes
-        # `f = triton.heuristics(...)(triton.jit(f))`: that statement, parsed where it lies in the file
-        # (padded with blank lines), and the decorators it applies as calls.
+        # `f = triton.heuristics(...)(triton.jit(f))`: that statement, parsed alone, and the
+        # decorators it applies as calls; `applied_base` added to a line of it gives the file's line
+        # (not padded with blank lines to its place: that cost a parse and a position pass as long
+        # as the file above it, for each such kernel).
         self.applied = _applied_module(outline)
+        self.applied_base = outline.applied_line - 1 - (1 if outline.applied[:1] in (" ", "\t") else 0) \
+            if self.applied is not None and outline is not None else 0
         self.ir = bind(module, function, imports, source, extra_flags, _applied_decorators(self.applied))
         self.flow = Dataflow(self.ir, partial(_helper_returns_load, weakref.proxy(self)))
         self.ev = Evaluator(self.ir, self.flow)
@@ -160,7 +164,8 @@ class KernelContext:
         position = self._positions.get(node)
         if position is None and self.applied is not None:
             position = self._applied_positions[node]  # a decorator applied by assignment: placed as parsed
-            return Span(position.start.line, position.start.column, position.end.line, position.end.column)
+            return Span(position.start.line + self.applied_base, position.start.column,
+                        position.end.line + self.applied_base, position.end.column)
         if position is None:
             raise KeyError(node)
         return Span(position.start.line + self.line_base, position.start.column,
@@ -249,15 +254,14 @@ class KernelContext:
 
 def _applied_module(outline: KernelSource | None) -> cst.Module | None:
     """The statement jitting the function by assignment with decorators applied as calls, parsed
-    at its place in the file: blank lines before it, so that its lines are the file's (and an
-    indented one behind an `if 1:`, so that its columns are)."""
+    alone (an indented one behind an `if 1:`, so that its columns are the file's); its lines are
+    the file's less `KernelContext.applied_base`."""
     if outline is None or not outline.applied:
         return None
     text = outline.applied
     indented = text[:1] in (" ", "\t")
-    padding = "\n" * (outline.applied_line - 1 - (1 if indented else 0))
     try:
-        return cst.parse_module(padding + (NESTED_PREFIX if indented else "") + text)
+        return cst.parse_module((NESTED_PREFIX if indented else "") + text)
     except cst.ParserSyntaxError:
         return None
 

@@ -51,10 +51,10 @@ def _imports_from(text: str) -> tuple[ast.ImportFrom, ...]:
         tree = parse_text(text)
     except (SyntaxError, ValueError, RecursionError):
         return ()
-    return tuple(node for node in _statements(tree) if isinstance(node, ast.ImportFrom))
+    return tuple(node for node in statements_breadth_first(tree) if isinstance(node, ast.ImportFrom))
 
 
-def _statements(tree: ast.Module) -> Iterator[ast.AST]:
+def statements_breadth_first(tree: ast.Module) -> Iterator[ast.AST]:
     """`ast.walk(tree)` in its order (breadth first), without the expressions: they hold no
     statement, and they are most of a module's nodes."""
     pending: deque[ast.AST] = deque([tree])

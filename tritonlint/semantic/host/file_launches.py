@@ -7,6 +7,7 @@ import os
 from collections.abc import Callable, Sequence
 
 from tritonlint.semantic.host.launches import Launch, find_launches, kernel_params, may_launch
+from tritonlint.source.imports import statements_breadth_first
 from tritonlint.source.outline import Outline
 
 # The modules beside a file, (display path, text), read on demand: where its kernels may be launched.
@@ -47,7 +48,7 @@ def imported_kernels(tree: ast.Module, stem: str, names: dict[str, str]) -> tupl
     local`), and local names of that module itself (`from . import kernels`)."""
     local: dict[str, str] = {}
     modules: set[str] = set()
-    for node in ast.walk(tree):
+    for node in statements_breadth_first(tree):  # `ast.walk`'s order, without the expressions
         if isinstance(node, ast.ImportFrom):
             if node.module is not None and node.module.split(".")[-1] == stem:
                 local.update({alias.asname or alias.name: names[alias.name] for alias in node.names
