@@ -177,7 +177,7 @@ def run_job(job: dict[str, Any], out: Path) -> None:
             tensors = {n: v.clone() for n, v in values.items() if isinstance(v, torch.Tensor)}
             torch.save(tensors, out / f"outputs{i}.pt")
         except BaseException as error:  # noqa: BLE001 - the kernel's failure is a result
-            result["error"] = _short(error)
+            result["error"] = error_summary(error)
         finally:
             if restore is not None:
                 restore()
@@ -218,7 +218,7 @@ def _compare(out: Path, a: int, b: int) -> dict[str, Any] | None:
     return diffs
 
 
-def _short(error: BaseException) -> str:
+def error_summary(error: BaseException) -> str:
     """The error's message, with the innermost frame of the kernel's source when there is one."""
     text = "".join(traceback.format_exception_only(type(error), error)).strip()
     # The interpreter re-raises a kernel's error from its launcher (`raise InterpreterError(...) from e`):
