@@ -21,6 +21,9 @@ Portable (carried by generated modules, and installed here):
   M/N; `e4m3`, `e5m2` as fp8 bits; `bf16`, `fp16`) and multiplied by its `e8m0` scale (2**(s - 127)
   per group of 32 along K, 255 is NaN, no scale is 1), then a float32 product plus the accumulator.
   Compiled kernels keep the hardware's `dot_scaled`: only the interpreter's language is patched.
+* `tl.extra.cuda.num_warps()` and `num_threads()` under the interpreter: the compiler answers with
+  the launch's `num_warps` option (4 when the launch gives none), which the interpreter drops; the
+  launch's value is kept while it runs and returned (times 32 for threads), as the compiler would.
 
 Interpreter-only (installed here; a repro run by hand does not need them on the NumPy it was made with):
 
@@ -180,11 +183,56 @@ def _compat_dot_scaled() -> None:
     interp._patch_lang_core = patched
 
 
+def _compat_launch_num_warps() -> None:
+    # `tl.extra.cuda.num_warps()` / `num_threads()` under the interpreter: the compiler answers with
+    # the launch's `num_warps` option (Triton's default 4 when the launch gives none; 32 threads a
+    # warp); the interpreter drops that option and cannot answer. The launch's value is kept while it
+    # runs and given back, only inside the interpreter's patched language (compiled kernels keep theirs).
+    from typing import Any  # noqa: F401 - generated modules evaluate annotations
+
+    try:
+        import triton.language as tl
+        from triton.language.extra import cuda
+        from triton.runtime import interpreter as interp
+    except ImportError:
+        return
+    inner = getattr(interp, "_patch_lang_core", None)
+    function = getattr(interp, "InterpretedFunction", None)
+    if inner is None or function is None or getattr(inner, "_compat_num_warps", False):
+        return
+    launch = {"num_warps": 4}
+    run = function.run
+
+    def run_recording(self: Any, *args: Any, grid: Any, warmup: Any, **kwargs: Any) -> Any:
+        before = launch["num_warps"]
+        launch["num_warps"] = int(kwargs.get("num_warps") or 4)
+        try:
+            return run(self, *args, grid=grid, warmup=warmup, **kwargs)
+        finally:
+            launch["num_warps"] = before
+
+    def num_warps(**_: Any) -> Any:
+        return tl.constexpr(launch["num_warps"])
+
+    def num_threads(**_: Any) -> Any:
+        return tl.constexpr(launch["num_warps"] * 32)
+
+    def patched(lang: Any, scope: Any) -> None:
+        inner(lang, scope)
+        scope.set_attr(cuda, "num_warps", num_warps)
+        scope.set_attr(cuda, "num_threads", num_threads)
+
+    patched._compat_num_warps = True  # type: ignore[attr-defined]
+    interp._patch_lang_core = patched
+    function.run = run_recording
+
+
 # What a generated module carries: the shim, and whether the kernels it holds need it.
 _PORTABLE: tuple[tuple[Callable[[], None], Callable[[ast.AST], bool]], ...] = (
     (_compat_old_dot_keywords, lambda fn: uses_old_dot(fn)),
     (_compat_constexpr_reflected, lambda fn: True),
     (_compat_dot_scaled, lambda fn: _calls(fn, "dot_scaled")),
+    (_compat_launch_num_warps, lambda fn: _calls(fn, "num_warps") or _calls(fn, "num_threads")),
 )
 
 OLD_DOT_KEYWORDS = ("trans_a", "trans_b")

@@ -177,7 +177,7 @@ def run_job(job: dict[str, Any], out: Path) -> None:
             tensors = {n: v.clone() for n, v in values.items() if isinstance(v, torch.Tensor)}
             torch.save(tensors, out / f"outputs{i}.pt")
         except BaseException as error:  # noqa: BLE001 - the kernel's failure is a result
-            result["error"] = _short(error)
+            result["error"] = error_summary(error)
         finally:
             if restore is not None:
                 restore()
@@ -218,11 +218,22 @@ def _compare(out: Path, a: int, b: int) -> dict[str, Any] | None:
     return diffs
 
 
-def _short(error: BaseException) -> str:
+def error_summary(error: BaseException) -> str:
     """The error's message, with the innermost frame of the kernel's source when there is one."""
     text = "".join(traceback.format_exception_only(type(error), error)).strip()
-    frames = [f for f in traceback.extract_tb(error.__traceback__) if "_tritonlint_witness_" in f.filename
-              or "witness_module" in f.filename]
+    # The interpreter re-raises a kernel's error from its launcher (`raise InterpreterError(...) from e`):
+    # the kernel's own frames are on the cause, so the innermost exception of the chain is read first.
+    chain: list[BaseException] = []
+    at: BaseException | None = error
+    while at is not None and at not in chain:
+        chain.append(at)
+        at = at.__cause__ or at.__context__
+    frames = []
+    for e in reversed(chain):
+        frames = [f for f in traceback.extract_tb(e.__traceback__) if "_tritonlint_witness_" in f.filename
+                  or "witness_module" in f.filename]
+        if frames:
+            break
     where = f" (at line {frames[-1].lineno} of the generated module)" if frames else ""
     return (text[-1500:] + where)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import itertools
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -192,6 +193,12 @@ _CMP: dict[type, Callable[[Any, Any], Any]] = {ast.Eq: operator.eq, ast.NotEq: o
         ast.IsNot: lambda a, b: a != b if isinstance(a, DType) else a is not b}
 
 
+# The num_warps of the witness's launches (it passes none: Triton's default), which
+# `tl.extra.cuda.num_warps()` returns (the interpreter's shim in verify/interpreter_compat.py).
+LAUNCH_NUM_WARPS = 4
+_CUDA_EXTRA = ("tl.extra.cuda.", "triton.language.extra.cuda.", "extra.cuda.", "cuda.")
+
+
 def evaluate(expr: ast.expr, env: dict[str, Any], local: dict[str, ast.expr], depth: int = 0) -> Any:
     """The value of a constexpr expression under `env`; Unknown when it reads anything else."""
     if depth > 40:
@@ -271,6 +278,9 @@ def evaluate(expr: ast.expr, env: dict[str, Any], local: dict[str, ast.expr], de
             return -(-args[0] // args[1])
         if name in ("min", "max", "minimum", "maximum") and args and all(isinstance(a, (int, float)) for a in args):
             return min(args) if name in ("min", "minimum") else max(args)
+        if name in ("num_warps", "num_threads") and not args and dotted(expr.func).startswith(_CUDA_EXTRA):
+            # The witness launches without a num_warps option: Triton's default, 4 warps of 32 threads.
+            return LAUNCH_NUM_WARPS * (32 if name == "num_threads" else 1)
         if name == "next_power_of_2" and len(args) == 1 and isinstance(args[0], int):
             return 1 << max(0, args[0] - 1).bit_length()
         raise Unknown(name)
@@ -374,6 +384,47 @@ def reaching(fn: ast.FunctionDef, line: int) -> list[Constraint]:
             elif isinstance(stmt, (ast.For, ast.While, ast.With)):
                 visit(stmt.body)
                 visit(getattr(stmt, "orelse", []))
+            else:  # an arm of a conditional expression (`tl.load(a) if FLAG else tl.load(b)`, one a line)
+                for node in ast.walk(stmt):
+                    if isinstance(node, ast.IfExp):
+                        body, other = _spans(node.body, line), _spans(node.orelse, line)
+                        if body and not other:
+                            out.append(Constraint(node.test, (), f"reach line {line}: {dotted(node.test)}"))
+                        elif other and not body:
+                            out.append(Constraint(ast.UnaryOp(op=ast.Not(), operand=node.test), (),
+                                                  f"reach line {line}: not {dotted(node.test)}"))
 
     visit(fn.body)
     return out
+
+
+def _spans(node: ast.AST, line: int) -> bool:
+    start: int = getattr(node, "lineno", 0)
+    end: int = getattr(node, "end_lineno", None) or start
+    return start <= line <= end
+
+
+def branch_not_taken(fn: ast.FunctionDef, node: ast.AST, env: dict[str, Any], local: dict[str, ast.expr]) -> bool:
+    """Whether `node` sits on the side of a constexpr branch (`if FLAG:` / `a if FLAG else b`) that the
+    values in `env` do not take. A test that cannot be evaluated (a runtime one) takes both sides."""
+
+    def path(at: ast.AST) -> list[ast.AST] | None:
+        if at is node:
+            return [at]
+        for child in ast.iter_child_nodes(at):
+            found = path(child)
+            if found is not None:
+                return [at, *found]
+        return None
+
+    chain = path(fn) or []
+    for parent, child in itertools.pairwise(chain):
+        if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test:
+            in_body = child is parent.body or (isinstance(parent.body, list) and child in parent.body)
+            try:
+                taken = bool(evaluate(parent.test, env, local))
+            except Unknown:
+                continue
+            if taken != in_body:
+                return True
+    return False

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tritonlint.witness.constraints import (
+    branch_not_taken,
     broken,
     constraints_of,
     locals_of,
@@ -457,18 +458,31 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                               and k not in stride_values})
         numels: dict[str, int] = {}
         for p, exprs in pointers.items():
-            dims: list[tuple[str | None, Any]] = []
-            for expr in exprs:
-                for d in uses.dims(expr, sizes, strides):
-                    if d == (None, None):
-                        continue  # a constant term (`... else 0`): it spans nothing, and must not hide the unit dim
-                    if all(d[0] != e[0] for e in dims):
-                        dims.append(d)
+            # Only the accesses on the constexpr branches this launch takes (`tl.load(w + k * s + n) if
+            # W_KMAJOR else tl.load(w + n * s + k)` lays out `w` one way or the other).
+            taken = [e for e in exprs if not branch_not_taken(kernel.node, e, consts, local)] or exprs
+            # A pointer local set on both sides of a branch (`if NORMK: p = z + o_k` / `else: p = z + o_v`):
+            # each side's walk, the buffer holding the longer on each dimension.
+            sides = [d for e in taken for d in uses.other_definitions(e)
+                     if not branch_not_taken(kernel.node, d, consts, local)]
             extents: list[tuple[str | None, int]] = []
-            for stride, bound in dims:
-                if stride is not None and stride.isdigit():
-                    stride_values[stride] = int(stride)  # a literal row length (`index * 24`)
-                extents.append((stride, _extent(bound, totals, grid, consts, base, axes)))
+            for side, group in ((False, taken), (True, sides)):
+                dims: list[tuple[str | None, Any]] = []
+                for expr in group:
+                    for d in uses.dims(expr, sizes, strides):
+                        if d == (None, None):
+                            continue  # a constant term (`... else 0`): it spans nothing, and must not hide the unit dim
+                        if all(d[0] != e[0] for e in dims):
+                            dims.append(d)
+                for stride, bound in dims:
+                    if stride is not None and stride.isdigit():
+                        stride_values[stride] = int(stride)  # a literal row length (`index * 24`)
+                    extent = _extent(bound, totals, grid, consts, base, axes)
+                    same = [i for i, e in enumerate(extents) if e[0] == stride] if side else []
+                    if same:
+                        extents[same[0]] = (stride, max(extents[same[0]][1], extent))
+                    else:
+                        extents.append((stride, extent))
             # A literal offset past the indexed terms (`index * 24 + 17`) reaches that far into the row.
             reach = max((uses.constant_reach(e) for e in exprs if uses.block_ptr_of(e) is None), default=0)
             numels[p] = _layout(extents, stride_values, reach)

@@ -257,6 +257,15 @@ class Uses:
             return self.terms(expr.body, seen) + self.terms(expr.orelse, seen)
         return [expr]
 
+    def other_definitions(self, expr: ast.expr) -> list[ast.expr]:
+        """The further definitions of a pointer local bound on each side of a branch (`if NORMK: p = z + o_k`
+        / `else: p = z + o_v`): `terms` expands the first; the buffer must hold what every side walks."""
+        if not (isinstance(expr, ast.Name) and expr.id not in self.params):
+            return []
+        defs = self.defs.get(expr.id, ())
+        root = self.root(expr)
+        return [d for d in defs[1:] if root and self.root(d) == root]
+
     def _multi_dim(self, value: ast.expr) -> bool:
         """An offset local that sums several dimensions (`rows * N + cols`): expanded into its terms."""
         if not (isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Sub))):
@@ -465,7 +474,7 @@ class Uses:
                 size = end.args[0].id
             elif len(args) == 3 and isinstance(args[1], ast.Name) and isinstance(args[2], ast.Name) \
                     and args[2].id == tile:
-                size = args[1].id
+                size = self._clamped_size(args[1].id, sizes)
             if size is None or size not in sizes:
                 continue
             for node in ast.walk(loop):
@@ -474,6 +483,16 @@ class Uses:
                         and v in self.reached({node.target.id}, depth=4) - {node.target.id}:
                     return ("size", size)
         return None
+
+    def _clamped_size(self, end: str, sizes: set[str]) -> str:
+        """The size a loop's end stands for: itself, or the size it is clamped to
+        (`hi = tl.minimum((start_m + 1) * BLOCK_M, N_CTX)`: the loop walks at most up to N_CTX)."""
+        defs = self.defs.get(end, ())
+        if end in sizes or len(defs) != 1 or not (isinstance(defs[0], ast.Call)
+                                                  and call_name(defs[0]) in ("minimum", "min")):
+            return end
+        clamps = [a.id for a in defs[0].args if isinstance(a, ast.Name) and a.id in sizes]
+        return clamps[0] if len(clamps) == 1 else end
 
     def _upper_bound(self, v: str, sizes: set[str], *, exact: bool) -> Any:
         """("size", s) when a comparison bounds `v` from above by a size (`v < s`, `s > v`).
