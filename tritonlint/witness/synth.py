@@ -27,6 +27,7 @@ from tritonlint.witness.constraints import (
 )
 from tritonlint.witness.extract import Extracted, Kernel
 from tritonlint.witness.uses import (
+    ACCESS,
     Uses,
     call_name,
     defaults_of,
@@ -370,6 +371,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     # then the kernel's assertions with those branch values kept.
     reach = reaching(kernel.node, facts.line) if kernel.node.lineno <= facts.line <= (kernel.node.end_lineno or 0) \
         else []
+    reach += _definition_reach(kernel.node, uses, facts)
     before_reach = dict(consts)
     consts, _unreached = satisfy(reach, consts, chosen_order, local)
     steered = {p for p in chosen_order if consts[p] != before_reach[p]}
@@ -397,6 +399,11 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         axes[a] = pair
     if facts.program_axis is not None and facts.program_axis[1] in sizes:
         axes[facts.program_axis[0]] = (facts.program_axis[1], facts.program_axis[2])
+    # Tile indices computed from one program id (grouped or linearized): that axis runs a program
+    # per tile of each size they walk, so the partial tile of every one of them is launched.
+    grouped = {dim: {s: t for s, t in walked.items() if s in sizes}
+               for dim, walked in uses.tile_indices(sizes).items() if axes.get(dim, (None, None))[0] is None}
+    grouped = {dim: walked for dim, walked in grouped.items() if walked}
     # The axis to make partial: the size bounding the walked offset, then the sizes notes name.
     axis_order: list[str] = []
     if facts.program_axis is not None and facts.program_axis[1] in sizes:
@@ -429,8 +436,15 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                                for a in sizes):
         return []
 
+    own_base = {size: min(base, 2 * value_of(t)) for size, t in axes.values() if size is not None and t is not None}
+    for walked in grouped.values():
+        for size, t in walked.items():
+            own_base.setdefault(size, min(base, 2 * value_of(t)))
+
     def build(axis: str | None, extent: int | None, label: str) -> Launch:
-        size_values: dict[str, int] = {s: base for s in ordered_sizes}
+        # A size a program axis walks in its own tiles gets two of them, not two of the largest tile:
+        # the same partial tiles, a fraction of the programs (the interpreter runs each one).
+        size_values: dict[str, int] = {s: own_base.get(s, base) for s in ordered_sizes}
         if axis is not None and extent is not None:
             size_values[axis] = extent
         # Keep sizes the host keeps multiples of each other multiples.
@@ -443,6 +457,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             size, tile_name = axes.get(dim, (None, None))
             if size is not None and size in size_values:
                 grid.append(max(1, -(-size_values[size] // value_of(tile_name))))
+            elif dim in grouped:
+                grid.append(_prod([max(1, -(-size_values[s] // value_of(t))) for s, t in grouped[dim].items()]))
             else:
                 grid.append(ROW_PROGRAMS if dim in axes else 1)
         while _prod(grid) > MAX_PROGRAMS:
@@ -472,6 +488,14 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             # A literal offset past the indexed terms (`index * 24 + 17`) reaches that far into the row.
             reach = max((uses.constant_reach(e) for e in exprs if uses.block_ptr_of(e) is None), default=0)
             numels[p] = _layout(extents, stride_values, reach)
+            # A pointer local defined on several branches: the buffer holds what each definition reaches.
+            for expr in exprs:
+                if uses.block_ptr_of(expr) is not None:
+                    continue
+                for other in uses.other_definitions(expr, sizes, strides):
+                    alternative = [(st, _extent(b, totals, grid, consts, base, axes)) for st, b in other
+                                   if (st, b) != (None, None)]
+                    numels[p] = max(numels[p], _layout(alternative, dict(stride_values), reach))
         for p in uses.params:
             if p in segments:
                 args.append(Arg(p, "tensor", numel=ROW_PROGRAMS + 1, dtype="int32", fill="segments",
@@ -490,7 +514,10 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 scaled = None if index or declared else uses.scaled_dot_use(p)
                 if scaled is not None:  # an operand or e8m0 scale of `tl.dot_scaled`: the type its format asks
                     dtype, fill = scaled
-                args.append(Arg(p, "tensor", numel=max(1, numels[p]), dtype=dtype, fill=fill))
+                # Indices start at the first one the kernel works on (1 past a null slot 0).
+                start = uses.first_valid_index(p) if index else 0
+                args.append(Arg(p, "tensor", numel=max(1, numels[p]), dtype=dtype, fill=fill,
+                                value=start or None))
             elif p in consts:
                 value = consts[p]
                 if even_others and p in facts.even_flags and p not in facts.flags_off and _stands_for_another(
@@ -529,6 +556,27 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     if not pairs:
         pairs.append((build(None, None, "default sizes"), build(None, None, "default sizes")))
     return pairs
+
+
+def _definition_reach(fn: ast.FunctionDef, uses: Uses, facts: Facts) -> list[Any]:
+    """The branch tests over the definition of the flagged pointer that walks the finding's offset,
+    where the pointer has several (`if not IS_KDA: p = a + row` else `p = a + row * K + o_k`): the
+    flagged line sits under neither, yet only the second definition runs past the tensor."""
+    walk = _walk_var(facts.walk)
+    if walk is None or not fn.lineno <= facts.line <= (fn.end_lineno or 0):
+        return []
+    pointer_names: set[str] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call) and call_name(node) in ACCESS and node.args \
+                and node.lineno <= facts.line <= (node.end_lineno or node.lineno):
+            pointer_names |= Uses._names(node.args[0])
+    out: list[Any] = []
+    for name in sorted(uses.reached(pointer_names, depth=4)):
+        values = uses.defs.get(name, ())
+        walking = [v for v in values if walk in uses.reached(Uses._names(v), depth=4)]
+        if len(values) > 1 and walking and len(walking) < len(values):
+            out += reaching(fn, walking[0].lineno)
+    return out
 
 
 def _prod(values: list[int]) -> int:

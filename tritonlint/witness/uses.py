@@ -231,6 +231,38 @@ class Uses:
         # locals: a softmax's running max is compared with data, and is no index.
         return any(self._names(c) & loaded for c in self.compares)
 
+    def first_valid_index(self, pointer: str) -> int:
+        """The smallest index the kernel works on, read through `pointer`: 1 where it leaves on a zero
+        one (`idx = tl.load(P + i)`; `if idx <= 0: return`, `== 0`, `< 1`: a null slot) or steps back
+        from it (`tl.load(P + i) - 1`), else 0.
+
+        Filled 0, 1, 2, ..., the first program would leave at once and never reach its tile."""
+        loaded = self._loaded_names(pointer)
+        if not loaded:
+            return 0
+        # A count the kernel steps back from (`i = tl.load(P + n) - 1`, the last of n): at least 1.
+        for name in loaded:
+            for value in self.defs.get(name, ()):
+                if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Sub) \
+                        and isinstance(value.right, ast.Constant) and value.right.value == 1:
+                    return 1
+        for node in ast.walk(self.fn):
+            if not (isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and len(node.test.ops) == 1
+                    and node.body and isinstance(node.body[0], (ast.Return, ast.Continue))):
+                continue
+            left, op, right = node.test.left, node.test.ops[0], node.test.comparators[0]
+            if isinstance(left, ast.Constant):  # `0 >= idx` read as `idx <= 0`
+                flipped = {ast.GtE: ast.LtE, ast.Gt: ast.Lt, ast.Eq: ast.Eq}.get(type(op))
+                if flipped is None:
+                    continue
+                left, op, right = right, flipped(), left
+            if not (isinstance(left, ast.Name) and left.id in loaded and isinstance(right, ast.Constant)):
+                continue
+            null = right.value
+            if (isinstance(op, (ast.LtE, ast.Eq)) and null == 0) or (isinstance(op, ast.Lt) and null == 1):
+                return 1
+        return 0
+
     def _helper_loads_index(self, call: ast.Call, pointer: str) -> bool:
         """Whether a jit helper this function hands `pointer` to loads indices through it."""
         inner = self.helper(call.func.id) if isinstance(call.func, ast.Name) else None
@@ -299,6 +331,23 @@ class Uses:
                     break
                 bound = self.bound(f, sizes)
             out.append((stride, bound))
+        return out
+
+    def other_definitions(self, expr: ast.expr, sizes: set[str], strides: set[str]) -> list[list[tuple[str | None, Any]]]:
+        """The dims of a pointer expression under each other definition of a pointer local it reads
+        (`if not IS_KDA: p = a + row` else `p = a + row * K + o_k`): `dims` reads only the first, and
+        a buffer must hold what every definition reaches. One local at a time."""
+        out: list[list[tuple[str | None, Any]]] = []
+        for name in sorted(self.reached(self._names(expr), depth=4)):
+            values = self.defs.get(name, [])
+            if len(values) < 2 or name in self.params or not self.root(ast.Name(id=name, ctx=ast.Load())):
+                continue
+            for i in range(1, len(values)):
+                self.defs[name] = [values[i], *values[:i], *values[i + 1:]]
+                try:
+                    out.append(self.dims(expr, sizes, strides))
+                finally:
+                    self.defs[name] = values
         return out
 
     def _constexpr_stride(self, term: ast.expr, factors: list[ast.expr]) -> str | None:
@@ -552,6 +601,41 @@ class Uses:
                                                             dotted(value).startswith("tl.program_id")):
                             pid_names[name] = a
         return out if not pid_names else self._tiles(out, pid_names)
+
+    def tile_indices(self, sizes: set[str]) -> dict[int, dict[str, str]]:
+        """Program axis -> {size: tile} for the tile indices computed from one program id
+        (`pid_m = first_pid_m + (pid % num_pid_in_group) % group_size_m`, `pid_n = pid // num_pid_m`):
+        each walks its size in tiles (`offs_m = pid_m * BLOCK_M + arange`, bounded by `M`), so that
+        axis launches one program per tile of all of them together, not one per tile of any.
+
+        Not a loop variable (`for k in range(pid_k, ...)`: split work, counted by the loop), nor an
+        index read from memory (`pid_m = tl.load(map + pid)`: the map decides which tiles run)."""
+        pid_names: dict[str, int] = {}
+        for name in self.defs:
+            axis = self.pid_axis(ast.Name(id=name, ctx=ast.Load()))
+            if axis is not None:
+                pid_names[name] = axis
+        out: dict[int, dict[str, str]] = {}
+        for name, values in self.defs.items():
+            if len(values) != 1:
+                continue
+            for node in ast.walk(values[0]):
+                if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)):
+                    continue
+                for index, tile in ((node.left, node.right), (node.right, node.left)):
+                    if not (isinstance(index, ast.Name) and isinstance(tile, ast.Name) and tile.id in self.constexprs) \
+                            or index.id in self.loops or index.id in self.params or self.pid_axis(index) is not None:
+                        continue
+                    derived = self.reached({index.id}, depth=6)
+                    axes = {pid_names[n] for n in derived if n in pid_names}
+                    if len(axes) != 1 or any(n in self.loops for n in derived) or any(
+                            isinstance(c, ast.Call) and call_name(c) == "load"
+                            for n in derived for v in self.defs.get(n, ()) for c in ast.walk(v)):
+                        continue
+                    bound = self.bound(ast.Name(id=name, ctx=ast.Load()), sizes)
+                    if bound and bound[0] == "size":
+                        out.setdefault(axes.pop(), {}).setdefault(bound[1], tile.id)
+        return out
 
     def _tiles(self, out: dict[int, tuple[str | None, str | None]],
                pid_names: dict[str, int]) -> dict[int, tuple[str | None, str | None]]:
