@@ -265,7 +265,28 @@ class _Builder:
         if target is None:
             self.missing.append(f"`{name}` from `{'.' * stmt.level}{module}`")
             return
+        submodule = target.parent / f"{alias.name}.py" if target.name == "__init__.py" else None
+        if submodule is not None and submodule.is_file() and alias.name not in _module_bindings(
+                ast.parse(target.read_text(encoding="utf-8", errors="replace"))):
+            self.add_module_alias(submodule, name)
+            return
         self.add_foreign(target, alias.name, alias.asname or alias.name, 0)
+
+    def add_module_alias(self, path: Path, as_name: str) -> None:
+        """A sibling module imported by name (`from pkg.utils import lang_ext as tle`): the attributes
+        the file reads through it (`tle.program_id`) are cut out of that module under private names,
+        and `tle` binds a namespace holding them."""
+        used = sorted({n.attr for n in ast.walk(self.tree) if isinstance(n, ast.Attribute)
+                       and isinstance(n.value, ast.Name) and n.value.id == as_name})
+        fields = []
+        for attr in used:
+            private = f"_{as_name}__{attr}"
+            before = len(self.missing)
+            self.add_foreign(path, attr, private, 1)
+            if len(self.missing) == before:
+                fields.append(f"{attr}={private}")
+        self.header += ["import types as _tritonlint_types",  # one entry a line: the offset counts entries
+                        f"{as_name} = _tritonlint_types.SimpleNamespace(" + ", ".join(fields) + ")"]
 
     def add_foreign(self, path: Path, name: str, as_name: str, depth: int) -> None:
         if depth > 4:
