@@ -328,6 +328,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     # with no value from the callers, is made partial like any size.
     const_sizes = uses.constexpr_sizes()
     consts: dict[str, Any] = {}
+    guessed: set[str] = set()  # constexprs nobody gives a value (no caller, default, config)
     for p in uses.params:
         if p not in uses.constexprs or p in heur:
             continue
@@ -352,6 +353,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             value = _guess_constexpr(uses, p)
             if value == DEFAULT_TILE:
                 value = default_tile
+            guessed.add(p)
         consts[p] = value
     ordered_sizes.sort(key=uses.order)
     for key, value in tuned.items():  # autotune may set parameters the kernel does not annotate
@@ -436,6 +438,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                                for a in sizes):
         return []
 
+    rank = _grid_rank(facts.launch)
+    free_strides = _free_strides(uses, guessed, pointers, sizes, strides)
     own_base = {size: min(base, 2 * value_of(t)) for size, t in axes.values() if size is not None and t is not None}
     for walked in grouped.values():
         for size, t in walked.items():
@@ -454,6 +458,9 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 size_values[a] = -(-size_values[a] // step) * step
         grid: list[int] = []
         for dim in range(max(list(axes) + [-1]) + 1):
+            if rank is not None and dim >= rank:
+                grid.append(1)  # an axis the package's launch does not have: one program, program id 0
+                continue
             size, tile_name = axes.get(dim, (None, None))
             if size is not None and size in size_values:
                 grid.append(max(1, -(-size_values[size] // value_of(tile_name))))
@@ -469,8 +476,9 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         totals = {k: v * ROW_PROGRAMS if k in segments.values() else v for k, v in size_values.items()}
         stride_values: dict[str, int] = dict(size_values)  # a size used as a row length keeps its value
         # A constexpr row length (`slot * D`) is a stride whose value the launch already fixes.
+        # A constexpr stride nobody gives a value (`stride_am: tl.constexpr`) takes the layout's, like an int one.
         stride_values.update({k: v for k, v in consts.items() if isinstance(v, int) and not isinstance(v, bool)
-                              and k not in stride_values})
+                              and k not in stride_values and k not in free_strides})
         numels: dict[str, int] = {}
         for p, exprs in pointers.items():
             dims: list[tuple[str | None, Any]] = []
@@ -519,7 +527,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 args.append(Arg(p, "tensor", numel=max(1, numels[p]), dtype=dtype, fill=fill,
                                 value=start or None))
             elif p in consts:
-                value = consts[p]
+                value = stride_values.get(p, consts[p]) if p in free_strides else consts[p]
                 if even_others and p in facts.even_flags and p not in facts.flags_off and _stands_for_another(
                         related.get(p, set()), axis):
                     value = facts.even_flags[p]
@@ -556,6 +564,34 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     if not pairs:
         pairs.append((build(None, None, "default sizes"), build(None, None, "default sizes")))
     return pairs
+
+
+def _grid_rank(launch: Any) -> int | None:
+    """How many axes the launch site's grid has, where it was read as an expression (`lambda META:
+    (cdiv(M, BM) * cdiv(N, BN),)` has one: a kernel's `program_id(1)` is then 0); None where unknown
+    (a grid name the launch model did not resolve reads as one bare name)."""
+    grid = getattr(launch, "grid", None)
+    if not grid:
+        return None
+    if len(grid) == 1 and (grid[0].kind == "unknown" and re.fullmatch(r"[A-Za-z_][\w.]*", grid[0].text.strip())):
+        return None
+    return len(grid)
+
+
+def _free_strides(uses: Uses, guessed: set[str], pointers: dict[str, list[ast.expr]], sizes: set[str],
+                  strides: set[str]) -> set[str]:
+    """Guessed constexprs that are only strides of the kernel's pointers (`rk[None, :] * stride_ak` with
+    `stride_ak: tl.constexpr`): the layout gives them contiguous values, as it does int strides; a
+    guess of 16 each would overlap the rows. Not one that shapes a tile or bounds an offset."""
+    out: set[str] = set()
+    for exprs in pointers.values():
+        for expr in exprs:
+            out |= {stride for stride, _bound in uses.dims(expr, sizes, strides) if stride in guessed}
+    for name in list(out):
+        if any(_shapes_with(node, name) for node in ast.walk(uses.fn)) \
+                or any(name in Uses._names(c) for c in uses.compares):
+            out.discard(name)
+    return out
 
 
 def _definition_reach(fn: ast.FunctionDef, uses: Uses, facts: Facts) -> list[Any]:

@@ -229,7 +229,14 @@ class Uses:
             return True
         # Compared with an offset directly (`offs < seq_end`): a bound read from memory. Not through
         # locals: a softmax's running max is compared with data, and is no index.
-        return any(self._names(c) & loaded for c in self.compares)
+        # Not a comparison of its type (`a.dtype != b.dtype`).
+        return any(self._value_names(c) & loaded for c in self.compares)
+
+    @staticmethod
+    def _value_names(node: ast.AST) -> set[str]:
+        """The names whose values an expression reads: not those only asked an attribute (`a.dtype`)."""
+        attributed = {id(n.value) for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and id(n) not in attributed}
 
     def first_valid_index(self, pointer: str) -> int:
         """The smallest index the kernel works on, read through `pointer`: 1 where it leaves on a zero
@@ -279,6 +286,10 @@ class Uses:
         """The additive terms of a pointer expression, pointer locals expanded."""
         if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub)):
             return self.terms(expr.left, seen) + self.terms(expr.right, seen)
+        if isinstance(expr, ast.Name) and expr.id in self.params and expr.id not in seen and self.defs.get(expr.id) \
+                and self.root(self.defs[expr.id][0]) == expr.id:
+            # A pointer parameter moved to the program's tile (`A = A + rows * stride + cols`): its terms.
+            return self.terms(self.defs[expr.id][0], seen | {expr.id})
         if isinstance(expr, ast.Name) and expr.id not in self.params and expr.id not in seen \
                 and len(self.defs.get(expr.id, ())) >= 1 and (self.root(expr) or self._multi_dim(self.defs[expr.id][0])):
             return self.terms(self.defs[expr.id][0], seen | {expr.id})
@@ -471,6 +482,9 @@ class Uses:
             exact = self._upper_bound(v, sizes, exact=True)
             if exact is not None:
                 return exact
+            twin = self._twin_bound(v, sizes)
+            if twin is not None:
+                return twin
             if v in self.loops:
                 it = self.loops[v]
                 in_loop = [n for n in self._names(it) if n in sizes] + sorted(self._aliased(self._names(it), sizes))
@@ -492,6 +506,21 @@ class Uses:
             # Last: the offset inside a compared sum (`(start + offs) < T`): a bound of the sum, not of it.
             return self._upper_bound(v, sizes, exact=False)
         return self.bound_expr(expr, sizes, seen)
+
+    def _twin_bound(self, v: str, sizes: set[str]) -> Any:
+        """The bound of another local spelled exactly as `v` (`rm = pid_m * BLOCK_M + arange(0, BLOCK_M)`,
+        recomputed for the store and masked there, beside the unmasked `ram` of the loads): the same
+        offsets, so the same size bounds them."""
+        values = self.defs.get(v, ())
+        if len(values) != 1:
+            return None
+        text = dotted(values[0])
+        for other, others in self.defs.items():
+            if other != v and len(others) == 1 and dotted(others[0]) == text:
+                exact = self._upper_bound(other, sizes, exact=True)
+                if exact is not None:
+                    return exact
+        return None
 
     def _advanced_extent(self, v: str, sizes: set[str]) -> Any:
         """("size", S) when `v` is a tile's offsets (`arange(0, T)`) inside pointers that a loop over S in
