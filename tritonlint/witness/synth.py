@@ -147,6 +147,9 @@ def facts_from(diagnostic: Any, launches: list[Any], even_flags: dict[str, bool]
         m = re.search(r"walks `([^`]+)` \(tiles of ([^)]+)\)", note)
         if m:
             walk, tile = m.group(1), m.group(2)
+            # Tiles of `BLOCK_K//32` (one scale per 32 elements): the size is walked in tiles of BLOCK_K.
+            per = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*//\s*\w+\s*", tile)
+            tile = per.group(1) if per else tile
         m = re.search(r"along axis (\d+), whose tile is partial unless (\w+) is a multiple of (\w+)", note)
         if m:
             program_axis = (int(m.group(1)), m.group(2), m.group(3))

@@ -528,9 +528,18 @@ class Uses:
         the pointers walk all of S, not one tile, so the buffer holds S along that dimension."""
         defs = self.defs.get(v, ())
         if len(defs) != 1 or not (isinstance(defs[0], ast.Call) and call_name(defs[0]) == "arange"
-                                  and len(defs[0].args) == 2 and isinstance(defs[0].args[1], ast.Name)):
+                                  and len(defs[0].args) == 2):
             return None
-        tile = defs[0].args[1].id
+        last, divisor = defs[0].args[1], None
+        # `arange(0, BLOCK_K // 32)` advanced by `(BLOCK_K // 32) * stride` in the loop over K in tiles
+        # of BLOCK_K: one scale per 32 elements, so the buffer holds K // 32 along that dimension.
+        if isinstance(last, ast.BinOp) and isinstance(last.op, ast.FloorDiv) and isinstance(last.left, ast.Name) \
+                and isinstance(last.right, (ast.Name, ast.Constant)):
+            divisor = last.right.id if isinstance(last.right, ast.Name) else str(last.right.value)
+            last = last.left
+        if not isinstance(last, ast.Name):
+            return None
+        tile = last.id
         for loop in ast.walk(self.fn):
             if not (isinstance(loop, ast.For) and isinstance(loop.iter, ast.Call) and call_name(loop.iter) == "range"):
                 continue
@@ -550,7 +559,7 @@ class Uses:
                 if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) \
                         and isinstance(node.target, ast.Name) and tile in self._names(node.value) \
                         and v in self.reached({node.target.id}, depth=4) - {node.target.id}:
-                    return ("size", size)
+                    return ("div", ("size", size), divisor) if divisor else ("size", size)
         return None
 
     def _upper_bound(self, v: str, sizes: set[str], *, exact: bool) -> Any:
@@ -629,7 +638,18 @@ class Uses:
                         if isinstance(value, ast.Call) or (isinstance(value, ast.Call) is False and
                                                             dotted(value).startswith("tl.program_id")):
                             pid_names[name] = a
-        return out if not pid_names else self._tiles(out, pid_names)
+        out = out if not pid_names else self._tiles(out, pid_names)
+        # A tile start spelled with the program id inline (`offs_m = tl.program_id(0) * BLOCK_M + arange`).
+        sizes = self.size_params()
+        for name, values in self.defs.items():
+            walk = self.tile_walk(values[0]) if len(values) == 1 else None
+            if walk is None or out.get(walk[1], (None, None))[0] is not None \
+                    or not any(call_name(c) == "program_id" for c in ast.walk(values[0])):
+                continue
+            bound = self.bound(ast.Name(id=name, ctx=ast.Load()), sizes)
+            if bound and bound[0] == "size" and not walk[2].isdigit():
+                out[walk[1]] = (bound[1], walk[2])
+        return out
 
     def tile_indices(self, sizes: set[str]) -> dict[int, dict[str, str]]:
         """Program axis -> {size: tile} for the tile indices computed from one program id
