@@ -442,6 +442,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         return []
 
     rank = _grid_rank(facts.launch)
+    exact = {i for i, a in enumerate(facts.launch.grid) if a.kind == "exact"} if rank is not None else set()
     free_strides = _free_strides(uses, guessed, pointers, sizes, strides)
     own_base = {size: min(base, 2 * value_of(t)) for size, t in axes.values() if size is not None and t is not None}
     for walked in grouped.values():
@@ -465,7 +466,10 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 grid.append(1)  # an axis the package's launch does not have: one program, program id 0
                 continue
             size, tile_name = axes.get(dim, (None, None))
-            if size is not None and size in size_values:
+            if size is not None and size in size_values and dim in exact:
+                # The host divides this axis exactly (`rows_total // BLOCK`): whole tiles only.
+                grid.append(size_values[size] // value_of(tile_name))
+            elif size is not None and size in size_values:
                 grid.append(max(1, -(-size_values[size] // value_of(tile_name))))
             elif dim in grouped:
                 grid.append(_prod([max(1, -(-size_values[s] // value_of(t))) for s, t in grouped[dim].items()]))

@@ -640,7 +640,7 @@ class Uses:
                             pid_names[name] = a
         out = out if not pid_names else self._tiles(out, pid_names)
         # A tile start spelled with the program id inline (`offs_m = tl.program_id(0) * BLOCK_M + arange`).
-        sizes = self.size_params()
+        sizes = self.size_params() | self.constexpr_sizes()
         for name, values in self.defs.items():
             walk = self.tile_walk(values[0]) if len(values) == 1 else None
             if walk is None or out.get(walk[1], (None, None))[0] is not None \
