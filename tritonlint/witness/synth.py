@@ -496,10 +496,12 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                     if all(d[0] != e[0] for e in dims):
                         dims.append(d)
             extents: list[tuple[str | None, int]] = []
+            ends = uses.inclusive_ends(p)  # `n + 1` entries by the kernel's repeated `v <= n`
             for stride, bound in dims:
                 if stride is not None and stride.isdigit():
                     stride_values[stride] = int(stride)  # a literal row length (`index * 24`)
-                extents.append((stride, _extent(bound, totals, grid, consts, base, axes)))
+                past = 1 if isinstance(bound, tuple) and bound[0] == "size" and bound[1] in ends else 0
+                extents.append((stride, _extent(bound, totals, grid, consts, base, axes) + past))
             # A literal offset past the indexed terms (`index * 24 + 17`) reaches that far into the row.
             reach = max((uses.constant_reach(e) for e in exprs if uses.block_ptr_of(e) is None), default=0)
             numels[p] = _layout(extents, stride_values, reach)

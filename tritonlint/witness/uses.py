@@ -201,6 +201,39 @@ class Uses:
                         out.setdefault(root, [])
         return out
 
+    def inclusive_ends(self, pointer: str) -> set[str]:
+        """The sizes `n` a tensor holds `n + 1` entries of, by the kernel's repeated word: every access
+        through `pointer` is masked by `v <= n`, a bound the kernel spells on two accesses or more
+        (`rows <= batch` on a starts array's load and store: `batch + 1` starts). A single inclusive
+        bound beside exclusive ones is a slip (TL104's hazard), not a convention: the buffer ends at n."""
+        def inclusive(mask: ast.expr | None) -> dict[str, str]:
+            out: dict[str, str] = {}
+            for c in ast.walk(mask) if mask is not None else ():
+                if isinstance(c, ast.Compare) and len(c.ops) == 1 and isinstance(c.ops[0], ast.LtE) \
+                        and isinstance(c.comparators[0], ast.Name):
+                    out[dotted(c)] = c.comparators[0].id
+            return out
+
+        masks: list[tuple[str | None, dict[str, str]]] = []
+        for node in ast.walk(self.fn):
+            if isinstance(node, ast.Call) and call_name(node) in ("load", "store") and node.args:
+                at = 1 if call_name(node) == "load" else 2
+                mask = next((k.value for k in node.keywords if k.arg == "mask"),
+                            node.args[at] if len(node.args) > at else None)
+                masks.append((self.root(node.args[0]), inclusive(mask)))
+        counts: dict[str, int] = {}
+        for _root, found in masks:
+            for text in found:
+                counts[text] = counts.get(text, 0) + 1
+        mine = [found for root, found in masks if root == pointer]
+        if not mine:
+            return set()
+        ends: set[str] | None = None
+        for found in mine:
+            repeated = {n for text, n in found.items() if counts[text] >= 2}
+            ends = repeated if ends is None else ends & repeated
+        return ends or set()
+
     def loaded_as_index(self, pointer: str) -> bool:
         """Whether values loaded through `pointer` feed pointer arithmetic or loop bounds (indices)."""
         loaded: set[str] = set()
