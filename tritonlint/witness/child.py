@@ -55,8 +55,8 @@ def _filled(arg: dict[str, Any], generator: Any) -> Any:
             return (torch.arange(arg["numel"], dtype=torch.int64) * int(arg["value"])).to(dtype)
         if arg["fill"] == "count":  # a row count read from memory: the rows the launch covers
             return torch.full((arg["numel"],), int(arg["value"]), dtype=torch.int64).to(dtype)
-        if arg["fill"] == "index":  # gathered ids and segment starts: 0, 1, 2, ... stay in bounds
-            return torch.arange(arg["numel"], dtype=torch.int64).to(dtype)
+        if arg["fill"] == "index":  # gathered ids and segment starts: 0, 1, 2, ... (from 1 past a null slot)
+            return (torch.arange(arg["numel"], dtype=torch.int64) + int(arg.get("value") or 0)).to(dtype)
         if arg["fill"] == "e8m0":  # power-of-two scales near 1 (2**-3 to 2**3): products stay finite
             return torch.randint(124, 131, (arg["numel"],), generator=generator, dtype=torch.int32).to(dtype)
         if arg["fill"] == "randint":

@@ -104,6 +104,15 @@ def jit_functions(tree: ast.Module) -> dict[str, Kernel]:
     return found
 
 
+def _literal_heuristics(decorator: ast.expr) -> bool:
+    """False for `triton.heuristics(values)` with no dict literal (`runtime.get_heuristic_config("mm")`):
+    a table the generated module cannot build, dropped like autotune; the launch then passes the
+    values it names as constexprs (the synthesizer reads heuristics from dict literals only)."""
+    if _decorator_kind(decorator) != "heuristics":
+        return True
+    return isinstance(decorator, ast.Call) and bool(decorator.args) and isinstance(decorator.args[0], ast.Dict)
+
+
 def _names_read(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} | \
         {n.value.id for n in ast.walk(node) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
@@ -218,7 +227,8 @@ class _Builder:
         kept = []
         skip_until = 0
         for d in fn.decorator_list:
-            if _decorator_kind(d) in ("autotune",) or _decorator_kind(d) not in ("jit", "heuristics"):
+            if _decorator_kind(d) in ("autotune",) or _decorator_kind(d) not in ("jit", "heuristics") \
+                    or not _literal_heuristics(d):
                 for ln in range(d.lineno, (d.end_lineno or d.lineno) + 1):
                     lines[ln - first] = ""
                 skip_until = max(skip_until, d.end_lineno or d.lineno)
@@ -237,7 +247,10 @@ class _Builder:
                 lines[ln] = lines[ln].replace(head, "triton.heuristics", 1)
         self.placed[first] = lines
         scope = _local_names(fn)
-        for name in sorted(_names_read(fn)):
+        # The dropped decorators' names are not wanted (`libtuner`, whose module needs its own package).
+        bare = copy.copy(fn)
+        bare.decorator_list = kept
+        for name in sorted(_names_read(bare)):
             self.want(name, scope)
 
     def add_import(self, stmt: ast.Import | ast.ImportFrom, name: str) -> None:
@@ -265,7 +278,28 @@ class _Builder:
         if target is None:
             self.missing.append(f"`{name}` from `{'.' * stmt.level}{module}`")
             return
+        submodule = target.parent / f"{alias.name}.py" if target.name == "__init__.py" else None
+        if submodule is not None and submodule.is_file() and alias.name not in _module_bindings(
+                ast.parse(target.read_text(encoding="utf-8", errors="replace"))):
+            self.add_module_alias(submodule, name)
+            return
         self.add_foreign(target, alias.name, alias.asname or alias.name, 0)
+
+    def add_module_alias(self, path: Path, as_name: str) -> None:
+        """A sibling module imported by name (`from pkg.utils import lang_ext as tle`): the attributes
+        the file reads through it (`tle.program_id`) are cut out of that module under private names,
+        and `tle` binds a namespace holding them."""
+        used = sorted({n.attr for n in ast.walk(self.tree) if isinstance(n, ast.Attribute)
+                       and isinstance(n.value, ast.Name) and n.value.id == as_name})
+        fields = []
+        for attr in used:
+            private = f"_{as_name}__{attr}"
+            before = len(self.missing)
+            self.add_foreign(path, attr, private, 1)
+            if len(self.missing) == before:
+                fields.append(f"{attr}={private}")
+        self.header += ["import types as _tritonlint_types",  # one entry a line: the offset counts entries
+                        f"{as_name} = _tritonlint_types.SimpleNamespace(" + ", ".join(fields) + ")"]
 
     def add_foreign(self, path: Path, name: str, as_name: str, depth: int) -> None:
         if depth > 4:
@@ -305,7 +339,7 @@ class _Builder:
                 kind = _decorator_kind(d)
                 if kind == "jit":
                     decorators.append("@triton.jit")
-                elif kind == "heuristics" and isinstance(d, ast.Call):
+                elif kind == "heuristics" and isinstance(d, ast.Call) and _literal_heuristics(d):
                     decorators.append("@triton.heuristics(" + ", ".join(ast.unparse(a) for a in d.args) + ")")
             renamed = copy.copy(fn)
             renamed.name = as_name

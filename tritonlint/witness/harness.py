@@ -86,7 +86,7 @@ def _value(arg, generator, device):
         dtype = getattr(torch, arg["dtype"])
         n = arg["numel"]
         if arg["fill"] == "index":
-            t = torch.arange(n, dtype=torch.int64).to(dtype)
+            t = (torch.arange(n, dtype=torch.int64) + int(arg.get("value") or 0)).to(dtype)
         elif arg["fill"] == "randint":
             t = torch.randint(0, 256, (n,), generator=generator, dtype=torch.int32).to(dtype)
         elif arg["fill"] == "zeros" or not dtype.is_floating_point:

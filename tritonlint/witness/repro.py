@@ -49,8 +49,8 @@ for a in LAUNCH["args"]:
             buf[: a["numel"]] = (torch.arange(a["numel"]) * int(a["value"])).to(dtype)
         elif a["fill"] == "count":  # a row count read from memory: the rows the launch covers
             buf[: a["numel"]] = int(a["value"])
-        elif a["fill"] == "index":  # gathered ids: 0, 1, 2, ...
-            buf[: a["numel"]] = torch.arange(a["numel"]).to(dtype)
+        elif a["fill"] == "index":  # gathered ids: 0, 1, 2, ... (from 1 past a null slot)
+            buf[: a["numel"]] = (torch.arange(a["numel"]) + int(a.get("value") or 0)).to(dtype)
         elif a["fill"] == "randint":
             buf[: a["numel"]] = torch.randint(0, 256, (a["numel"],)).to(dtype)
         elif a["fill"] == "zeros" or not dtype.is_floating_point:

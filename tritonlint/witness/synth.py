@@ -28,6 +28,7 @@ from tritonlint.witness.constraints import (
 )
 from tritonlint.witness.extract import Extracted, Kernel
 from tritonlint.witness.uses import (
+    ACCESS,
     Uses,
     call_name,
     defaults_of,
@@ -147,6 +148,9 @@ def facts_from(diagnostic: Any, launches: list[Any], even_flags: dict[str, bool]
         m = re.search(r"walks `([^`]+)` \(tiles of ([^)]+)\)", note)
         if m:
             walk, tile = m.group(1), m.group(2)
+            # Tiles of `BLOCK_K//32` (one scale per 32 elements): the size is walked in tiles of BLOCK_K.
+            per = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*//\s*\w+\s*", tile)
+            tile = per.group(1) if per else tile
         m = re.search(r"along axis (\d+), whose tile is partial unless (\w+) is a multiple of (\w+)", note)
         if m:
             program_axis = (int(m.group(1)), m.group(2), m.group(3))
@@ -328,6 +332,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     # with no value from the callers, is made partial like any size.
     const_sizes = uses.constexpr_sizes()
     consts: dict[str, Any] = {}
+    guessed: set[str] = set()  # constexprs nobody gives a value (no caller, default, config)
     for p in uses.params:
         if p not in uses.constexprs or p in heur:
             continue
@@ -352,6 +357,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             value = _guess_constexpr(uses, p)
             if value == DEFAULT_TILE:
                 value = default_tile
+            guessed.add(p)
         consts[p] = value
     ordered_sizes.sort(key=uses.order)
     for key, value in tuned.items():  # autotune may set parameters the kernel does not annotate
@@ -371,6 +377,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     # then the kernel's assertions with those branch values kept.
     reach = reaching(kernel.node, facts.line) if kernel.node.lineno <= facts.line <= (kernel.node.end_lineno or 0) \
         else []
+    reach += _definition_reach(kernel.node, uses, facts)
     before_reach = dict(consts)
     consts, _unreached = satisfy(reach, consts, chosen_order, local)
     steered = {p for p in chosen_order if consts[p] != before_reach[p]}
@@ -398,6 +405,11 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         axes[a] = pair
     if facts.program_axis is not None and facts.program_axis[1] in sizes:
         axes[facts.program_axis[0]] = (facts.program_axis[1], facts.program_axis[2])
+    # Tile indices computed from one program id (grouped or linearized): that axis runs a program
+    # per tile of each size they walk, so the partial tile of every one of them is launched.
+    grouped = {dim: {s: t for s, t in walked.items() if s in sizes}
+               for dim, walked in uses.tile_indices(sizes).items() if axes.get(dim, (None, None))[0] is None}
+    grouped = {dim: walked for dim, walked in grouped.items() if walked}
     # The axis to make partial: the size bounding the walked offset, then the sizes notes name.
     axis_order: list[str] = []
     if facts.program_axis is not None and facts.program_axis[1] in sizes:
@@ -430,8 +442,18 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                                for a in sizes):
         return []
 
+    rank = _grid_rank(facts.launch)
+    exact = {i for i, a in enumerate(facts.launch.grid) if a.kind == "exact"} if rank is not None else set()
+    free_strides = _free_strides(uses, guessed, pointers, sizes, strides)
+    own_base = {size: min(base, 2 * value_of(t)) for size, t in axes.values() if size is not None and t is not None}
+    for walked in grouped.values():
+        for size, t in walked.items():
+            own_base.setdefault(size, min(base, 2 * value_of(t)))
+
     def build(axis: str | None, extent: int | None, label: str) -> Launch:
-        size_values: dict[str, int] = {s: base for s in ordered_sizes}
+        # A size a program axis walks in its own tiles gets two of them, not two of the largest tile:
+        # the same partial tiles, a fraction of the programs (the interpreter runs each one).
+        size_values: dict[str, int] = {s: own_base.get(s, base) for s in ordered_sizes}
         if axis is not None and extent is not None:
             size_values[axis] = extent
         # Keep sizes the host keeps multiples of each other multiples.
@@ -441,9 +463,17 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 size_values[a] = -(-size_values[a] // step) * step
         grid: list[int] = []
         for dim in range(max(list(axes) + [-1]) + 1):
+            if rank is not None and dim >= rank:
+                grid.append(1)  # an axis the package's launch does not have: one program, program id 0
+                continue
             size, tile_name = axes.get(dim, (None, None))
-            if size is not None and size in size_values:
+            if size is not None and size in size_values and dim in exact:
+                # The host divides this axis exactly (`rows_total // BLOCK`): whole tiles only.
+                grid.append(size_values[size] // value_of(tile_name))
+            elif size is not None and size in size_values:
                 grid.append(max(1, -(-size_values[size] // value_of(tile_name))))
+            elif dim in grouped:
+                grid.append(_prod([max(1, -(-size_values[s] // value_of(t))) for s, t in grouped[dim].items()]))
             else:
                 grid.append(ROW_PROGRAMS if dim in axes else 1)
         while _prod(grid) > MAX_PROGRAMS:
@@ -454,8 +484,9 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         totals = {k: v * ROW_PROGRAMS if k in segments.values() else v for k, v in size_values.items()}
         stride_values: dict[str, int] = dict(size_values)  # a size used as a row length keeps its value
         # A constexpr row length (`slot * D`) is a stride whose value the launch already fixes.
+        # A constexpr stride nobody gives a value (`stride_am: tl.constexpr`) takes the layout's, like an int one.
         stride_values.update({k: v for k, v in consts.items() if isinstance(v, int) and not isinstance(v, bool)
-                              and k not in stride_values})
+                              and k not in stride_values and k not in free_strides})
         numels: dict[str, int] = {}
         for p, exprs in pointers.items():
             # Only the accesses on the constexpr branches this launch takes (`tl.load(w + k * s + n) if
@@ -466,6 +497,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             sides = [d for e in taken for d in uses.other_definitions(e)
                      if not branch_not_taken(kernel.node, d, consts, local)]
             extents: list[tuple[str | None, int]] = []
+            ends = uses.inclusive_ends(p)  # `n + 1` entries by the kernel's repeated `v <= n`
             for side, group in ((False, taken), (True, sides)):
                 dims: list[tuple[str | None, Any]] = []
                 for expr in group:
@@ -477,7 +509,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 for stride, bound in dims:
                     if stride is not None and stride.isdigit():
                         stride_values[stride] = int(stride)  # a literal row length (`index * 24`)
-                    extent = _extent(bound, totals, grid, consts, base, axes)
+                    past = 1 if isinstance(bound, tuple) and bound[0] == "size" and bound[1] in ends else 0
+                    extent = _extent(bound, totals, grid, consts, base, axes) + past
                     same = [i for i, e in enumerate(extents) if e[0] == stride] if side else []
                     if same:
                         extents[same[0]] = (stride, max(extents[same[0]][1], extent))
@@ -486,6 +519,14 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             # A literal offset past the indexed terms (`index * 24 + 17`) reaches that far into the row.
             reach = max((uses.constant_reach(e) for e in exprs if uses.block_ptr_of(e) is None), default=0)
             numels[p] = _layout(extents, stride_values, reach)
+            # A pointer local defined on several branches: the buffer holds what each definition reaches.
+            for expr in exprs:
+                if uses.block_ptr_of(expr) is not None:
+                    continue
+                for other in uses.other_definitions(expr, sizes, strides):
+                    alternative = [(st, _extent(b, totals, grid, consts, base, axes)) for st, b in other
+                                   if (st, b) != (None, None)]
+                    numels[p] = max(numels[p], _layout(alternative, dict(stride_values), reach))
         for p in uses.params:
             if p in segments:
                 args.append(Arg(p, "tensor", numel=ROW_PROGRAMS + 1, dtype="int32", fill="segments",
@@ -504,9 +545,12 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 scaled = None if index or declared else uses.scaled_dot_use(p)
                 if scaled is not None:  # an operand or e8m0 scale of `tl.dot_scaled`: the type its format asks
                     dtype, fill = scaled
-                args.append(Arg(p, "tensor", numel=max(1, numels[p]), dtype=dtype, fill=fill))
+                # Indices start at the first one the kernel works on (1 past a null slot 0).
+                start = uses.first_valid_index(p) if index else 0
+                args.append(Arg(p, "tensor", numel=max(1, numels[p]), dtype=dtype, fill=fill,
+                                value=start or None))
             elif p in consts:
-                value = consts[p]
+                value = stride_values.get(p, consts[p]) if p in free_strides else consts[p]
                 if even_others and p in facts.even_flags and p not in facts.flags_off and _stands_for_another(
                         related.get(p, set()), axis):
                     value = facts.even_flags[p]
@@ -543,6 +587,55 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     if not pairs:
         pairs.append((build(None, None, "default sizes"), build(None, None, "default sizes")))
     return pairs
+
+
+def _grid_rank(launch: Any) -> int | None:
+    """How many axes the launch site's grid has, where it was read as an expression (`lambda META:
+    (cdiv(M, BM) * cdiv(N, BN),)` has one: a kernel's `program_id(1)` is then 0); None where unknown
+    (a grid name the launch model did not resolve reads as one bare name)."""
+    grid = getattr(launch, "grid", None)
+    if not grid:
+        return None
+    if len(grid) == 1 and (grid[0].kind == "unknown" and re.fullmatch(r"[A-Za-z_][\w.]*", grid[0].text.strip())):
+        return None
+    return len(grid)
+
+
+def _free_strides(uses: Uses, guessed: set[str], pointers: dict[str, list[ast.expr]], sizes: set[str],
+                  strides: set[str]) -> set[str]:
+    """Guessed constexprs that are only strides of the kernel's pointers (`rk[None, :] * stride_ak` with
+    `stride_ak: tl.constexpr`): the layout gives them contiguous values, as it does int strides; a
+    guess of 16 each would overlap the rows. Not one that shapes a tile or bounds an offset."""
+    out: set[str] = set()
+    for exprs in pointers.values():
+        for expr in exprs:
+            out |= {stride for stride, _bound in uses.dims(expr, sizes, strides) if stride in guessed}
+    for name in list(out):
+        if any(_shapes_with(node, name) for node in ast.walk(uses.fn)) \
+                or any(name in Uses._names(c) for c in uses.compares):
+            out.discard(name)
+    return out
+
+
+def _definition_reach(fn: ast.FunctionDef, uses: Uses, facts: Facts) -> list[Any]:
+    """The branch tests over the definition of the flagged pointer that walks the finding's offset,
+    where the pointer has several (`if not IS_KDA: p = a + row` else `p = a + row * K + o_k`): the
+    flagged line sits under neither, yet only the second definition runs past the tensor."""
+    walk = _walk_var(facts.walk)
+    if walk is None or not fn.lineno <= facts.line <= (fn.end_lineno or 0):
+        return []
+    pointer_names: set[str] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call) and call_name(node) in ACCESS and node.args \
+                and node.lineno <= facts.line <= (node.end_lineno or node.lineno):
+            pointer_names |= Uses._names(node.args[0])
+    out: list[Any] = []
+    for name in sorted(uses.reached(pointer_names, depth=4)):
+        values = uses.defs.get(name, ())
+        walking = [v for v in values if walk in uses.reached(Uses._names(v), depth=4)]
+        if len(values) > 1 and walking and len(walking) < len(values):
+            out += reaching(fn, walking[0].lineno)
+    return out
 
 
 def _prod(values: list[int]) -> int:

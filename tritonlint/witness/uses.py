@@ -201,6 +201,39 @@ class Uses:
                         out.setdefault(root, [])
         return out
 
+    def inclusive_ends(self, pointer: str) -> set[str]:
+        """The sizes `n` a tensor holds `n + 1` entries of, by the kernel's repeated word: every access
+        through `pointer` is masked by `v <= n`, a bound the kernel spells on two accesses or more
+        (`rows <= batch` on a starts array's load and store: `batch + 1` starts). A single inclusive
+        bound beside exclusive ones is a slip (TL104's hazard), not a convention: the buffer ends at n."""
+        def inclusive(mask: ast.expr | None) -> dict[str, str]:
+            out: dict[str, str] = {}
+            for c in ast.walk(mask) if mask is not None else ():
+                if isinstance(c, ast.Compare) and len(c.ops) == 1 and isinstance(c.ops[0], ast.LtE) \
+                        and isinstance(c.comparators[0], ast.Name):
+                    out[dotted(c)] = c.comparators[0].id
+            return out
+
+        masks: list[tuple[str | None, dict[str, str]]] = []
+        for node in ast.walk(self.fn):
+            if isinstance(node, ast.Call) and call_name(node) in ("load", "store") and node.args:
+                at = 1 if call_name(node) == "load" else 2
+                mask = next((k.value for k in node.keywords if k.arg == "mask"),
+                            node.args[at] if len(node.args) > at else None)
+                masks.append((self.root(node.args[0]), inclusive(mask)))
+        counts: dict[str, int] = {}
+        for _root, found in masks:
+            for text in found:
+                counts[text] = counts.get(text, 0) + 1
+        mine = [found for root, found in masks if root == pointer]
+        if not mine:
+            return set()
+        ends: set[str] | None = None
+        for found in mine:
+            repeated = {n for text, n in found.items() if counts[text] >= 2}
+            ends = repeated if ends is None else ends & repeated
+        return ends or set()
+
     def loaded_as_index(self, pointer: str) -> bool:
         """Whether values loaded through `pointer` feed pointer arithmetic or loop bounds (indices)."""
         loaded: set[str] = set()
@@ -229,7 +262,46 @@ class Uses:
             return True
         # Compared with an offset directly (`offs < seq_end`): a bound read from memory. Not through
         # locals: a softmax's running max is compared with data, and is no index.
-        return any(self._names(c) & loaded for c in self.compares)
+        # Not a comparison of its type (`a.dtype != b.dtype`).
+        return any(self._value_names(c) & loaded for c in self.compares)
+
+    @staticmethod
+    def _value_names(node: ast.AST) -> set[str]:
+        """The names whose values an expression reads: not those only asked an attribute (`a.dtype`)."""
+        attributed = {id(n.value) for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and id(n) not in attributed}
+
+    def first_valid_index(self, pointer: str) -> int:
+        """The smallest index the kernel works on, read through `pointer`: 1 where it leaves on a zero
+        one (`idx = tl.load(P + i)`; `if idx <= 0: return`, `== 0`, `< 1`: a null slot) or steps back
+        from it (`tl.load(P + i) - 1`), else 0.
+
+        Filled 0, 1, 2, ..., the first program would leave at once and never reach its tile."""
+        loaded = self._loaded_names(pointer)
+        if not loaded:
+            return 0
+        # A count the kernel steps back from (`i = tl.load(P + n) - 1`, the last of n): at least 1.
+        for name in loaded:
+            for value in self.defs.get(name, ()):
+                if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Sub) \
+                        and isinstance(value.right, ast.Constant) and value.right.value == 1:
+                    return 1
+        for node in ast.walk(self.fn):
+            if not (isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and len(node.test.ops) == 1
+                    and node.body and isinstance(node.body[0], (ast.Return, ast.Continue))):
+                continue
+            left, op, right = node.test.left, node.test.ops[0], node.test.comparators[0]
+            if isinstance(left, ast.Constant):  # `0 >= idx` read as `idx <= 0`
+                flipped = {ast.GtE: ast.LtE, ast.Gt: ast.Lt, ast.Eq: ast.Eq}.get(type(op))
+                if flipped is None:
+                    continue
+                left, op, right = right, flipped(), left
+            if not (isinstance(left, ast.Name) and left.id in loaded and isinstance(right, ast.Constant)):
+                continue
+            null = right.value
+            if (isinstance(op, (ast.LtE, ast.Eq)) and null == 0) or (isinstance(op, ast.Lt) and null == 1):
+                return 1
+        return 0
 
     def _helper_loads_index(self, call: ast.Call, pointer: str) -> bool:
         """Whether a jit helper this function hands `pointer` to loads indices through it."""
@@ -247,6 +319,10 @@ class Uses:
         """The additive terms of a pointer expression, pointer locals expanded."""
         if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub)):
             return self.terms(expr.left, seen) + self.terms(expr.right, seen)
+        if isinstance(expr, ast.Name) and expr.id in self.params and expr.id not in seen and self.defs.get(expr.id) \
+                and self.root(self.defs[expr.id][0]) == expr.id:
+            # A pointer parameter moved to the program's tile (`A = A + rows * stride + cols`): its terms.
+            return self.terms(self.defs[expr.id][0], seen | {expr.id})
         if isinstance(expr, ast.Name) and expr.id not in self.params and expr.id not in seen \
                 and len(self.defs.get(expr.id, ())) >= 1 and (self.root(expr) or self._multi_dim(self.defs[expr.id][0])):
             return self.terms(self.defs[expr.id][0], seen | {expr.id})
@@ -308,6 +384,23 @@ class Uses:
                     break
                 bound = self.bound(f, sizes)
             out.append((stride, bound))
+        return out
+
+    def other_definitions(self, expr: ast.expr, sizes: set[str], strides: set[str]) -> list[list[tuple[str | None, Any]]]:
+        """The dims of a pointer expression under each other definition of a pointer local it reads
+        (`if not IS_KDA: p = a + row` else `p = a + row * K + o_k`): `dims` reads only the first, and
+        a buffer must hold what every definition reaches. One local at a time."""
+        out: list[list[tuple[str | None, Any]]] = []
+        for name in sorted(self.reached(self._names(expr), depth=4)):
+            values = self.defs.get(name, [])
+            if len(values) < 2 or name in self.params or not self.root(ast.Name(id=name, ctx=ast.Load())):
+                continue
+            for i in range(1, len(values)):
+                self.defs[name] = [values[i], *values[:i], *values[i + 1:]]
+                try:
+                    out.append(self.dims(expr, sizes, strides))
+                finally:
+                    self.defs[name] = values
         return out
 
     def _constexpr_stride(self, term: ast.expr, factors: list[ast.expr]) -> str | None:
@@ -431,6 +524,9 @@ class Uses:
             exact = self._upper_bound(v, sizes, exact=True)
             if exact is not None:
                 return exact
+            twin = self._twin_bound(v, sizes)
+            if twin is not None:
+                return twin
             if v in self.loops:
                 it = self.loops[v]
                 in_loop = [n for n in self._names(it) if n in sizes] + sorted(self._aliased(self._names(it), sizes))
@@ -453,15 +549,39 @@ class Uses:
             return self._upper_bound(v, sizes, exact=False)
         return self.bound_expr(expr, sizes, seen)
 
+    def _twin_bound(self, v: str, sizes: set[str]) -> Any:
+        """The bound of another local spelled exactly as `v` (`rm = pid_m * BLOCK_M + arange(0, BLOCK_M)`,
+        recomputed for the store and masked there, beside the unmasked `ram` of the loads): the same
+        offsets, so the same size bounds them."""
+        values = self.defs.get(v, ())
+        if len(values) != 1:
+            return None
+        text = dotted(values[0])
+        for other, others in self.defs.items():
+            if other != v and len(others) == 1 and dotted(others[0]) == text:
+                exact = self._upper_bound(other, sizes, exact=True)
+                if exact is not None:
+                    return exact
+        return None
+
     def _advanced_extent(self, v: str, sizes: set[str]) -> Any:
         """("size", S) when `v` is a tile's offsets (`arange(0, T)`) inside pointers that a loop over S in
         tiles of T advances by a tile each step (`for k in range(cdiv(S, T)): ...; ptrs += T * stride`):
         the pointers walk all of S, not one tile, so the buffer holds S along that dimension."""
         defs = self.defs.get(v, ())
         if len(defs) != 1 or not (isinstance(defs[0], ast.Call) and call_name(defs[0]) == "arange"
-                                  and len(defs[0].args) == 2 and isinstance(defs[0].args[1], ast.Name)):
+                                  and len(defs[0].args) == 2):
             return None
-        tile = defs[0].args[1].id
+        last, divisor = defs[0].args[1], None
+        # `arange(0, BLOCK_K // 32)` advanced by `(BLOCK_K // 32) * stride` in the loop over K in tiles
+        # of BLOCK_K: one scale per 32 elements, so the buffer holds K // 32 along that dimension.
+        if isinstance(last, ast.BinOp) and isinstance(last.op, ast.FloorDiv) and isinstance(last.left, ast.Name) \
+                and isinstance(last.right, (ast.Name, ast.Constant)):
+            divisor = last.right.id if isinstance(last.right, ast.Name) else str(last.right.value)
+            last = last.left
+        if not isinstance(last, ast.Name):
+            return None
+        tile = last.id
         for loop in ast.walk(self.fn):
             if not (isinstance(loop, ast.For) and isinstance(loop.iter, ast.Call) and call_name(loop.iter) == "range"):
                 continue
@@ -481,7 +601,7 @@ class Uses:
                 if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) \
                         and isinstance(node.target, ast.Name) and tile in self._names(node.value) \
                         and v in self.reached({node.target.id}, depth=4) - {node.target.id}:
-                    return ("size", size)
+                    return ("div", ("size", size), divisor) if divisor else ("size", size)
         return None
 
     def _clamped_size(self, end: str, sizes: set[str]) -> str:
@@ -570,7 +690,53 @@ class Uses:
                         if isinstance(value, ast.Call) or (isinstance(value, ast.Call) is False and
                                                             dotted(value).startswith("tl.program_id")):
                             pid_names[name] = a
-        return out if not pid_names else self._tiles(out, pid_names)
+        out = out if not pid_names else self._tiles(out, pid_names)
+        # A tile start spelled with the program id inline (`offs_m = tl.program_id(0) * BLOCK_M + arange`).
+        sizes = self.size_params() | self.constexpr_sizes()
+        for name, values in self.defs.items():
+            walk = self.tile_walk(values[0]) if len(values) == 1 else None
+            if walk is None or out.get(walk[1], (None, None))[0] is not None \
+                    or not any(call_name(c) == "program_id" for c in ast.walk(values[0])):
+                continue
+            bound = self.bound(ast.Name(id=name, ctx=ast.Load()), sizes)
+            if bound and bound[0] == "size" and not walk[2].isdigit():
+                out[walk[1]] = (bound[1], walk[2])
+        return out
+
+    def tile_indices(self, sizes: set[str]) -> dict[int, dict[str, str]]:
+        """Program axis -> {size: tile} for the tile indices computed from one program id
+        (`pid_m = first_pid_m + (pid % num_pid_in_group) % group_size_m`, `pid_n = pid // num_pid_m`):
+        each walks its size in tiles (`offs_m = pid_m * BLOCK_M + arange`, bounded by `M`), so that
+        axis launches one program per tile of all of them together, not one per tile of any.
+
+        Not a loop variable (`for k in range(pid_k, ...)`: split work, counted by the loop), nor an
+        index read from memory (`pid_m = tl.load(map + pid)`: the map decides which tiles run)."""
+        pid_names: dict[str, int] = {}
+        for name in self.defs:
+            axis = self.pid_axis(ast.Name(id=name, ctx=ast.Load()))
+            if axis is not None:
+                pid_names[name] = axis
+        out: dict[int, dict[str, str]] = {}
+        for name, values in self.defs.items():
+            if len(values) != 1:
+                continue
+            for node in ast.walk(values[0]):
+                if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)):
+                    continue
+                for index, tile in ((node.left, node.right), (node.right, node.left)):
+                    if not (isinstance(index, ast.Name) and isinstance(tile, ast.Name) and tile.id in self.constexprs) \
+                            or index.id in self.loops or index.id in self.params or self.pid_axis(index) is not None:
+                        continue
+                    derived = self.reached({index.id}, depth=6)
+                    axes = {pid_names[n] for n in derived if n in pid_names}
+                    if len(axes) != 1 or any(n in self.loops for n in derived) or any(
+                            isinstance(c, ast.Call) and call_name(c) == "load"
+                            for n in derived for v in self.defs.get(n, ()) for c in ast.walk(v)):
+                        continue
+                    bound = self.bound(ast.Name(id=name, ctx=ast.Load()), sizes)
+                    if bound and bound[0] == "size":
+                        out.setdefault(axes.pop(), {}).setdefault(bound[1], tile.id)
+        return out
 
     def _tiles(self, out: dict[int, tuple[str | None, str | None]],
                pid_names: dict[str, int]) -> dict[int, tuple[str | None, str | None]]:
