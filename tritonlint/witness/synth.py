@@ -492,30 +492,20 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             # Only the accesses on the constexpr branches this launch takes (`tl.load(w + k * s + n) if
             # W_KMAJOR else tl.load(w + n * s + k)` lays out `w` one way or the other).
             taken = [e for e in exprs if not branch_not_taken(kernel.node, e, consts, local)] or exprs
-            # A pointer local set on both sides of a branch (`if NORMK: p = z + o_k` / `else: p = z + o_v`):
-            # each side's walk, the buffer holding the longer on each dimension.
-            sides = [d for e in taken for d in uses.other_definitions(e)
-                     if not branch_not_taken(kernel.node, d, consts, local)]
             extents: list[tuple[str | None, int]] = []
             ends = uses.inclusive_ends(p)  # `n + 1` entries by the kernel's repeated `v <= n`
-            for side, group in ((False, taken), (True, sides)):
-                dims: list[tuple[str | None, Any]] = []
-                for expr in group:
-                    for d in uses.dims(expr, sizes, strides):
-                        if d == (None, None):
-                            continue  # a constant term (`... else 0`): it spans nothing, and must not hide the unit dim
-                        if all(d[0] != e[0] for e in dims):
-                            dims.append(d)
-                for stride, bound in dims:
-                    if stride is not None and stride.isdigit():
-                        stride_values[stride] = int(stride)  # a literal row length (`index * 24`)
-                    past = 1 if isinstance(bound, tuple) and bound[0] == "size" and bound[1] in ends else 0
-                    extent = _extent(bound, totals, grid, consts, base, axes) + past
-                    same = [i for i, e in enumerate(extents) if e[0] == stride] if side else []
-                    if same:
-                        extents[same[0]] = (stride, max(extents[same[0]][1], extent))
-                    else:
-                        extents.append((stride, extent))
+            dims: list[tuple[str | None, Any]] = []
+            for expr in taken:
+                for d in uses.dims(expr, sizes, strides):
+                    if d == (None, None):
+                        continue  # a constant term (`... else 0`): it spans nothing, and must not hide the unit dim
+                    if all(d[0] != e[0] for e in dims):
+                        dims.append(d)
+            for stride, bound in dims:
+                if stride is not None and stride.isdigit():
+                    stride_values[stride] = int(stride)  # a literal row length (`index * 24`)
+                past = 1 if isinstance(bound, tuple) and bound[0] == "size" and bound[1] in ends else 0
+                extents.append((stride, _extent(bound, totals, grid, consts, base, axes) + past))
             # A literal offset past the indexed terms (`index * 24 + 17`) reaches that far into the row.
             reach = max((uses.constant_reach(e) for e in exprs if uses.block_ptr_of(e) is None), default=0)
             numels[p] = _layout(extents, stride_values, reach)

@@ -333,15 +333,6 @@ class Uses:
             return self.terms(expr.body, seen) + self.terms(expr.orelse, seen)
         return [expr]
 
-    def other_definitions(self, expr: ast.expr) -> list[ast.expr]:
-        """The further definitions of a pointer local bound on each side of a branch (`if NORMK: p = z + o_k`
-        / `else: p = z + o_v`): `terms` expands the first; the buffer must hold what every side walks."""
-        if not (isinstance(expr, ast.Name) and expr.id not in self.params):
-            return []
-        defs = self.defs.get(expr.id, ())
-        root = self.root(expr)
-        return [d for d in defs[1:] if root and self.root(d) == root]
-
     def _multi_dim(self, value: ast.expr) -> bool:
         """An offset local that sums several dimensions (`rows * N + cols`): expanded into its terms."""
         if not (isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Sub))):
