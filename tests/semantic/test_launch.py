@@ -279,3 +279,27 @@ def test_a_host_test_keeping_a_loops_extent_a_multiple_of_its_step_guards_the_lo
     # The host name's literal is what the assert names: without it, nothing keeps K whole.
     unresolved = text.replace("    BLOCK_K = 128\n", "    BLOCK_K = choose_block(K)\n")
     assert _findings(str(path), unresolved, frozenset({"ALL"}))[0] == (19, "TL101")
+
+
+def test_a_callers_test_or_a_choosers_returns_keep_a_loops_tiles_whole_only_on_every_path() -> None:
+    path = FIXTURES / "loop_guarded_by_caller.py"
+    text = path.read_text()
+    found = _findings(str(path), text, frozenset({"ALL"}))
+    assert found == [(26, "TL111"), (35, "TL111"), (44, "TL111"),
+                     (53, "TL101"), (62, "TL101"), (71, "TL101"), (80, "TL101")]
+    report = check_source(str(path), text, Config(select=check_selectors(["ALL"], "test")), strict=True)
+    notes = {d.line: " ".join(d.notes) for d in report.diagnostics}
+    # Both callers' tests are named, renamed to nothing: the note quotes the host as written.
+    assert "`if x2d.shape[-1] % 128 == 0:` at loop_guarded_by_caller.py:92" in notes[26]
+    assert "`assert k % 128 == 0` at loop_guarded_by_caller.py:100" in notes[26]
+    assert "`256 if K % 256 == 0 else 64`" in notes[35] and "`assert K % 64 == 0`" in notes[35]
+    assert "`if a.shape[1] % 128 != 0: raise`" in notes[44]
+    # A third caller with no test takes the guard away from every launch of the kernel.
+    unchecked = text + "\n\ndef sum_routed_unchecked(x, out):\n    _launch_routed(x, out)\n"
+    assert (26, "TL101") in _findings(str(path), unchecked, frozenset({"ALL"}))
+    # The launcher passed on as a value may be called under no test.
+    passed = text + "\n\nLAUNCHERS = [_launch_routed]\n"
+    assert (26, "TL101") in _findings(str(path), passed, frozenset({"ALL"}))
+    # A chooser value no test keeps (the launcher's assert on 32, not 64) is a partial tile.
+    weak = text.replace("assert K % 64 == 0, ", "assert K % 32 == 0, ")
+    assert (35, "TL101") in _findings(str(path), weak, frozenset({"ALL"}))

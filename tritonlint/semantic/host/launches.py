@@ -18,6 +18,14 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from tritonlint.semantic.host.host_guards import (
+    Body,
+    Fact,
+    caller_facts,
+    choices,
+    facts_at,
+    kept_whole,
+)
 from tritonlint.source.outline import ast_dotted, line_starts
 
 
@@ -136,6 +144,7 @@ def find_launches(tree: ast.Module, names: Mapping[str, str], params: Mapping[st
     if text is not None:
         finder.lines = _naming_lines(text, [*names, *modules])
     finder.functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    finder.tree = tree
     finder.body(tree.body, (), _Scope(tree.body))
     return finder.found
 
@@ -148,6 +157,8 @@ class _Finder:
         self.found: list[Launch] = []
         self.functions: dict[str, ast.FunctionDef] = {}  # the module's own host functions, by name
         self.lines: list[int] | None = None  # the lines that may name a kernel, sorted; None: any line
+        self.tree: ast.Module | None = None
+        self._caller_facts: dict[str, list[Fact]] = {}  # host function -> what its callers test
 
     def names_kernel(self, statement: ast.stmt) -> bool:
         """Whether a line of the statement may name a kernel (or its module): else it launches none."""
@@ -165,7 +176,8 @@ class _Finder:
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 if statement.name in self.params and statement.decorator_list:
                     continue  # a kernel itself launches nothing
-                self.body(statement.body, (), _Scope(statement.body))
+                function = statement if isinstance(statement, ast.FunctionDef) else None
+                self.body(statement.body, (), _Scope(statement.body, function))
                 continue
             if isinstance(statement, ast.ClassDef):
                 self.body(statement.body, (), _Scope(statement.body))
@@ -239,16 +251,50 @@ class _Finder:
                 place = (value.lineno, value.col_offset, value.end_lineno or value.lineno,
                          value.end_col_offset or value.col_offset)
                 predicates[param] = (_text(value), place)
+        multiples = _multiples(args, ifs, scope, line, self.display)
+        multiples |= {pair: guard for pair, guard in self.inherited_multiples(args, ifs, scope, line).items()
+                      if pair not in multiples}
         return Launch(kernel, f"{self.display}:{line}", tuple(axes), args, allocations, predicates, self.local,
-                      _multiples(args, ifs, scope, line, self.display))
+                      multiples)
+
+    def inherited_multiples(self, args: Mapping[str, str], ifs: tuple[tuple[ast.expr, bool], ...], scope: _Scope,
+                            line: int) -> dict[tuple[str, str], str]:
+        """(a, b) kernel parameters whose host texts are kept multiples by the launching function's
+        callers' tests, or by the tests a config chooser returns each block under (host_guards)."""
+        body = scope.body
+        facts = facts_at(ifs, body, line, self.display)
+        function = scope.function
+        if function is not None and self.tree is not None and function.name in self.functions:
+            if function.name not in self._caller_facts:
+                self._caller_facts[function.name] = caller_facts(self.tree, function, self.display)
+            facts += self._caller_facts[function.name]
+        found: dict[tuple[str, str], str] = {}
+        for b, size in args.items():
+            if not re.fullmatch(r"[^\W\d]\w*|\d+", size):
+                continue
+            options = choices(size, body, line, self.functions, self.display)
+            if not options or not facts and not any(path for _, path in options):
+                continue  # nothing tested: no extent is kept a multiple of this block
+            for a, extent in args.items():
+                if a != b and re.fullmatch(r"[^\W\d]\w*(\.\w+)*(\[-?\d+\]|\(-?\d+\))?", extent):
+                    guard = kept_whole(extent, options, body, line, facts)
+                    if guard:
+                        found[(a, b)] = guard
+        return found
 
 
 class _Scope:
     """A body launches are found in (a host function's, a class's, the module's), walked once, on first
     use, for what every launch and argument in it asks: the assignments, `def`s and tests before a line."""
 
-    def __init__(self, statements: list[ast.stmt]) -> None:
+    def __init__(self, statements: list[ast.stmt], function: ast.FunctionDef | None = None) -> None:
         self.statements = statements
+        self.function = function  # the host function whose body this is, if any
+
+    @functools.cached_property
+    def body(self) -> Body:
+        """The body's assignments, tuple unpackings included, for host_guards' readings."""
+        return Body(self.statements, self.function)
 
     @functools.cached_property
     def _walked(self) -> tuple[dict[str, list[ast.Assign | ast.FunctionDef]], list[ast.Assert | ast.If]]:
