@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from tritonlint.source.names import dotted
-from tritonlint.source.outline import ast_dotted
+from tritonlint.source.parsed import ast_dotted
 from tritonlint.source.tree import nodes_under
 
 # libcst node type -> the ast node type that spells the same source.

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import accumulate
 
-from tritonlint.source.names import ImportMap, is_jit_decorator
-from tritonlint.source.parsed import parse_text
+from tritonlint.source.names import ImportMap
+from tritonlint.source.parsed import is_jit, parse_text, statements
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
@@ -71,7 +70,7 @@ def outline(text: str) -> Outline:
     plain: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}  # undecorated: `fn = triton.jit(fn)` makes a kernel
     jitted: dict[str, str] = {}
     applied: dict[str, ast.Assign] = {}  # the function's name -> `f = A(B(triton.jit(f)))` with wrappers
-    for node in _statements(tree.body):
+    for node in statements(tree.body):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 imports.add_import(alias.name, alias.asname)
@@ -97,7 +96,7 @@ def outline(text: str) -> Outline:
             functions.append(plain[name])
             result.aliases[made] = name
     for function in functions:
-        if function.decorator_list and not any(_is_jit(decorator, imports) for decorator in function.decorator_list):
+        if function.decorator_list and not any(is_jit(decorator, imports) for decorator in function.decorator_list):
             continue
         first = min((decorator.lineno for decorator in function.decorator_list), default=function.lineno)
         last = function.end_lineno or function.lineno
@@ -118,23 +117,6 @@ def outline(text: str) -> Outline:
     return result
 
 
-def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """Every statement, nested ones included, without visiting expressions: imports and function
-    definitions are statements, and expressions are most of a file's nodes."""
-    pending = list(reversed(body))
-    while pending:
-        statement = pending.pop()
-        yield statement
-        for name in ("body", "orelse", "finalbody"):
-            inner = getattr(statement, name, None)
-            if isinstance(inner, list):
-                pending.extend(reversed(inner))
-        for handler in getattr(statement, "handlers", ()):
-            pending.extend(reversed(handler.body))
-        for case in getattr(statement, "cases", ()):
-            pending.extend(reversed(case.body))
-
-
 def _jit_call(value: ast.Call, imports: ImportMap) -> tuple[ast.Call | None, bool]:
     """The `triton.jit(f)` call at the heart of `A(...)(B(...)(triton.jit(f)))`, decorators
     applied as calls, and whether it is wrapped in any; (None, False) for anything else."""
@@ -143,23 +125,9 @@ def _jit_call(value: ast.Call, imports: ImportMap) -> tuple[ast.Call | None, boo
     for _ in range(8):
         if not isinstance(node, ast.Call) or len(node.args) != 1:
             return None, False
-        if _is_jit(node, imports):
+        if is_jit(node, imports):
             return node, wrapped
         if not isinstance(node.func, ast.Call):
             return None, False  # a plain function of the kernel: not a decorator applied
         node, wrapped = node.args[0], True
     return None, False
-
-
-def _is_jit(decorator: ast.expr, imports: ImportMap) -> bool:
-    target = decorator.func if isinstance(decorator, ast.Call) else decorator
-    return is_jit_decorator(imports.qualify_dotted(ast_dotted(target)))
-
-
-def ast_dotted(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = ast_dotted(node.value)
-        return f"{base}.{node.attr}" if base else None
-    return None

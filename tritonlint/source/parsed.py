@@ -19,6 +19,7 @@ import ast
 import bisect
 import functools
 import re
+from collections.abc import Iterator
 
 from tritonlint.source.names import ImportMap, is_jit_decorator
 
@@ -86,7 +87,7 @@ def lean_parse(text: str) -> ast.Module:
     for index, first, stop in stubs:
         stub = body[index]
         assert isinstance(stub, ast.FunctionDef)
-        if not any(_is_jit(decorator, imports) for decorator in stub.decorator_list):
+        if not any(is_jit(decorator, imports) for decorator in stub.decorator_list):
             body[index] = ast.parse("\n" * (first - 1) + text[starts[first - 1]:stop]).body[0]
     return ast.Module(body=body, type_ignores=[])
 
@@ -112,15 +113,22 @@ def _stub(node: ast.FunctionDef) -> KernelStub:
 
 def _add_imports(node: ast.stmt, imports: ImportMap) -> None:
     """The imports of a top-level statement and of every statement nested in it (the outline's)."""
-    pending = [node]
-    while pending:
-        statement = pending.pop()
+    for statement in statements([node]):
         if isinstance(statement, ast.Import):
             for alias in statement.names:
                 imports.add_import(alias.name, alias.asname)
         elif isinstance(statement, ast.ImportFrom) and statement.module:
             for alias in statement.names:
                 imports.add_from(statement.module, alias.name, alias.asname)
+
+
+def statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement, nested ones included, without visiting expressions: imports and function
+    definitions are statements, and expressions are most of a file's nodes."""
+    pending = list(reversed(body))
+    while pending:
+        statement = pending.pop()
+        yield statement
         for name in ("body", "orelse", "finalbody"):
             inner = getattr(statement, name, None)
             if isinstance(inner, list):
@@ -131,15 +139,16 @@ def _add_imports(node: ast.stmt, imports: ImportMap) -> None:
             pending.extend(reversed(case.body))
 
 
-def _is_jit(decorator: ast.expr, imports: ImportMap) -> bool:
+def is_jit(decorator: ast.expr, imports: ImportMap) -> bool:
+    """Whether a decorator (`@triton.jit`, `@jit(...)` imported from triton) makes a jit function."""
     target = decorator.func if isinstance(decorator, ast.Call) else decorator
-    return is_jit_decorator(imports.qualify_dotted(_dotted(target)))
+    return is_jit_decorator(imports.qualify_dotted(ast_dotted(target)))
 
 
-def _dotted(node: ast.expr) -> str | None:
+def ast_dotted(node: ast.expr) -> str | None:
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):
-        base = _dotted(node.value)
+        base = ast_dotted(node.value)
         return f"{base}.{node.attr}" if base else None
     return None

@@ -26,7 +26,8 @@ from tritonlint.semantic.host.host_guards import (
     facts_at,
     kept_whole,
 )
-from tritonlint.source.outline import ast_dotted, line_starts
+from tritonlint.source.outline import line_starts
+from tritonlint.source.parsed import ast_dotted
 
 
 @dataclass(frozen=True)
