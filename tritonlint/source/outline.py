@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 
 from tritonlint.source.names import ImportMap
-from tritonlint.source.parsed import is_jit, parse_text, statements
+from tritonlint.source.parsed import is_jit, parse_text, read_import, statements
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
@@ -71,13 +71,9 @@ def outline(text: str) -> Outline:
     jitted: dict[str, str] = {}
     applied: dict[str, ast.Assign] = {}  # the function's name -> `f = A(B(triton.jit(f)))` with wrappers
     for node in statements(tree.body):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                imports.add_import(alias.name, alias.asname)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            for alias in node.names:
-                imports.add_from(node.module, alias.name, alias.asname)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if read_import(node, imports):
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if node.decorator_list:
                 functions.append(node)
             else:

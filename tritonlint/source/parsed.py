@@ -114,12 +114,20 @@ def _stub(node: ast.FunctionDef) -> KernelStub:
 def _add_imports(node: ast.stmt, imports: ImportMap) -> None:
     """The imports of a top-level statement and of every statement nested in it (the outline's)."""
     for statement in statements([node]):
-        if isinstance(statement, ast.Import):
-            for alias in statement.names:
-                imports.add_import(alias.name, alias.asname)
-        elif isinstance(statement, ast.ImportFrom) and statement.module:
-            for alias in statement.names:
-                imports.add_from(statement.module, alias.name, alias.asname)
+        read_import(statement, imports)
+
+
+def read_import(statement: ast.stmt, imports: ImportMap) -> bool:
+    """Add what an `import` or `from ... import` statement binds; whether it was one."""
+    if isinstance(statement, ast.Import):
+        for alias in statement.names:
+            imports.add_import(alias.name, alias.asname)
+        return True
+    if isinstance(statement, ast.ImportFrom) and statement.module:
+        for alias in statement.names:
+            imports.add_from(statement.module, alias.name, alias.asname)
+        return True
+    return False
 
 
 def statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
