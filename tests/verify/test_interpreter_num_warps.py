@@ -56,3 +56,21 @@ def test_num_warps_is_the_launchs(tmp_path: Path, compat: bool) -> None:
         assert "ran [8, 256] [4, 128]" in proc.stdout, proc.stderr[-2000:]
     else:
         assert "ran" not in proc.stdout
+
+
+def test_installing_the_shims_again_wraps_nothing_twice(tmp_path: Path) -> None:
+    # A generated module installs the shims again in a process that has them: each shim wraps the
+    # interpreter's language patch once, whichever shim wrapped it last.
+    driver = tmp_path / "again.py"
+    driver.write_text(textwrap.dedent("""\
+        from triton.runtime import interpreter as interp
+        from tritonlint.verify import interpreter_compat
+        interpreter_compat.install()
+        first = (interp._patch_lang_core, interp.InterpretedFunction.run)
+        interpreter_compat.install()
+        print("same", first == (interp._patch_lang_core, interp.InterpretedFunction.run))
+    """))
+    env = dict(os.environ, TRITON_INTERPRET="1", PYTHONPATH=str(REPO))
+    proc = subprocess.run([sys.executable, str(driver)], capture_output=True, text=True, env=env, timeout=300,
+                          check=False)
+    assert "same True" in proc.stdout, proc.stderr[-2000:]

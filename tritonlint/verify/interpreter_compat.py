@@ -108,8 +108,11 @@ def _compat_dot_scaled() -> None:
     except ImportError:
         return
     inner = getattr(interp, "_patch_lang_core", None)
-    if inner is None or getattr(inner, "_compat_dot_scaled", False):
+    # Marked on the interpreter module, not on the wrapper: another shim may wrap this one.
+    installed = interp.__dict__.setdefault("_tritonlint_shims", set())
+    if inner is None or "dot_scaled" in installed:
         return
+    installed.add("dot_scaled")
     fp4 = np.array([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0], dtype=np.float32)
     fp4 = np.concatenate([fp4, -fp4])
     fp8 = {fmt: torch.arange(256, dtype=torch.int32).to(torch.uint8).view(dtype).float().numpy()
@@ -179,7 +182,6 @@ def _compat_dot_scaled() -> None:
         inner(lang, scope)
         scope.set_attr(lang, "dot_scaled", dot_scaled)
 
-    patched._compat_dot_scaled = True  # type: ignore[attr-defined]
     interp._patch_lang_core = patched
 
 
@@ -198,8 +200,10 @@ def _compat_launch_num_warps() -> None:
         return
     inner = getattr(interp, "_patch_lang_core", None)
     function = getattr(interp, "InterpretedFunction", None)
-    if inner is None or function is None or getattr(inner, "_compat_num_warps", False):
+    installed = interp.__dict__.setdefault("_tritonlint_shims", set())
+    if inner is None or function is None or "num_warps" in installed:
         return
+    installed.add("num_warps")
     launch = {"num_warps": 4}
     run = function.run
 
@@ -222,14 +226,13 @@ def _compat_launch_num_warps() -> None:
         scope.set_attr(cuda, "num_warps", num_warps)
         scope.set_attr(cuda, "num_threads", num_threads)
 
-    patched._compat_num_warps = True  # type: ignore[attr-defined]
     interp._patch_lang_core = patched
     function.run = run_recording
 
 
 # What a generated module carries: the shim, and whether the kernels it holds need it.
 _PORTABLE: tuple[tuple[Callable[[], None], Callable[[ast.AST], bool]], ...] = (
-    (_compat_old_dot_keywords, lambda fn: uses_old_dot(fn)),
+    (_compat_old_dot_keywords, lambda fn: uses_old_dot(fn)),  # defined below
     (_compat_constexpr_reflected, lambda fn: True),
     (_compat_dot_scaled, lambda fn: _calls(fn, "dot_scaled")),
     (_compat_launch_num_warps, lambda fn: _calls(fn, "num_warps") or _calls(fn, "num_threads")),
