@@ -109,7 +109,7 @@ def _compat_dot_scaled() -> None:
         return
     inner = getattr(interp, "_patch_lang_core", None)
     # Marked on the interpreter module, not on the wrapper: another shim may wrap this one.
-    installed = interp.__dict__.setdefault("_tritonlint_shims", set())
+    installed = interp.__dict__.setdefault("_compat_shims_installed", set())
     if inner is None or "dot_scaled" in installed:
         return
     installed.add("dot_scaled")
@@ -200,7 +200,7 @@ def _compat_launch_num_warps() -> None:
         return
     inner = getattr(interp, "_patch_lang_core", None)
     function = getattr(interp, "InterpretedFunction", None)
-    installed = interp.__dict__.setdefault("_tritonlint_shims", set())
+    installed = interp.__dict__.setdefault("_compat_shims_installed", set())
     if inner is None or function is None or "num_warps" in installed:
         return
     installed.add("num_warps")
