@@ -300,6 +300,10 @@ def test_a_callers_test_or_a_choosers_returns_keep_a_loops_tiles_whole_only_on_e
     # The launcher passed on as a value may be called under no test.
     passed = text + "\n\nLAUNCHERS = [_launch_routed]\n"
     assert (26, "TL101") in _findings(str(path), passed, frozenset({"ALL"}))
+    # A method named like the guarded launcher is another function: its launch inherits no test.
+    method = text + ("\n\nclass Runner:\n    def _launch_routed(self, x, out):\n        M, K = x.shape\n"
+                     "        routed_k_loop[(triton.cdiv(M, 64),)](x, out, K, BLOCK_K=128)\n")
+    assert (26, "TL101") in _findings(str(path), method, frozenset({"ALL"}))
     # A chooser value no test keeps (the launcher's assert on 32, not 64) is a partial tile.
     weak = text.replace("assert K % 64 == 0, ", "assert K % 32 == 0, ")
     assert (35, "TL101") in _findings(str(path), weak, frozenset({"ALL"}))

@@ -66,8 +66,7 @@ def held(test: ast.expr, holds: bool) -> list[ast.BinOp]:
 class Body:
     """One function body (or the module's), with its assignments in line order: where names are read."""
 
-    def __init__(self, statements: Sequence[ast.stmt], function: ast.FunctionDef | None = None) -> None:
-        self.function = function
+    def __init__(self, statements: Sequence[ast.stmt]) -> None:
         self.assigns: dict[str, list[tuple[int, ast.expr, int, int]]] = {}  # name -> (line, value, index, count)
         self.checks: list[ast.Assert | ast.If] = []
         for statement in statements:
@@ -111,11 +110,6 @@ class Body:
             return None
         return value, index, count
 
-    def is_param(self, name: str) -> bool:
-        return self.function is not None and name in {a.arg for a in (*self.function.args.posonlyargs,
-                                                                      *self.function.args.args,
-                                                                      *self.function.args.kwonlyargs)}
-
 
 def _own_nodes(node: ast.AST) -> Iterator[ast.AST]:
     """`node` and what it holds, short of nested functions, lambdas and classes (their names are theirs)."""
@@ -154,7 +148,6 @@ def inline(node: ast.expr, body: Body, line: int, depth: int = 3) -> ast.expr:
     return result
 
 
-_SHAPE_INDEX = re.compile(r"^(.+)\.shape\[(-?\d+)\]$")
 
 
 def aliases(text: str, body: Body, line: int) -> set[str]:
@@ -212,8 +205,6 @@ def renamed(text: str, bound: Mapping[str, str]) -> str | None:
 def _call_bindings(function: ast.FunctionDef, call: ast.Call) -> dict[str, ast.expr] | None:
     """Parameter -> argument of a call of `function`; None when a `*args`/`**kw` hides the binding."""
     params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
-    if params and params[0] in ("self", "cls"):
-        params = params[1:]
     if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return None
     if len(call.args) > len(params):
@@ -254,7 +245,7 @@ def _calls_with_ifs(statements: Sequence[ast.stmt], name: str, ifs: tuple[tuple[
     every other reference to `name` (a function passed as a value may be called anywhere)."""
     for statement in statements:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            inner = Body(statement.body, statement if isinstance(statement, ast.FunctionDef) else None)
+            inner = Body(statement.body)
             _calls_with_ifs(statement.body, name, (), inner, out, refs)
             for decorator in statement.decorator_list + statement.args.defaults:
                 _references(decorator, name, ifs, body, out, refs)
@@ -415,7 +406,7 @@ def _returned(call: ast.expr, pick: object, body: Body, line: int, functions: Ma
     bound = _call_bindings(function, call)
     if bound is None:
         return None
-    inner_body = Body(function.body, function)
+    inner_body = Body(function.body)
     # The chooser's parameters, in the launch's terms (through the launch's own names).
     outer = {param: _text(inline(arg, body, line)) for param, arg in bound.items()}
     found: list[Choice] = []

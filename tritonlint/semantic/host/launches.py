@@ -265,7 +265,8 @@ class _Finder:
         body = scope.body
         facts = facts_at(ifs, body, line, self.display)
         function = scope.function
-        if function is not None and self.tree is not None and function.name in self.functions:
+        # The module's own function of that name, not a method or nested def named like it.
+        if function is not None and self.tree is not None and self.functions.get(function.name) is function:
             if function.name not in self._caller_facts:
                 self._caller_facts[function.name] = caller_facts(self.tree, function, self.display)
             facts += self._caller_facts[function.name]
@@ -295,7 +296,7 @@ class _Scope:
     @functools.cached_property
     def body(self) -> Body:
         """The body's assignments, tuple unpackings included, for host_guards' readings."""
-        return Body(self.statements, self.function)
+        return Body(self.statements)
 
     @functools.cached_property
     def _walked(self) -> tuple[dict[str, list[ast.Assign | ast.FunctionDef]], list[ast.Assert | ast.If]]:
