@@ -263,6 +263,12 @@ class _Finder:
         """(a, b) kernel parameters whose host texts are kept multiples by the launching function's
         callers' tests, or by the tests a config chooser returns each block under (host_guards)."""
         body = scope.body
+        # The blocks first: most launches pass none a chooser or a test can name, and then no test
+        # (the callers' included, a pass over the module) needs reading.
+        blocks = {b: options for b, size in args.items() if re.fullmatch(r"[^\W\d]\w*|\d+", size)
+                  and (options := choices(size, body, line, self.functions, self.display))}
+        if not blocks:
+            return {}
         facts = facts_at(ifs, body, line, self.display)
         function = scope.function
         # The module's own function of that name, not a method or nested def named like it.
@@ -271,11 +277,8 @@ class _Finder:
                 self._caller_facts[function.name] = caller_facts(self.tree, function, self.display)
             facts += self._caller_facts[function.name]
         found: dict[tuple[str, str], str] = {}
-        for b, size in args.items():
-            if not re.fullmatch(r"[^\W\d]\w*|\d+", size):
-                continue
-            options = choices(size, body, line, self.functions, self.display)
-            if not options or not facts and not any(path for _, path in options):
+        for b, options in blocks.items():
+            if not facts and not any(path for _, path in options):
                 continue  # nothing tested: no extent is kept a multiple of this block
             for a, extent in args.items():
                 if a != b and re.fullmatch(r"[^\W\d]\w*(\.\w+)*(\[-?\d+\]|\(-?\d+\))?", extent):
