@@ -509,8 +509,9 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             # A literal offset past the indexed terms (`index * 24 + 17`) reaches that far into the row.
             reach = max((uses.constant_reach(e) for e in exprs if uses.block_ptr_of(e) is None), default=0)
             numels[p] = _layout(extents, stride_values, reach)
-            # A pointer local defined on several branches: the buffer holds what each definition reaches.
-            for expr in exprs:
+            # A pointer local defined on several branches: the buffer holds what each definition reaches
+            # (of the accesses on the branches this launch takes, as above).
+            for expr in taken:
                 if uses.block_ptr_of(expr) is not None:
                     continue
                 for other in uses.other_definitions(expr, sizes, strides):
