@@ -30,46 +30,50 @@ def _load(path: str) -> Any:
     return module
 
 
-def _value(arg: dict[str, Any], generator: Any) -> Any:
-    value = _filled(arg, generator)
-    pad = arg.get("pad")
-    if pad:  # rows of pad[0] elements, those past pad[1] zero bits (0 in every element type)
-        import torch
-
-        row, valid = int(pad[0]), int(pad[1])
-        bits = value.view({1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[value.element_size()])
-        bits[(torch.arange(bits.numel()) % row) >= valid] = 0
-    return value
-
-
-def _filled(arg: dict[str, Any], generator: Any) -> Any:
+def argument_value(arg: dict[str, Any], generator: Any) -> Any:
+    """A launch argument's value as the witness runs it (CPU, drawn from `generator`). Self-contained:
+    the generated harness and the repro scripts carry its source, so every run fills alike."""
     import torch
     import triton.language as tl
 
     kind = arg["kind"]
     if kind == "tensor":
         dtype = getattr(torch, arg["dtype"])
-        if arg["fill"] == "negative":
-            return (-torch.rand(arg["numel"], generator=generator) - 0.5).to(dtype)
-        if arg["fill"] == "segments":  # segment boundaries: 0, L, 2L, ... (every segment of length L)
-            return (torch.arange(arg["numel"], dtype=torch.int64) * int(arg["value"])).to(dtype)
-        if arg["fill"] == "count":  # a row count read from memory: the rows the launch covers
-            return torch.full((arg["numel"],), int(arg["value"]), dtype=torch.int64).to(dtype)
-        if arg["fill"] == "index":  # gathered ids and segment starts: 0, 1, 2, ... (from 1 past a null slot)
-            return (torch.arange(arg["numel"], dtype=torch.int64) + int(arg.get("value") or 0)).to(dtype)
-        if arg["fill"] == "e8m0":  # power-of-two scales near 1 (2**-3 to 2**3): products stay finite
-            return torch.randint(124, 131, (arg["numel"],), generator=generator, dtype=torch.int32).to(dtype)
-        if arg["fill"] == "randint":
-            return torch.randint(0, 256, (arg["numel"],), generator=generator, dtype=torch.int32).to(dtype)
-        if arg["fill"] == "zeros" or not dtype.is_floating_point:
-            return torch.zeros(arg["numel"], dtype=dtype)
-        return torch.randn(arg["numel"], generator=generator, dtype=torch.float32).to(dtype)
+        value = fill_tensor(arg, generator, dtype)
+        pad = arg.get("pad")
+        if pad:  # rows of pad[0] elements, those past pad[1] zero bits (0 in every element type)
+            row, valid = int(pad[0]), int(pad[1])
+            bits = value.view({1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[value.element_size()])
+            bits[(torch.arange(bits.numel()) % row) >= valid] = 0
+        return value
     if kind == "none":
         return None
     value = arg["value"]
     if isinstance(value, dict) and "dtype" in value:
         return getattr(tl, value["dtype"])
     return value
+
+
+def fill_tensor(arg: dict[str, Any], generator: Any, dtype: Any) -> Any:
+    """A tensor argument's elements by its fill. Self-contained, as `argument_value`."""
+    import torch
+
+    n, fill = arg["numel"], arg["fill"]
+    if fill == "negative":
+        return (-torch.rand(n, generator=generator) - 0.5).to(dtype)
+    if fill == "segments":  # segment boundaries: 0, L, 2L, ... (every segment of length L)
+        return (torch.arange(n, dtype=torch.int64) * int(arg["value"])).to(dtype)
+    if fill == "count":  # a row count read from memory: the rows the launch covers
+        return torch.full((n,), int(arg["value"]), dtype=torch.int64).to(dtype)
+    if fill == "index":  # gathered ids and segment starts: 0, 1, 2, ... (from 1 past a null slot)
+        return (torch.arange(n, dtype=torch.int64) + int(arg.get("value") or 0)).to(dtype)
+    if fill == "e8m0":  # power-of-two scales near 1 (2**-3 to 2**3): products stay finite
+        return torch.randint(124, 131, (n,), generator=generator, dtype=torch.int32).to(dtype)
+    if fill == "randint":
+        return torch.randint(0, 256, (n,), generator=generator, dtype=torch.int32).to(dtype)
+    if fill == "zeros" or not dtype.is_floating_point:
+        return torch.zeros(n, dtype=dtype)
+    return torch.randn(n, generator=generator, dtype=torch.float32).to(dtype)
 
 
 def _identity_patch(path: str, line: int, value: float) -> Any:
@@ -159,7 +163,7 @@ def run_job(job: dict[str, Any], out: Path) -> None:
         guard = InterpreterGuard(fill=job.get("fill", 0), red_zone=1 << 20)
         try:
             generator = torch.Generator().manual_seed(0)
-            values = {a["name"]: _value(a, generator) for a in launch["args"]}
+            values = {a["name"]: argument_value(a, generator) for a in launch["args"]}
             kernel = getattr(modules[launch["module"]], launch["kernel"])
             identity = launch.get("identity")
             if identity is not None:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 from pathlib import Path
 from typing import Any
+
+from tritonlint.witness import child
 
 # The script carries the generated module's text, the launch, and a small guard of its own: every
 # tensor sits at the start of a larger buffer whose tail (the guard region) is filled with NaN or
@@ -21,6 +24,7 @@ import tempfile
 os.environ["TRITON_INTERPRET"] = "1"
 
 import importlib.util
+from typing import Any  # the carried fill functions' annotations
 
 import numpy as np
 import torch
@@ -39,34 +43,20 @@ spec = importlib.util.spec_from_file_location("kernel_under_test", path)
 module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)
 
-torch.manual_seed(0)
+{fill_source}
+
+
+generator = torch.Generator().manual_seed(0)  # the witness's own draw
 args, bounds = {{}}, {{}}
 for a in LAUNCH["args"]:
     if a["kind"] == "tensor":
         dtype = getattr(torch, a["dtype"])
         buf = torch.full((a["numel"] + GUARD,), float("nan") if dtype.is_floating_point else 0x7F, dtype=dtype)
-        if a["fill"] == "segments":  # segment boundaries 0, L, 2L, ...
-            buf[: a["numel"]] = (torch.arange(a["numel"]) * int(a["value"])).to(dtype)
-        elif a["fill"] == "count":  # a row count read from memory: the rows the launch covers
-            buf[: a["numel"]] = int(a["value"])
-        elif a["fill"] == "index":  # gathered ids: 0, 1, 2, ... (from 1 past a null slot)
-            buf[: a["numel"]] = (torch.arange(a["numel"]) + int(a.get("value") or 0)).to(dtype)
-        elif a["fill"] == "randint":
-            buf[: a["numel"]] = torch.randint(0, 256, (a["numel"],)).to(dtype)
-        elif a["fill"] == "zeros" or not dtype.is_floating_point:
-            buf[: a["numel"]] = 0
-        else:
-            buf[: a["numel"]] = torch.randn(a["numel"]).to(dtype)
+        buf[: a["numel"]] = argument_value(a, generator)
         args[a["name"]] = buf  # the kernel gets the whole buffer; its tensor is the first numel elements
         bounds[a["name"]] = (a["numel"], buf.element_size())
-    elif a["kind"] == "none":
-        args[a["name"]] = None
-    elif isinstance(a["value"], dict):
-        import triton.language as tl
-
-        args[a["name"]] = getattr(tl, a["value"]["dtype"])
     else:
-        args[a["name"]] = a["value"]
+        args[a["name"]] = argument_value(a, generator)
 
 found = []
 starts = {{}}
@@ -131,6 +121,10 @@ if outputs:
 sys.exit(1)
 '''
 
+# The witness child's fills, carried as source: the script draws the witness's own values.
+_FILL_SOURCE = "\n\n".join(inspect.getsource(function) for function in (child.fill_tensor, child.argument_value))
+
+
 def emit(folder: Path, display: str, diagnostic: Any, witness: Any) -> Path:
     """Write the script for one confirmed finding; return its path."""
     stem = re.sub(r"[^A-Za-z0-9_]+", "_", f"{display}_{diagnostic.line}_{diagnostic.code}").strip("_")
@@ -139,5 +133,5 @@ def emit(folder: Path, display: str, diagnostic: Any, witness: Any) -> Path:
     target.write_text(TEMPLATE.format(
         code=diagnostic.code, where=f"{display}:{diagnostic.line}", reason=witness.reason.replace('"""', "'''"),
         name=target.name, source=witness.module_source, launch=repr(witness.launch),
-        line=diagnostic.line + offset))
+        line=diagnostic.line + offset, fill_source=_FILL_SOURCE))
     return target
