@@ -246,6 +246,26 @@ def test_a_host_test_keeps_one_argument_a_multiple_of_another(host: str, multipl
     assert set(launch.multiples) == multiples
 
 
+@pytest.mark.parametrize(("host", "covers"), [
+    ("    if n <= B:\n        k[(r,)](x, n, B=B)\n", {"B": {"n"}}),
+    ("    if B >= n and r > 0:\n        k[(r,)](x, n, B=B)\n", {"B": {"n"}}),
+    ("    if n > B:\n        pass\n    else:\n        k[(r,)](x, n, B=B)\n", {"B": {"n"}}),
+    ("    if not n > B:\n        k[(r,)](x, n, B=B)\n", {"B": {"n"}}),
+    ("    if n > B or r == 0:\n        return\n    else:\n        k[(r,)](x, n, B=B)\n", {"B": {"n"}}),
+    # the branch where the size may exceed the block keeps only the block within the size
+    ("    if n > B:\n        k[(r,)](x, n, B=B)\n", {"n": {"B"}}),
+    # a disjunction, or an assert: nothing read
+    ("    if n <= B or r == 0:\n        k[(r,)](x, n, B=B)\n", {}),
+    ("    assert n <= B\n    k[(r,)](x, n, B=B)\n", {}),
+    # a test of a name the launch does not pass
+    ("    if r <= B:\n        k[(r,)](x, n, B=B)\n", {}),
+])
+def test_a_dispatch_keeps_a_size_within_the_block(host: str, covers: dict[str, set[str]]) -> None:
+    tree = ast.parse("def run(x, n, r, B):\n" + host)
+    [launch] = find_launches(tree, {"k": "k"}, {"k": ["x", "n", "B"]}, "ops.py")
+    assert {block: {size for size, _ in sizes} for block, sizes in launch.covers.items()} == covers
+
+
 def test_a_name_is_read_at_its_last_assignment_by_line_however_deep() -> None:
     # The nested `g` comes later in a walk of the tree, but the `g` the launch reads is the one on line 5.
     host = ("def run(x, n, flag):\n    if flag:\n        if n > 0:\n            g = (n // 64,)\n"

@@ -366,19 +366,36 @@ class HazardFinder:
             return None
         if self._rounded is None:
             self._rounded = [(launch, rounded_blocks(launch)) for launch in self.kernel.launches]
-        launches = [(launch, blocks[size]) for launch, blocks in self._rounded if size in blocks]
+        launches = [(launch, blocks.get(size, set()), dict(launch.covers.get(size, ())))
+                    for launch, blocks in self._rounded]
+        launches = [(launch, rounded, covered) for launch, rounded, covered in launches if rounded or covered]
         if not launches:
             return None
         params = {name for name in self.flow.chain(access.pointer, access)
                   if any(d.kind == "param" for d in self.ir.defs.get(name, ()))}
-        for launch, sizes in launches:
+        for launch, rounded, covered in launches:
             block = launch.args.get(size, "")
             if any(block and block in text for param in params for text, _ in launch.allocations.get(param, ())):
                 continue
-            told = min(sizes)
-            evidence = (f"launched at {launch.where} with {size} = `{block}` rounded up from the size it also "
-                        f"passes as {told}")
-            return Judgement(walk, TailHazard(access, walk, f"reachable unless {told} is a power of two, on the "
+            if rounded:
+                told = min(rounded)
+                evidence = (f"launched at {launch.where} with {size} = `{block}` rounded up from the size it also "
+                            f"passes as {told}")
+                unless = f"{told} is a power of two"
+            else:
+                # The host tests that the size fits in the block (`n_cols <= BLOCK_SIZE`) and passes
+                # both: a block wider than the data it is told of, when the kernel itself bounds
+                # this dimension by that size elsewhere (`cols < n_cols`). Without such a sibling
+                # the size may name a part of the tile (`rope_dim <= D`), not its extent.
+                covered = {told: where for told, where in covered.items()
+                           if self._sized_by(access, walk.dim, told)}
+                if not covered:
+                    continue
+                told = min(covered)
+                evidence = (f"launched at {launch.where} under {covered[told]}, which keeps the size it passes "
+                            f"as {told} within {size} = `{block}`")
+                unless = f"{told} equals {size}"
+            return Judgement(walk, TailHazard(access, walk, f"reachable unless {unless}, on the "
                                               f"lanes of the tile past it", evidence, bound=told, rounded=True),
                              evidence)
         return None
@@ -515,6 +532,19 @@ class HazardFinder:
             large_dims = self.ev.dims(large, access.order, access.path, access.loops)
             if frozenset(k for k in small_dims | large_dims if k.startswith(LOOP_PREFIX)) <= moved_by:
                 return True
+        return False
+
+    def _sized_by(self, access: Access, dim: str, size: str) -> bool:
+        """Whether another access on the same side masks `dim` by the parameter `size` itself
+        (`cols < n_cols`): the kernel takes `size` for the extent of that dimension."""
+        for other in self.flags.accesses:
+            if other is access or not compatible(other.path, access.path):
+                continue
+            for sides in map(ordered, self.flow.mask_comparisons(other)):
+                if sides is None or not (isinstance(sides[1], cst.Name) and sides[1].value == size):
+                    continue
+                if dim in self.ev.dims(sides[0], other.order, other.path, other.loops):
+                    return True
         return False
 
     def _masked_sibling(self, access: Access, keys: frozenset[str], loop: Loop | None) -> Access | None:

@@ -61,6 +61,9 @@ class Launch:
     # before the launch, an `if ... : raise` or an `if` around it): `a % b == 0` in the kernel;
     # each with the host test that keeps it, for notes
     multiples: Mapping[tuple[str, str], str] = field(default_factory=dict, hash=False)
+    # block parameter -> (size parameter, host test) pairs where a test around the launch keeps the
+    # size within the block (`if n_cols <= BLOCK_SIZE:`): the tile covers the size, padded past it
+    covers: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict, hash=False)
 
     def sizes(self, axis: Axis) -> frozenset[str]:
         """The kernel-side names and literals the axis's divisor stands for."""
@@ -256,7 +259,7 @@ class _Finder:
         multiples |= {pair: guard for pair, guard in self.inherited_multiples(args, ifs, scope, line).items()
                       if pair not in multiples}
         return Launch(kernel, f"{self.display}:{line}", tuple(axes), args, allocations, predicates, self.local,
-                      multiples)
+                      multiples, _covers(args, ifs, self.display))
 
     def inherited_multiples(self, args: Mapping[str, str], ifs: tuple[tuple[ast.expr, bool], ...], scope: _Scope,
                             line: int) -> dict[tuple[str, str], str]:
@@ -363,6 +366,48 @@ def _multiples(args: Mapping[str, str], ifs: tuple[tuple[ast.expr, bool], ...], 
             for b in params.get(squash(_text(mod.right)), ()):
                 found.setdefault((a, b), where)
     return found
+
+
+def _covers(args: Mapping[str, str], ifs: tuple[tuple[ast.expr, bool], ...],
+            display: str) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Block parameter -> (size parameter, host test) for each size that a dispatch around the
+    launch keeps within the block: `if n_cols <= BLOCK:` or `if BLOCK >= n_cols:` around it, or
+    the `else` of `if n_cols > BLOCK:`. The host chose this kernel because its tile is at least as
+    wide as the size it passes beside it: the lanes past the size are padding unless the two are
+    equal. Asserts are not read: `assert rope_dim <= D` checks that a part fits in a whole, and
+    says nothing of a tile padded past its data."""
+    params: dict[str, list[str]] = {}
+    for param, text in args.items():
+        params.setdefault(text, []).append(param)
+    found: dict[str, dict[str, str]] = {}
+    for test, side in ifs:
+        for small, big in _within(test, side):
+            for block in params.get(squash(_text(big)), ()):
+                for size in params.get(squash(_text(small)), ()):
+                    if size != block:
+                        found.setdefault(block, {}).setdefault(size, ("" if side else "the `else` of ")
+                                                               + f"`if {_text(test)}:` at {display}:{test.lineno}")
+    return {block: tuple(sizes.items()) for block, sizes in found.items()}
+
+
+def _within(test: ast.expr, holds: bool) -> Iterator[tuple[ast.expr, ast.expr]]:
+    """(small, big) for each comparison that `test` being `holds` makes true as `small <= big`:
+    `n <= B`, `B >= n`, `n < B`, and when the test fails `n > B` or `B < n`; through the
+    conjuncts of a test that holds and the disjuncts of one that fails."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And if holds else ast.Or):
+        for value in test.values:
+            yield from _within(value, holds)
+        return
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        yield from _within(test.operand, not holds)
+        return
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return
+    left, op, right = test.left, test.ops[0], test.comparators[0]
+    if isinstance(op, (ast.LtE, ast.Lt)):
+        yield (left, right) if holds else (right, left)
+    elif isinstance(op, (ast.GtE, ast.Gt)):
+        yield (right, left) if holds else (left, right)
 
 
 def _is_test(node: ast.expr) -> bool:
