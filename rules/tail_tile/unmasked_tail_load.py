@@ -18,7 +18,11 @@ class UnmaskedTailLoad(Rule):
     is partial, with no mask bounding it. A tile can be partial where the kernel itself says so:
     the side of an evenness flag such as `EVEN_K` that does not guarantee full tiles, a loop whose
     last tile can be partial (`range(0, K, BLOCK_K)`, `range(tl.cdiv(K, BLOCK_K))`), or a sibling
-    access of the same dimension that is masked.
+    access of the same dimension that is masked. Or where a launch in the tree does: a grid
+    rounded up over a size (`triton.cdiv(n, BLOCK)`), a block rounded up from a size it passes
+    beside it (`BLOCK=triton.next_power_of_2(n)`), or a dispatch that launches a one-tile kernel
+    only when the size fits in the block (`if n_cols <= BLOCK:`) while the kernel bounds that
+    dimension by the size elsewhere (`cols < n_cols`).
 
     Loops that visit full tiles only are not flagged: `range(K // BLOCK_K)`, a loop that stops
     where a masked, peeled last tile starts (`prev = tl.cdiv(K, B) * B - B`), the interior loop
