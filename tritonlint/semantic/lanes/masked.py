@@ -85,8 +85,10 @@ class MaskedLanes(LaneFollower):
         walked = self.ev.dims(access.pointer, access.order, access.path, access.loops)
         found: list[tuple[Track | None, str]] = []
         for dim in sorted(bounded):
-            if dim.startswith(LOOP_PREFIX) or dim.endswith("]") or dim not in walked:
+            if dim.startswith(LOOP_PREFIX) or dim.endswith("]"):
                 continue
+            if dim not in walked and not any(dim in self.ev.tile_parts.get(key, ()) for key in walked):
+                continue  # (a named offset, `off = row * N + cols`, walks a tile whose part the mask bounds)
             label = f"`{self.kernel.label(dim)}`"
             if self._unit_tile(dim):
                 found.append((None, f"{label}: a block of 1 that no launch sets: never padded"))
