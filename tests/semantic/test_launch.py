@@ -307,3 +307,47 @@ def test_a_callers_test_or_a_choosers_returns_keep_a_loops_tiles_whole_only_on_e
     # A chooser value no test keeps (the launcher's assert on 32, not 64) is a partial tile.
     weak = text.replace("assert K % 64 == 0, ", "assert K % 32 == 0, ")
     assert (35, "TL101") in _findings(str(path), weak, frozenset({"ALL"}))
+
+
+def test_launch_arguments_fixed_as_literals_or_module_constants_keep_a_loops_tiles_whole() -> None:
+    """A K loop whose every launch passes the extent and the step as integers (module constants,
+    literals, a `.warmup` compile) is TL111 naming them; a constant that is no multiple, one a
+    `global` rebinds, one a parameter shadows stay TL101."""
+    path = FIXTURES / "loop_guarded_by_literals.py"
+    text = path.read_text()
+    assert _findings(str(path), text, frozenset({"ALL"})) == \
+        [(27, "TL111"), (35, "TL111"), (43, "TL101"), (51, "TL101"), (59, "TL101")]
+    report = check_source(str(path), text, Config(select=check_selectors(["ALL"], "test")), strict=True)
+    notes = {d.line: " ".join(d.notes) for d in report.diagnostics}
+    assert "`K_DIM=_K_DIM` (192) and `BLOCK_K=_BLOCK_K` (64) passed at loop_guarded_by_literals.py:64" in notes[27]
+    assert "`K_DIM=256` and `BLOCK_K=64` passed at loop_guarded_by_literals.py:68" in notes[35]
+    # A second launch with a size the constants do not fix takes the guard away.
+    extra = text + "\n\ndef project_any(a, out, k):\n    constant_k_loop[(1,)](a, out, k, _BLOCK_K)\n"
+    assert (27, "TL101") in _findings(str(path), extra, frozenset({"ALL"}))
+    # A warmup for a size no multiple of the block is no guard either.
+    assert (35, "TL101") in _findings(str(path), text.replace("K_DIM=256", "K_DIM=250"), frozenset({"ALL"}))
+
+
+def test_an_autotune_pruner_keeping_the_size_a_multiple_of_the_block_guards_the_tiles() -> None:
+    """A pruner that returns only configs whose BLOCK_N divides the launch's N (a list appended to
+    under the test, or a filtering comprehension) keeps the first row tile and the tiles a loop
+    counts whole: TL111 naming the pruner. A fallback append, a test of size, a single config, a
+    tile not aligned to the block stay TL101."""
+    path = FIXTURES / "pruned_to_whole_tiles.py"
+    text = path.read_text()
+    assert _findings(str(path), text, frozenset({"ALL"})) == \
+        [(57, "TL111"), (61, "TL111"), (76, "TL111"), (90, "TL101"), (104, "TL101"), (118, "TL101")]
+    report = check_source(str(path), text, Config(select=check_selectors(["ALL"], "test")), strict=True)
+    notes = {d.line: " ".join(d.notes) for d in report.diagnostics}
+    assert "the autotune pruner `keep_dividing_blocks` keeps only configs with `n % block_n == 0`" in notes[57]
+    # The pruner's test on the other side of the `if` keeps the configs that do not divide.
+    flipped = text.replace("        if n % block_n == 0:\n", "        if n % block_n != 0:\n")
+    assert (57, "TL101") in _findings(str(path), flipped, frozenset({"ALL"}))
+    # A tile placed at a start the pruner says nothing of is not kept whole.
+    shifted = text.replace("    rows = tl.arange(0, BLOCK_N)\n    cols = tl.arange(0, D)\n    w = tl.load(w_ptr + rows)\n"
+                           "    acc", "    rows = N // 3 + tl.arange(0, BLOCK_N)\n    cols = tl.arange(0, D)\n"
+                           "    w = tl.load(w_ptr + rows)\n    acc", 1)
+    assert shifted != text and (57, "TL101") in _findings(str(path), shifted, frozenset({"ALL"}))
+    # The loop counting tiles of another size does not keep N's tiles whole.
+    other = text.replace("for i in range(1, tl.cdiv(N, BLOCK_N)):", "for i in range(1, tl.cdiv(D, BLOCK_N)):")
+    assert (61, "TL101") in _findings(str(path), other, frozenset({"ALL"}))

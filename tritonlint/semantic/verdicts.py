@@ -33,6 +33,7 @@ from tritonlint.semantic.ir import (
     share_a_dimension,
 )
 from tritonlint.semantic.paths import EMPTY, Literal, Path, compatible
+from tritonlint.semantic.sibling_guard import sibling_guard
 from tritonlint.semantic.stages import Stages
 from tritonlint.source.names import code_of
 from tritonlint.source.syntax import bound_arguments, loop_range, ordered
@@ -290,8 +291,14 @@ class HazardFinder:
             sibling = None
         if sibling is not None:
             evidence = f"the tl.{sibling.kind} at line {self.kernel.line_of(sibling.call)} masks the same dimension"
-            return self._loop_guarded(walk.loop, Judgement(walk, TailHazard(
+            guarded = self._loop_guarded(walk.loop, Judgement(walk, TailHazard(
                 access, walk, "reachable on every tile, the partial last one included", evidence), evidence))
+            hazard = guarded.hazard
+            guard = sibling_guard(self.kernel, access, walk, sibling) if hazard is not None and not hazard.guard else ""
+            if hazard is not None and guard:
+                guarded = dataclasses.replace(guarded, hazard=dataclasses.replace(hazard, guard=guard),
+                                              reason=f"{guarded.reason}; {guard}")
+            return guarded
         if walk.loop is not None and walk.loop.tiles == "partial":
             evidence = f"the last tile of `{walk.loop.header}` can be partial"
             return self._loop_guarded(walk.loop, Judgement(walk, TailHazard(

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import os
+import warnings
 from collections.abc import Callable, Sequence
 
 from tritonlint.semantic.host.launches import Launch, find_launches, kernel_params, may_launch
+from tritonlint.semantic.host.pruners import pruned_multiples
 from tritonlint.source.imports import statements_breadth_first
 from tritonlint.source.outline import Outline
 
@@ -30,7 +33,9 @@ def find_file_launches(path: str, text: str, found: Outline, neighbours: Neighbo
         if stem not in other or not may_launch(other, list(names)):
             continue
         try:
-            tree = ast.parse(other)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # a neighbour's `1if x` warns: not ours to print
+                tree = ast.parse(other)
         except (SyntaxError, ValueError, RecursionError):
             continue  # reported when that file itself is checked
         local, modules = imported_kernels(tree, stem, names)
@@ -40,6 +45,16 @@ def find_file_launches(path: str, text: str, found: Outline, neighbours: Neighbo
     by_kernel: dict[str, list[Launch]] = {}
     for launch in launches:
         by_kernel.setdefault(launch.kernel, []).append(launch)
+    if found.tree is not None and "early_config_prune" in text:
+        display = os.path.basename(path)
+        for kernel in found.kernels:
+            if kernel.function is None or kernel.name not in by_kernel:
+                continue
+            pruned = pruned_multiples(kernel.function, found.tree, params[kernel.name], display)
+            if pruned:
+                # The autotuner prunes before every launch: each launch runs only configs it kept.
+                by_kernel[kernel.name] = [dataclasses.replace(launch, multiples={**pruned, **launch.multiples})
+                                          for launch in by_kernel[kernel.name]]
     return by_kernel
 
 
