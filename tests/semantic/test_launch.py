@@ -351,3 +351,36 @@ def test_an_autotune_pruner_keeping_the_size_a_multiple_of_the_block_guards_the_
     # The loop counting tiles of another size does not keep N's tiles whole.
     other = text.replace("for i in range(1, tl.cdiv(N, BLOCK_N)):", "for i in range(1, tl.cdiv(D, BLOCK_N)):")
     assert (61, "TL101") in _findings(str(path), other, frozenset({"ALL"}))
+
+
+def test_a_capability_predicate_guarding_the_launch_is_read_as_the_test_it_returns() -> None:
+    """`if gemv_supported(x, w):` around a launch, or `if not ...: raise` before it, where the
+    predicate returns `... and k % 256 == 0`: the K loop's tiles are whole for `BLOCK_K=256`
+    (TL111 naming the call). A weaker predicate, or one deciding in `if`s, is no guard."""
+    path = FIXTURES / "loop_guarded_by_predicate.py"
+    text = path.read_text()
+    found = _findings(str(path), text, frozenset({"ALL"}))
+    assert [code for line, code in found if line in (21, 31)] == ["TL111"] * 4
+    assert [code for line, code in found if line in (41, 51)] == ["TL101"] * 4
+    report = check_source(str(path), text, Config(select=check_selectors(["ALL"], "test")), strict=True)
+    notes = {d.line: " ".join(d.notes) for d in report.diagnostics}
+    assert "`if gemv_supported(x, w):` at loop_guarded_by_predicate.py:74" in notes[21]
+    assert "`if not gemv_supported(x, w): raise` at loop_guarded_by_predicate.py:82" in notes[31]
+    # The predicate's test of another size keeps nothing whole.
+    weaker = text.replace("and k % 256 == 0", "and k % 128 == 0")
+    assert {code for line, code in _findings(str(path), weaker, frozenset({"ALL"})) if line in (21, 31)} == {"TL101"}
+
+
+def test_a_predicate_imported_from_the_package_is_read_with_its_own_constants(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    package = tmp_path / "pkg"
+    shutil.copytree(FIXTURES / "predicate_package", package)
+    gemv = str(package / "gemv.py")
+    found = _check_json(capsys, "--select", "ALL", gemv)
+    assert [(f["line"], f["code"]) for f in found] == [(17, "TL111"), (17, "TL111"), (27, "TL101"), (27, "TL101")]
+    assert all("`if gemv_supported(x):` at gemv.py:33" in " ".join(f["notes"]) for f in found[:2])  # type: ignore[arg-type]
+    # `support`'s `_BLOCK_K` is its own: at 32 there, the launch's block of 128 is not kept whole,
+    # whatever the launching module calls `_BLOCK_K`.
+    support = package / "support.py"
+    support.write_text(support.read_text().replace("_BLOCK_K = 128", "_BLOCK_K = 32"))
+    assert [f["code"] for f in _check_json(capsys, "--select", "ALL", gemv)][:2] == ["TL101", "TL101"]

@@ -27,6 +27,7 @@ from tritonlint.semantic.host.host_guards import (
     kept_whole,
 )
 from tritonlint.semantic.host.module_constants import module_constants
+from tritonlint.semantic.host.predicates import Imported, Predicates
 from tritonlint.source.outline import line_starts
 from tritonlint.source.parsed import ast_dotted
 
@@ -136,14 +137,16 @@ def _naming_lines(text: str, words: Sequence[str]) -> list[int]:
 def find_launches(tree: ast.Module, names: Mapping[str, str], params: Mapping[str, list[str]],
                   display: str, modules: frozenset[str] = frozenset(),
                   members: Mapping[str, str] | None = None, local: bool = False,
-                  text: str | None = None) -> list[Launch]:
+                  text: str | None = None, imported: Imported | None = None) -> list[Launch]:
     """The launches in `tree` of the kernels `names` maps to (local name -> kernel name).
 
     `modules` are local names of the kernels' module (`from . import kernels`), and `members` maps
     that module's names to kernels: `kernels.k[grid]`. `display` names the file in notes. `text`,
     the source of `tree`, lets the search skip the statements on lines that name no kernel.
+    `imported` finds a predicate the module imports from its package (`predicates.py`).
     """
     finder = _Finder(names, params, display, modules, members or {}, local)
+    finder.imported = imported
     if text is not None:
         finder.lines = _naming_lines(text, [*names, *modules])
     finder.functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
@@ -163,6 +166,12 @@ class _Finder:
         self.tree: ast.Module | None = None
         self._caller_facts: dict[str, list[Fact]] = {}  # host function -> what its callers test
         self._constants: dict[str, int] | None = None
+        self.imported: Imported | None = None  # predicates imported from modules of the same package
+
+    @functools.cached_property
+    def predicates(self) -> Predicates:
+        """The plain boolean predicates a host test may call: the module's own, and imported ones."""
+        return Predicates(self.functions, self.constants, self.imported)
 
     @property
     def constants(self) -> dict[str, int]:
@@ -290,12 +299,13 @@ class _Finder:
                   and (options := choices(size, body, line, self.functions, self.display))}
         if not blocks:
             return {}
-        facts = facts_at(ifs, body, line, self.display)
+        facts = facts_at(ifs, body, line, self.display, self.predicates.expand)
         function = scope.function
         # The module's own function of that name, not a method or nested def named like it.
         if function is not None and self.tree is not None and self.functions.get(function.name) is function:
             if function.name not in self._caller_facts:
-                self._caller_facts[function.name] = caller_facts(self.tree, function, self.display)
+                self._caller_facts[function.name] = caller_facts(self.tree, function, self.display,
+                                                                 self.predicates.expand)
             facts += self._caller_facts[function.name]
         found: dict[tuple[str, str], str] = {}
         for b, options in blocks.items():
