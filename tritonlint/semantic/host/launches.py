@@ -15,6 +15,7 @@ import ast
 import bisect
 import functools
 import re
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -151,7 +152,10 @@ def find_launches(tree: ast.Module, names: Mapping[str, str], params: Mapping[st
         finder.lines = _naming_lines(text, [*names, *modules])
     finder.functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
     finder.tree = tree
-    finder.body(tree.body, (), _Scope(tree.body))
+    with warnings.catch_warnings():
+        # Host texts are read squashed (`64ifneelse512`): parsing one may warn, which is not ours to print.
+        warnings.simplefilter("ignore", SyntaxWarning)
+        finder.body(tree.body, (), _Scope(tree.body))
     return finder.found
 
 
