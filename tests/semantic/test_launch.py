@@ -384,3 +384,23 @@ def test_a_predicate_imported_from_the_package_is_read_with_its_own_constants(
     support = package / "support.py"
     support.write_text(support.read_text().replace("_BLOCK_K = 128", "_BLOCK_K = 32"))
     assert [f["code"] for f in _check_json(capsys, "--select", "ALL", gemv)][:2] == ["TL101", "TL101"]
+
+
+def test_a_tensor_the_host_pads_to_whole_tiles_keeps_the_loops_last_tile_in_bounds() -> None:
+    """`torch.zeros(M, triton.cdiv(K, BLOCK_K) * BLOCK_K)` or `F.pad(a, (0, round_up(K, 64) - K))`
+    passed for the tensor a K loop reads: TL111 naming the allocation; the tensor as given, or
+    padded along the rows, stays TL101."""
+    path = FIXTURES / "loop_padded_by_host.py"
+    text = path.read_text()
+    assert _findings(str(path), text, frozenset({"ALL"})) == \
+        [(26, "TL111"), (35, "TL111"), (44, "TL101"), (53, "TL101")]
+    report = check_source(str(path), text, Config(select=check_selectors(["ALL"], "test")), strict=True)
+    notes = {d.line: " ".join(d.notes) for d in report.diagnostics}
+    assert "`a_pad` is padded to whole tiles of BLOCK_K at loop_padded_by_host.py:59" in notes[26]
+    assert "`a_pad` is padded to whole tiles of 64 at loop_padded_by_host.py:66" in notes[35]
+    # Reassigned after the padding, the name passed holds the unpadded tensor.
+    reassigned = text.replace("    a_pad[:, :K] = a\n", "    a_pad = a.contiguous()\n")
+    assert (26, "TL101") in _findings(str(path), reassigned, frozenset({"ALL"}))
+    # Padded to another block than the launch's, the last tile can still pass the end.
+    other = text.replace("round_up(K, 64) - K", "round_up(K, 32) - K")
+    assert (35, "TL101") in _findings(str(path), other, frozenset({"ALL"}))

@@ -20,7 +20,7 @@ import libcst as cst
 from tritonlint.semantic.block_tiles import BlockTile, block_tile, bounding_sibling, on_even_side
 from tritonlint.semantic.facts import full_tile_loop, full_tiles
 from tritonlint.semantic.host.flag_setters import loop_division
-from tritonlint.semantic.host.launches import Launch, padded, rounded_blocks
+from tritonlint.semantic.host.launches import Launch, padded, padded_extent, rounded_blocks
 from tritonlint.semantic.ir import (
     LOOP_PREFIX,
     PROGRAM,
@@ -334,10 +334,15 @@ class HazardFinder:
         pair = self._loop_extent(loop)
         if pair is None:
             return judged
-        guards = {launch.multiples.get(pair, "") for launch in self.kernel.launches}
+        params = sorted(name for name in self.flow.chain(judged.hazard.access.pointer, judged.hazard.access)
+                        if any(d.kind == "param" for d in self.ir.defs.get(name, ())))
+        guards = {launch.multiples.get(pair, "")
+                  or next(filter(None, (padded_extent(launch, *pair, param) for param in params)), "")
+                  for launch in self.kernel.launches}
         if "" in guards:
             return judged
-        guard = f"every launch keeps the loop's tiles whole: {', '.join(sorted(guards))}"
+        kept = "last tile in bounds" if any("is padded" in guard for guard in guards) else "tiles whole"
+        guard = f"every launch keeps the loop's {kept}: {', '.join(sorted(guards))}"
         return dataclasses.replace(judged, hazard=dataclasses.replace(judged.hazard, guard=guard),
                                    reason=f"{judged.reason}; {guard}")
 

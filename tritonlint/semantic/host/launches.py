@@ -466,6 +466,33 @@ def padded(launch: Launch, axis: Axis, param: str, sizes: frozenset[str]) -> str
     return ""
 
 
+# A size rounded up to whole blocks, as the host spells it (squashed): `cdiv(E, B) * B`,
+# `B * triton.cdiv(E, B)`, `round_up(E, B)`, `((E + B - 1) // B) * B`; E and B filled in per launch.
+_ROUNDED_UP = (r"cdiv\({e},{b}\)\*{b}", r"{b}\*(?:\w+\.)*cdiv\({e},{b}\)",
+               r"(?:round_up|roundup|align_up|round_up_to_multiple|next_multiple_of)\({e},{b}\)",
+               r"\(?\({e}\+{b}-1\)//{b}\)?\*{b}")
+
+
+def padded_extent(launch: Launch, extent: str, block: str, param: str) -> str:
+    """"`a_pad` is padded to whole tiles of BLOCK_K at ops.py:12" when the argument for the pointer
+    `param` is assigned a value (`torch.empty`, `torch.zeros`, `F.pad`, ...) sized by the launch's
+    `extent` rounded up to its `block` (`torch.zeros(M, round_up(K, 64))`,
+    `F.pad(a, (0, triton.cdiv(K, 64) * 64 - K))`): a tile past the extent stays inside that tensor."""
+    extent_text, block_text = launch.args.get(extent, ""), launch.args.get(block, "")
+    if not extent_text or not block_text or param not in launch.allocations:
+        return ""
+    blocks = {block_text} | {value for value, _ in launch.allocations.get(block, ()) if value.isdigit()}
+    patterns = [re.compile(pattern.format(e=re.escape(extent_text), b=re.escape(b)))
+                for pattern in _ROUNDED_UP for b in blocks]
+    file = launch.where.rsplit(":", 1)[0]
+    if not launch.allocations[param]:
+        return ""
+    text, line = launch.allocations[param][-1]  # the value the name holds at the launch
+    if any(pattern.search(text) for pattern in patterns):
+        return f"`{launch.args.get(param, param)}` is padded to whole tiles of {block_text} at {file}:{line}"
+    return ""
+
+
 def _values(scope: _Scope, name: str, before: int) -> tuple[tuple[str, int], ...]:
     """Every value assigned to `name` in the scope before line `before`, squashed, with its line."""
     return tuple((squash(_text(node.value)), node.lineno) for node in scope.bindings(name)
