@@ -404,3 +404,20 @@ def test_a_tensor_the_host_pads_to_whole_tiles_keeps_the_loops_last_tile_in_boun
     # Padded to another block than the launch's, the last tile can still pass the end.
     other = text.replace("round_up(K, 64) - K", "round_up(K, 32) - K")
     assert (35, "TL101") in _findings(str(path), other, frozenset({"ALL"}))
+
+
+def test_a_branch_every_launch_switches_off_keeps_its_access_from_the_tail() -> None:
+    """An unmasked load under `if IS_GATED:` (or `if not SCALAR_GATE:`) where every launch passes
+    the literal that skips it: TL111 naming the launches. One launch passing an unknown value, or
+    launches taking the branch, leave TL101."""
+    path = FIXTURES / "branch_no_launch_takes.py"
+    text = path.read_text()
+    assert _findings(str(path), text, frozenset({"ALL"})) == \
+        [(22, "TL111"), (32, "TL111"), (44, "TL101"), (54, "TL101")]
+    report = check_source(str(path), text, Config(select=check_selectors(["ALL"], "test")), strict=True)
+    notes = {d.line: " ".join(d.notes) for d in report.diagnostics}
+    assert "every launch passes `IS_GATED=False` (branch_no_launch_takes.py:61)" in notes[22]
+    assert "`SCALAR_GATE=True` (branch_no_launch_takes.py:63)" in notes[32]
+    # A second launch that takes the branch brings the finding back.
+    taken = text.replace("    gated_rows[(M,)](x, g, out, D, False, BD)\n", "    gated_rows[(M,)](x, g, out, D, True, BD)\n")
+    assert (22, "TL101") in _findings(str(path), taken, frozenset({"ALL"}))

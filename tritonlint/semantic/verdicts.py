@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 import libcst as cst
 
 from tritonlint.semantic.block_tiles import BlockTile, block_tile, bounding_sibling, on_even_side
+from tritonlint.semantic.dead_branches import uncompiled_branch
 from tritonlint.semantic.facts import full_tile_loop, full_tiles
 from tritonlint.semantic.host.flag_setters import loop_division
 from tritonlint.semantic.host.launches import Launch, padded, padded_extent, rounded_blocks
@@ -237,6 +238,11 @@ class HazardFinder:
                 fact = full_tiles(self.kernel, access, walk)
                 if fact is not None:
                     judged = Judgement(walk, None, f"{judged.hazard.evidence}, but {fact.reason}", fact)
+            if judged.hazard is not None and not judged.hazard.guard:
+                dead = uncompiled_branch(self.kernel, access)
+                if dead:
+                    judged = dataclasses.replace(judged, hazard=dataclasses.replace(judged.hazard, guard=dead),
+                                                 reason=f"{judged.reason}; {dead}")
             yield judged
 
     def _judge_walk(self, access: Access, walk: Walk, own: frozenset[str] | None,
