@@ -421,3 +421,21 @@ def test_a_branch_every_launch_switches_off_keeps_its_access_from_the_tail() -> 
     # A second launch that takes the branch brings the finding back.
     taken = text.replace("    gated_rows[(M,)](x, g, out, D, False, BD)\n", "    gated_rows[(M,)](x, g, out, D, True, BD)\n")
     assert (22, "TL101") in _findings(str(path), taken, frozenset({"ALL"}))
+
+
+def test_an_imported_predicates_module_change_is_seen_through_the_cache(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The module a launch's predicate comes from is part of the launching file's cache key, though
+    it does not name the launching module (`ops.py` here)."""
+    package = tmp_path / "pkg"
+    shutil.copytree(FIXTURES / "predicate_package", package)
+    (package / "gemv.py").rename(package / "ops.py")
+    assert "ops" not in (package / "support.py").read_text()
+    cache = str(tmp_path / "cache")
+    gemv = str(package / "ops.py")
+    main(["check", "--cache-dir", cache, "--select", "ALL", "--output-format", "json", gemv])
+    assert [f["code"] for f in json.loads(capsys.readouterr().out)][:2] == ["TL111", "TL111"]
+    support = package / "support.py"
+    support.write_text(support.read_text().replace("_BLOCK_K = 128", "_BLOCK_K = 32"))
+    main(["check", "--cache-dir", cache, "--select", "ALL", "--output-format", "json", gemv])
+    assert [f["code"] for f in json.loads(capsys.readouterr().out)][:2] == ["TL101", "TL101"]
