@@ -9,6 +9,7 @@ import contextlib
 import fnmatch
 import functools
 import os
+import re
 import stat
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
@@ -268,8 +269,9 @@ def _folder_signature(folder: Path) -> str:
 
 def cache_digest(file: SourceFile, data: bytes) -> str:
     """The cache key of a file's report: its bytes and, where it may hold kernels, the modules beside
-    it that name it (where its kernels may be launched), by name and content. Identical files whose
-    launching neighbours are identical share an entry."""
+    it that name it (where its kernels may be launched), and the modules beside it that the file or
+    those import from (where a launch's host predicates may be defined), by name and content.
+    Identical files whose launching neighbours are identical share an entry."""
     if not might_hold_kernels(data):
         return content_hash(data)
     stem = file.path.stem
@@ -277,9 +279,17 @@ def cache_digest(file: SourceFile, data: bytes) -> str:
         modules = _folder_modules(file.path.parent.resolve(), _folder_signature(file.path.parent))
     except OSError:
         modules = ()
-    named = [(name, content_hash(text.encode())) for name, text in modules
-             if name != file.path.name and stem in text]
+    others = {name: text for name, text in modules if name != file.path.name}
+    chosen = {name for name, text in others.items() if stem in text}
+    importers = [data.decode("utf-8", "replace")] + [others[name] for name in chosen]
+    chosen |= {name for name in others if any(_imports_from(text, name[:-3]) for text in importers)}
+    named = [(name, content_hash(others[name].encode())) for name in sorted(chosen)]
     return content_hash(data + repr(named).encode()) if named else content_hash(data)
+
+
+def _imports_from(text: str, module: str) -> bool:
+    """Whether `text` holds `from <...>module import ...` (a name it may read from that module)."""
+    return module in text and re.search(rf"\bfrom\s+[\w.]*\b{re.escape(module)}\s+import\b", text) is not None
 
 
 @functools.lru_cache(maxsize=8)

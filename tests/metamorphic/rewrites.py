@@ -703,7 +703,8 @@ class _Renamer(cst.CSTTransformer):
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
         func = original.func
-        launch = isinstance(func, cst.Subscript)  # kernel[grid](...): a launch, whatever the callee
+        # kernel[grid](...) or kernel.warmup(..., grid=...): a launch, whatever the callee
+        launch = isinstance(func, cst.Subscript) or isinstance(func, cst.Attribute) and func.attr.value == "warmup"
         while isinstance(func, cst.Subscript):
             func = func.value
         name = (_dotted(func) or "").rpartition(".")[2]

@@ -327,3 +327,135 @@ def test_a_callers_test_or_a_choosers_returns_keep_a_loops_tiles_whole_only_on_e
     # A chooser value no test keeps (the launcher's assert on 32, not 64) is a partial tile.
     weak = text.replace("assert K % 64 == 0, ", "assert K % 32 == 0, ")
     assert (35, "TL101") in _findings(str(path), weak, frozenset({"ALL"}))
+
+
+def test_launch_arguments_fixed_as_literals_or_module_constants_keep_a_loops_tiles_whole() -> None:
+    """A K loop whose every launch passes the extent and the step as integers (module constants,
+    literals, a `.warmup` compile) is TL111 naming them; a constant that is no multiple, one a
+    `global` rebinds, one a parameter shadows stay TL101."""
+    path = FIXTURES / "loop_guarded_by_literals.py"
+    text = path.read_text()
+    assert _findings(str(path), text, frozenset({"ALL"})) == \
+        [(27, "TL111"), (35, "TL111"), (43, "TL101"), (51, "TL101"), (59, "TL101")]
+    report = check_source(str(path), text, Config(select=check_selectors(["ALL"], "test")), strict=True)
+    notes = {d.line: " ".join(d.notes) for d in report.diagnostics}
+    assert "`K_DIM=_K_DIM` (192) and `BLOCK_K=_BLOCK_K` (64) passed at loop_guarded_by_literals.py:64" in notes[27]
+    assert "`K_DIM=256` and `BLOCK_K=64` passed at loop_guarded_by_literals.py:68" in notes[35]
+    # A second launch with a size the constants do not fix takes the guard away.
+    extra = text + "\n\ndef project_any(a, out, k):\n    constant_k_loop[(1,)](a, out, k, _BLOCK_K)\n"
+    assert (27, "TL101") in _findings(str(path), extra, frozenset({"ALL"}))
+    # A warmup for a size no multiple of the block is no guard either.
+    assert (35, "TL101") in _findings(str(path), text.replace("K_DIM=256", "K_DIM=250"), frozenset({"ALL"}))
+
+
+def test_an_autotune_pruner_keeping_the_size_a_multiple_of_the_block_guards_the_tiles() -> None:
+    """A pruner that returns only configs whose BLOCK_N divides the launch's N (a list appended to
+    under the test, or a filtering comprehension) keeps the first row tile and the tiles a loop
+    counts whole: TL111 naming the pruner. A fallback append, a test of size, a single config, a
+    tile not aligned to the block stay TL101."""
+    path = FIXTURES / "pruned_to_whole_tiles.py"
+    text = path.read_text()
+    assert _findings(str(path), text, frozenset({"ALL"})) == \
+        [(57, "TL111"), (61, "TL111"), (76, "TL111"), (90, "TL101"), (104, "TL101"), (118, "TL101")]
+    report = check_source(str(path), text, Config(select=check_selectors(["ALL"], "test")), strict=True)
+    notes = {d.line: " ".join(d.notes) for d in report.diagnostics}
+    assert "the autotune pruner `keep_dividing_blocks` keeps only configs with `n % block_n == 0`" in notes[57]
+    # The pruner's test on the other side of the `if` keeps the configs that do not divide.
+    flipped = text.replace("        if n % block_n == 0:\n", "        if n % block_n != 0:\n")
+    assert (57, "TL101") in _findings(str(path), flipped, frozenset({"ALL"}))
+    # A tile placed at a start the pruner says nothing of is not kept whole.
+    shifted = text.replace("    rows = tl.arange(0, BLOCK_N)\n    cols = tl.arange(0, D)\n    w = tl.load(w_ptr + rows)\n"
+                           "    acc", "    rows = N // 3 + tl.arange(0, BLOCK_N)\n    cols = tl.arange(0, D)\n"
+                           "    w = tl.load(w_ptr + rows)\n    acc", 1)
+    assert shifted != text and (57, "TL101") in _findings(str(path), shifted, frozenset({"ALL"}))
+    # The loop counting tiles of another size does not keep N's tiles whole.
+    other = text.replace("for i in range(1, tl.cdiv(N, BLOCK_N)):", "for i in range(1, tl.cdiv(D, BLOCK_N)):")
+    assert (61, "TL101") in _findings(str(path), other, frozenset({"ALL"}))
+
+
+def test_a_capability_predicate_guarding_the_launch_is_read_as_the_test_it_returns() -> None:
+    """`if gemv_supported(x, w):` around a launch, or `if not ...: raise` before it, where the
+    predicate returns `... and k % 256 == 0`: the K loop's tiles are whole for `BLOCK_K=256`
+    (TL111 naming the call). A weaker predicate, or one deciding in `if`s, is no guard."""
+    path = FIXTURES / "loop_guarded_by_predicate.py"
+    text = path.read_text()
+    found = _findings(str(path), text, frozenset({"ALL"}))
+    assert [code for line, code in found if line in (21, 31)] == ["TL111"] * 4
+    assert [code for line, code in found if line in (41, 51)] == ["TL101"] * 4
+    report = check_source(str(path), text, Config(select=check_selectors(["ALL"], "test")), strict=True)
+    notes = {d.line: " ".join(d.notes) for d in report.diagnostics}
+    assert "`if gemv_supported(x, w):` at loop_guarded_by_predicate.py:74" in notes[21]
+    assert "`if not gemv_supported(x, w): raise` at loop_guarded_by_predicate.py:82" in notes[31]
+    # The predicate's test of another size keeps nothing whole.
+    weaker = text.replace("and k % 256 == 0", "and k % 128 == 0")
+    assert {code for line, code in _findings(str(path), weaker, frozenset({"ALL"})) if line in (21, 31)} == {"TL101"}
+
+
+def test_a_predicate_imported_from_the_package_is_read_with_its_own_constants(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    package = tmp_path / "pkg"
+    shutil.copytree(FIXTURES / "predicate_package", package)
+    gemv = str(package / "gemv.py")
+    found = _check_json(capsys, "--select", "ALL", gemv)
+    assert [(f["line"], f["code"]) for f in found] == [(17, "TL111"), (17, "TL111"), (27, "TL101"), (27, "TL101")]
+    assert all("`if gemv_supported(x):` at gemv.py:33" in " ".join(f["notes"]) for f in found[:2])  # type: ignore[arg-type]
+    # `support`'s `_BLOCK_K` is its own: at 32 there, the launch's block of 128 is not kept whole,
+    # whatever the launching module calls `_BLOCK_K`.
+    support = package / "support.py"
+    support.write_text(support.read_text().replace("_BLOCK_K = 128", "_BLOCK_K = 32"))
+    assert [f["code"] for f in _check_json(capsys, "--select", "ALL", gemv)][:2] == ["TL101", "TL101"]
+
+
+def test_a_tensor_the_host_pads_to_whole_tiles_keeps_the_loops_last_tile_in_bounds() -> None:
+    """`torch.zeros(M, triton.cdiv(K, BLOCK_K) * BLOCK_K)` or `F.pad(a, (0, round_up(K, 64) - K))`
+    passed for the tensor a K loop reads: TL111 naming the allocation; the tensor as given, or
+    padded along the rows, stays TL101."""
+    path = FIXTURES / "loop_padded_by_host.py"
+    text = path.read_text()
+    assert _findings(str(path), text, frozenset({"ALL"})) == \
+        [(26, "TL111"), (35, "TL111"), (44, "TL101"), (53, "TL101")]
+    report = check_source(str(path), text, Config(select=check_selectors(["ALL"], "test")), strict=True)
+    notes = {d.line: " ".join(d.notes) for d in report.diagnostics}
+    assert "`a_pad` is padded to whole tiles of BLOCK_K at loop_padded_by_host.py:59" in notes[26]
+    assert "`a_pad` is padded to whole tiles of 64 at loop_padded_by_host.py:66" in notes[35]
+    # Reassigned after the padding, the name passed holds the unpadded tensor.
+    reassigned = text.replace("    a_pad[:, :K] = a\n", "    a_pad = a.contiguous()\n")
+    assert (26, "TL101") in _findings(str(path), reassigned, frozenset({"ALL"}))
+    # Padded to another block than the launch's, the last tile can still pass the end.
+    other = text.replace("round_up(K, 64) - K", "round_up(K, 32) - K")
+    assert (35, "TL101") in _findings(str(path), other, frozenset({"ALL"}))
+
+
+def test_a_branch_every_launch_switches_off_keeps_its_access_from_the_tail() -> None:
+    """An unmasked load under `if IS_GATED:` (or `if not SCALAR_GATE:`) where every launch passes
+    the literal that skips it: TL111 naming the launches. One launch passing an unknown value, or
+    launches taking the branch, leave TL101."""
+    path = FIXTURES / "branch_no_launch_takes.py"
+    text = path.read_text()
+    assert _findings(str(path), text, frozenset({"ALL"})) == \
+        [(22, "TL111"), (32, "TL111"), (44, "TL101"), (54, "TL101")]
+    report = check_source(str(path), text, Config(select=check_selectors(["ALL"], "test")), strict=True)
+    notes = {d.line: " ".join(d.notes) for d in report.diagnostics}
+    assert "every launch passes `IS_GATED=False` (branch_no_launch_takes.py:61)" in notes[22]
+    assert "`SCALAR_GATE=True` (branch_no_launch_takes.py:63)" in notes[32]
+    # A second launch that takes the branch brings the finding back.
+    taken = text.replace("    gated_rows[(M,)](x, g, out, D, False, BD)\n", "    gated_rows[(M,)](x, g, out, D, True, BD)\n")
+    assert (22, "TL101") in _findings(str(path), taken, frozenset({"ALL"}))
+
+
+def test_an_imported_predicates_module_change_is_seen_through_the_cache(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The module a launch's predicate comes from is part of the launching file's cache key, though
+    it does not name the launching module (`ops.py` here)."""
+    package = tmp_path / "pkg"
+    shutil.copytree(FIXTURES / "predicate_package", package)
+    (package / "gemv.py").rename(package / "ops.py")
+    assert "ops" not in (package / "support.py").read_text()
+    cache = str(tmp_path / "cache")
+    gemv = str(package / "ops.py")
+    main(["check", "--cache-dir", cache, "--select", "ALL", "--output-format", "json", gemv])
+    assert [f["code"] for f in json.loads(capsys.readouterr().out)][:2] == ["TL111", "TL111"]
+    support = package / "support.py"
+    support.write_text(support.read_text().replace("_BLOCK_K = 128", "_BLOCK_K = 32"))
+    main(["check", "--cache-dir", cache, "--select", "ALL", "--output-format", "json", gemv])
+    assert [f["code"] for f in json.loads(capsys.readouterr().out)][:2] == ["TL101", "TL101"]

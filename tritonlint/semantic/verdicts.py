@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Protocol
 import libcst as cst
 
 from tritonlint.semantic.block_tiles import BlockTile, block_tile, bounding_sibling, on_even_side
+from tritonlint.semantic.dead_branches import uncompiled_branch
 from tritonlint.semantic.facts import full_tile_loop, full_tiles
 from tritonlint.semantic.host.flag_setters import loop_division
-from tritonlint.semantic.host.launches import Launch, padded, rounded_blocks
+from tritonlint.semantic.host.launches import Launch, padded, padded_extent, rounded_blocks
 from tritonlint.semantic.ir import (
     LOOP_PREFIX,
     PROGRAM,
@@ -33,6 +34,7 @@ from tritonlint.semantic.ir import (
     share_a_dimension,
 )
 from tritonlint.semantic.paths import EMPTY, Literal, Path, compatible
+from tritonlint.semantic.sibling_guard import sibling_guard
 from tritonlint.semantic.stages import Stages
 from tritonlint.source.names import code_of
 from tritonlint.source.syntax import bound_arguments, loop_range, ordered
@@ -236,6 +238,11 @@ class HazardFinder:
                 fact = full_tiles(self.kernel, access, walk)
                 if fact is not None:
                     judged = Judgement(walk, None, f"{judged.hazard.evidence}, but {fact.reason}", fact)
+            if judged.hazard is not None and not judged.hazard.guard:
+                dead = uncompiled_branch(self.kernel, access)
+                if dead:
+                    judged = dataclasses.replace(judged, hazard=dataclasses.replace(judged.hazard, guard=dead),
+                                                 reason=f"{judged.reason}; {dead}")
             yield judged
 
     def _judge_walk(self, access: Access, walk: Walk, own: frozenset[str] | None,
@@ -290,8 +297,14 @@ class HazardFinder:
             sibling = None
         if sibling is not None:
             evidence = f"the tl.{sibling.kind} at line {self.kernel.line_of(sibling.call)} masks the same dimension"
-            return self._loop_guarded(walk.loop, Judgement(walk, TailHazard(
+            guarded = self._loop_guarded(walk.loop, Judgement(walk, TailHazard(
                 access, walk, "reachable on every tile, the partial last one included", evidence), evidence))
+            hazard = guarded.hazard
+            guard = sibling_guard(self.kernel, access, walk, sibling) if hazard is not None and not hazard.guard else ""
+            if hazard is not None and guard:
+                guarded = dataclasses.replace(guarded, hazard=dataclasses.replace(hazard, guard=guard),
+                                              reason=f"{guarded.reason}; {guard}")
+            return guarded
         if walk.loop is not None and walk.loop.tiles == "partial":
             evidence = f"the last tile of `{walk.loop.header}` can be partial"
             return self._loop_guarded(walk.loop, Judgement(walk, TailHazard(
@@ -327,10 +340,15 @@ class HazardFinder:
         pair = self._loop_extent(loop)
         if pair is None:
             return judged
-        guards = {launch.multiples.get(pair, "") for launch in self.kernel.launches}
+        params = sorted(name for name in self.flow.chain(judged.hazard.access.pointer, judged.hazard.access)
+                        if any(d.kind == "param" for d in self.ir.defs.get(name, ())))
+        guards = {launch.multiples.get(pair, "")
+                  or next(filter(None, (padded_extent(launch, *pair, param) for param in params)), "")
+                  for launch in self.kernel.launches}
         if "" in guards:
             return judged
-        guard = f"every launch keeps the loop's tiles whole: {', '.join(sorted(guards))}"
+        kept = "last tile in bounds" if any("is padded" in guard for guard in guards) else "tiles whole"
+        guard = f"every launch keeps the loop's {kept}: {', '.join(sorted(guards))}"
         return dataclasses.replace(judged, hazard=dataclasses.replace(judged.hazard, guard=guard),
                                    reason=f"{judged.reason}; {guard}")
 

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import os
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Mapping, Sequence
 
 from tritonlint.semantic.host.launches import Launch, find_launches, kernel_params, may_launch
+from tritonlint.semantic.host.module_constants import module_constants
+from tritonlint.semantic.host.predicates import Imported
+from tritonlint.semantic.host.pruners import pruned_multiples
 from tritonlint.source.imports import statements_breadth_first
 from tritonlint.source.outline import Outline
 
@@ -24,22 +29,35 @@ def find_file_launches(path: str, text: str, found: Outline, neighbours: Neighbo
     names = {name: name for name in params} | {alias: k for alias, k in found.aliases.items() if k in params}
     launches: list[Launch] = []
     if found.tree is not None and may_launch(text, list(names)):
-        launches += find_launches(found.tree, names, params, os.path.basename(path), local=True, text=text)
+        launches += find_launches(found.tree, names, params, os.path.basename(path), local=True, text=text,
+                                  imported=imported_predicates(found.tree, neighbours))
     stem = os.path.splitext(os.path.basename(path))[0]
     for display, other in neighbours() if neighbours is not None else ():
         if stem not in other or not may_launch(other, list(names)):
             continue
         try:
-            tree = ast.parse(other)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # a neighbour's `1if x` warns: not ours to print
+                tree = ast.parse(other)
         except (SyntaxError, ValueError, RecursionError):
             continue  # reported when that file itself is checked
         local, modules = imported_kernels(tree, stem, names)
         if local or modules:
             launches += find_launches(tree, local, params, os.path.basename(display), frozenset(modules), names,
-                                      text=other)
+                                      text=other, imported=imported_predicates(tree, neighbours))
     by_kernel: dict[str, list[Launch]] = {}
     for launch in launches:
         by_kernel.setdefault(launch.kernel, []).append(launch)
+    if found.tree is not None and "early_config_prune" in text:
+        display = os.path.basename(path)
+        for kernel in found.kernels:
+            if kernel.function is None or kernel.name not in by_kernel:
+                continue
+            pruned = pruned_multiples(kernel.function, found.tree, params[kernel.name], display)
+            if pruned:
+                # The autotuner prunes before every launch: each launch runs only configs it kept.
+                by_kernel[kernel.name] = [dataclasses.replace(launch, multiples={**pruned, **launch.multiples})
+                                          for launch in by_kernel[kernel.name]]
     return by_kernel
 
 
@@ -59,3 +77,45 @@ def imported_kernels(tree: ast.Module, stem: str, names: dict[str, str]) -> tupl
             modules.update(alias.asname for alias in node.names
                            if alias.asname and alias.name.split(".")[-1] == stem)
     return local, modules
+
+
+def imported_predicates(tree: ast.Module, neighbours: Neighbours | None) -> Imported | None:
+    """Finds a function the module imports by name from a module beside it (`from .checks import
+    supported`): its definition and that module's integer constants, read on first use."""
+    if neighbours is None:
+        return None
+    sources: dict[str, tuple[str, str]] = {}  # local name -> (module stem, name there)
+    for node in statements_breadth_first(tree):
+        if isinstance(node, ast.ImportFrom) and node.module is not None:
+            for alias in node.names:
+                sources[alias.asname or alias.name] = (node.module.split(".")[-1], alias.name)
+    if not sources:
+        return None
+    modules: dict[str, tuple[dict[str, ast.FunctionDef], dict[str, int]] | None] = {}
+
+    def find(name: str) -> tuple[ast.FunctionDef, Mapping[str, int]] | None:
+        if name not in sources:
+            return None
+        stem, original = sources[name]
+        if stem not in modules:
+            modules[stem] = _module_functions(stem, neighbours)
+        found = modules[stem]
+        if found is None or original not in found[0]:
+            return None
+        return found[0][original], found[1]
+
+    return find
+
+
+def _module_functions(stem: str, neighbours: Neighbours) -> tuple[dict[str, ast.FunctionDef], dict[str, int]] | None:
+    for display, other in neighbours():
+        if os.path.splitext(os.path.basename(display))[0] != stem:
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(other)
+        except (SyntaxError, ValueError, RecursionError):
+            return None
+        return {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}, module_constants(tree)
+    return None

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 # A fact `left % right == 0`, as squashed host texts, with the test that states it (for notes).
 Fact = tuple[str, str, str]
@@ -214,10 +214,20 @@ def _call_bindings(function: ast.FunctionDef, call: ast.Call) -> dict[str, ast.e
     return bound
 
 
-def facts_at(ifs: Sequence[tuple[ast.expr, bool]], body: Body, line: int, display: str) -> list[Fact]:
+def facts_at(ifs: Sequence[tuple[ast.expr, bool]], body: Body, line: int, display: str,
+             expand: Callable[[ast.expr], ast.expr] | None = None) -> list[Fact]:
     """What the host tests say is 0 at `line`: the `if` tests around it, the `assert`s before it, and
-    the `if x % y != 0: raise/return` before it; each with the test's text and place."""
+    the `if x % y != 0: raise/return` before it; each with the test's text and place. `expand`
+    reads a predicate's call as the test it returns (`predicates.py`)."""
     facts: list[Fact] = []
+
+    def held_by(test: ast.expr, holds: bool) -> list[ast.BinOp]:
+        if expand is not None:
+            test = expand(test)
+            # `not supported(x)` read as `not (a and k % 256 == 0)`: its false side is the test's true one.
+            while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.BoolOp):
+                test, holds = test.operand, not holds
+        return held(test, holds)
 
     def add(mods: list[ast.BinOp], where: str) -> None:
         for mod in mods:
@@ -226,15 +236,15 @@ def facts_at(ifs: Sequence[tuple[ast.expr, bool]], body: Body, line: int, displa
                 facts.append((left, _text(mod.right), where))
 
     for test, side in ifs:
-        add(held(test, side), f"`if {ast.unparse(test)}:` at {display}:{test.lineno}")
+        add(held_by(test, side), f"`if {ast.unparse(test)}:` at {display}:{test.lineno}")
     for node in body.checks:
         if node.lineno >= line:
             continue
         if isinstance(node, ast.Assert):
-            add(held(node.test, True), f"`assert {ast.unparse(node.test)}` at {display}:{node.lineno}")
+            add(held_by(node.test, True), f"`assert {ast.unparse(node.test)}` at {display}:{node.lineno}")
         elif node.body and isinstance(node.body[-1], (ast.Raise, ast.Return)) and not node.orelse:
             exit_ = "raise" if isinstance(node.body[-1], ast.Raise) else "return"
-            add(held(node.test, False), f"`if {ast.unparse(node.test)}: {exit_}` at {display}:{node.lineno}")
+            add(held_by(node.test, False), f"`if {ast.unparse(node.test)}: {exit_}` at {display}:{node.lineno}")
     return facts
 
 
@@ -285,7 +295,8 @@ def _references(node: ast.AST, name: str, ifs: tuple[tuple[ast.expr, bool], ...]
             refs.append(inner)
 
 
-def caller_facts(tree: ast.Module, function: ast.FunctionDef, display: str) -> list[Fact]:
+def caller_facts(tree: ast.Module, function: ast.FunctionDef, display: str,
+                 expand: Callable[[ast.expr], ast.expr] | None = None) -> list[Fact]:
     """The facts every call of the private host function `function` in its module makes at its
     entry, in its own parameters' terms; [] when it is public, never called, or referenced other
     than by a call (a function passed on may be called under no test)."""
@@ -307,7 +318,7 @@ def caller_facts(tree: ast.Module, function: ast.FunctionDef, display: str) -> l
             names[_text(argument)] = param
             names.setdefault(_text(inline(argument, body, call.lineno)), param)
         here: dict[tuple[str, str], str] = {}
-        for left, right, where in facts_at(ifs, body, call.lineno, display):
+        for left, right, where in facts_at(ifs, body, call.lineno, display, expand):
             left_text, right_text = renamed(left, names), renamed(right, names)
             if left_text is not None and right_text is not None:
                 here.setdefault((left_text, right_text), where)

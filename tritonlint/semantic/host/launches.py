@@ -15,6 +15,7 @@ import ast
 import bisect
 import functools
 import re
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -26,6 +27,8 @@ from tritonlint.semantic.host.host_guards import (
     facts_at,
     kept_whole,
 )
+from tritonlint.semantic.host.module_constants import module_constants
+from tritonlint.semantic.host.predicates import Imported, Predicates
 from tritonlint.source.outline import line_starts
 from tritonlint.source.parsed import ast_dotted
 
@@ -96,9 +99,10 @@ _IDENTIFIER = re.compile(r"\w+")
 
 
 def may_launch(text: str, names: Sequence[str]) -> bool:
-    """Whether `launch_pattern(names)` matches somewhere in `text`, three times faster: a pattern that
-    starts with `\\b` is tried at every offset, one that starts with the names skips to where one
-    starts, and the word boundary is then tested at the few places found."""
+    """Whether `launch_pattern(names)`, or a name followed by `.warmup` (a compile for a later
+    launch), matches somewhere in `text`, three times faster: a pattern that starts with `\\b` is
+    tried at every offset, one that starts with the names skips to where one starts, and the word
+    boundary is then tested at the few places found."""
     pattern = _unbounded(tuple(sorted(names)))
     found = pattern.search(text)
     while found is not None:
@@ -111,7 +115,7 @@ def may_launch(text: str, names: Sequence[str]) -> bool:
 
 @functools.lru_cache(maxsize=64)
 def _unbounded(names: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile(r"(?:" + "|".join(map(re.escape, names)) + r")\s*\[")
+    return re.compile(r"(?:" + "|".join(map(re.escape, names)) + r")\s*(?:\[|\.\s*warmup\b)")
 
 
 def _naming_lines(text: str, words: Sequence[str]) -> list[int]:
@@ -137,19 +141,24 @@ def _naming_lines(text: str, words: Sequence[str]) -> list[int]:
 def find_launches(tree: ast.Module, names: Mapping[str, str], params: Mapping[str, list[str]],
                   display: str, modules: frozenset[str] = frozenset(),
                   members: Mapping[str, str] | None = None, local: bool = False,
-                  text: str | None = None) -> list[Launch]:
+                  text: str | None = None, imported: Imported | None = None) -> list[Launch]:
     """The launches in `tree` of the kernels `names` maps to (local name -> kernel name).
 
     `modules` are local names of the kernels' module (`from . import kernels`), and `members` maps
     that module's names to kernels: `kernels.k[grid]`. `display` names the file in notes. `text`,
     the source of `tree`, lets the search skip the statements on lines that name no kernel.
+    `imported` finds a predicate the module imports from its package (`predicates.py`).
     """
     finder = _Finder(names, params, display, modules, members or {}, local)
+    finder.imported = imported
     if text is not None:
         finder.lines = _naming_lines(text, [*names, *modules])
     finder.functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
     finder.tree = tree
-    finder.body(tree.body, (), _Scope(tree.body))
+    with warnings.catch_warnings():
+        # Host texts are read squashed (`64ifneelse512`): parsing one may warn, which is not ours to print.
+        warnings.simplefilter("ignore", SyntaxWarning)
+        finder.body(tree.body, (), _Scope(tree.body))
     return finder.found
 
 
@@ -163,6 +172,20 @@ class _Finder:
         self.lines: list[int] | None = None  # the lines that may name a kernel, sorted; None: any line
         self.tree: ast.Module | None = None
         self._caller_facts: dict[str, list[Fact]] = {}  # host function -> what its callers test
+        self._constants: dict[str, int] | None = None
+        self.imported: Imported | None = None  # predicates imported from modules of the same package
+
+    @functools.cached_property
+    def predicates(self) -> Predicates:
+        """The plain boolean predicates a host test may call: the module's own, and imported ones."""
+        return Predicates(self.functions, self.constants, self.imported)
+
+    @property
+    def constants(self) -> dict[str, int]:
+        """The module's integer constants (`_BLOCK_K = 64`), read on first use."""
+        if self._constants is None:
+            self._constants = module_constants(self.tree) if self.tree is not None else {}
+        return self._constants
 
     def names_kernel(self, statement: ast.stmt) -> bool:
         """Whether a line of the statement may name a kernel (or its module): else it launches none."""
@@ -207,9 +230,19 @@ class _Finder:
 
     def expressions(self, node: ast.expr, ifs: tuple[tuple[ast.expr, bool], ...], scope: _Scope) -> None:
         for inner in ast.walk(node):
-            if not (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Subscript)):
+            if not isinstance(inner, ast.Call):
                 continue
-            target = inner.func.value
+            if isinstance(inner.func, ast.Subscript):
+                target, grid = inner.func.value, inner.func.slice
+            elif isinstance(inner.func, ast.Attribute) and inner.func.attr == "warmup":
+                # `kernel.warmup(*args, grid=..., **constexprs)` compiles the kernel for those
+                # arguments; the handle it returns runs with them (`handle[grid](...)`): a launch.
+                found = next((k.value for k in inner.keywords if k.arg == "grid"), None)
+                if found is None:
+                    continue
+                target, grid = inner.func.value, found
+            else:
+                continue
             kernel = None
             if isinstance(target, ast.Name):
                 kernel = self.names.get(target.id)
@@ -217,7 +250,7 @@ class _Finder:
                     and target.value.id in self.modules:
                 kernel = self.members.get(target.attr)
             if kernel is not None:
-                self.found.append(self.launch(kernel, inner, inner.func.slice, ifs, scope))
+                self.found.append(self.launch(kernel, inner, grid, ifs, scope))
 
     def launch(self, kernel: str, call: ast.Call, grid: ast.expr, ifs: tuple[tuple[ast.expr, bool], ...],
                scope: _Scope) -> Launch:
@@ -227,7 +260,8 @@ class _Finder:
             if isinstance(value, ast.Starred):
                 break
             bound[param] = value
-        bound |= {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg is not None}
+        bound |= {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg is not None
+                  and (keyword.arg != "grid" or isinstance(call.func, ast.Subscript))}
         args = {param: squash(_text(value)) for param, value in bound.items()}
         line = call.lineno
         axes = []
@@ -255,7 +289,7 @@ class _Finder:
                 place = (value.lineno, value.col_offset, value.end_lineno or value.lineno,
                          value.end_col_offset or value.col_offset)
                 predicates[param] = (_text(value), place)
-        multiples = _multiples(args, ifs, scope, line, self.display)
+        multiples = _multiples(args, ifs, scope, line, self.display, self.constants)
         multiples |= {pair: guard for pair, guard in self.inherited_multiples(args, ifs, scope, line).items()
                       if pair not in multiples}
         return Launch(kernel, f"{self.display}:{line}", tuple(axes), args, allocations, predicates, self.local,
@@ -272,12 +306,13 @@ class _Finder:
                   and (options := choices(size, body, line, self.functions, self.display))}
         if not blocks:
             return {}
-        facts = facts_at(ifs, body, line, self.display)
+        facts = facts_at(ifs, body, line, self.display, self.predicates.expand)
         function = scope.function
         # The module's own function of that name, not a method or nested def named like it.
         if function is not None and self.tree is not None and self.functions.get(function.name) is function:
             if function.name not in self._caller_facts:
-                self._caller_facts[function.name] = caller_facts(self.tree, function, self.display)
+                self._caller_facts[function.name] = caller_facts(self.tree, function, self.display,
+                                                                 self.predicates.expand)
             facts += self._caller_facts[function.name]
         found: dict[tuple[str, str], str] = {}
         for b, options in blocks.items():
@@ -332,7 +367,7 @@ class _Scope:
 
 
 def _multiples(args: Mapping[str, str], ifs: tuple[tuple[ast.expr, bool], ...], scope: _Scope,
-               line: int, display: str) -> dict[tuple[str, str], str]:
+               line: int, display: str, constants: Mapping[str, int]) -> dict[tuple[str, str], str]:
     """The (a, b) parameter pairs whose arguments a host test before the launch keeps multiples:
     `assert BTL % BTS == 0`, `if n % b != 0: raise ...`, or `if n % b == 0:` around the launch;
     each with that test and its place, for notes ("`assert K % 128 == 0` at ops.py:40"). An
@@ -352,12 +387,14 @@ def _multiples(args: Mapping[str, str], ifs: tuple[tuple[ast.expr, bool], ...], 
             tested += [(mod, f"`if {_text(node.test)}: {exit_}` at {display}:{node.lineno}")
                        for mod, zero in conjuncts if not zero and len(conjuncts) == 1]
     params: dict[str, list[str]] = {}
+    literals: dict[str, int] = {}  # kernel parameter -> the integer its argument is at the launch
     for param, text in args.items():
         params.setdefault(text, []).append(param)
-        if re.fullmatch(r"[^\W\d]\w*", text):
-            value = _assignments(scope, text, line)
-            if isinstance(value, ast.Constant) and isinstance(value.value, int) and not isinstance(value.value, bool):
-                params.setdefault(str(value.value), []).append(param)
+        value = literal_value(text, scope, line, constants)
+        if value is not None:
+            literals[param] = value
+            if str(value) != text:
+                params.setdefault(str(value), []).append(param)
     found: dict[tuple[str, str], str] = {}
     for mod, where in tested:
         if not isinstance(mod, ast.BinOp):
@@ -365,6 +402,15 @@ def _multiples(args: Mapping[str, str], ifs: tuple[tuple[ast.expr, bool], ...], 
         for a in params.get(squash(_text(mod.left)), ()):
             for b in params.get(squash(_text(mod.right)), ()):
                 found.setdefault((a, b), where)
+    # Both arguments integers the launch fixes (`K=192, BLOCK_K=64`, or module constants holding
+    # them): the launch itself keeps one a multiple of the other.
+    def told(param: str) -> str:
+        return f"`{param}={args[param]}`" + ("" if args[param] == str(literals[param]) else f" ({literals[param]})")
+
+    for a, value_a in literals.items():
+        for b, value_b in literals.items():
+            if a != b and value_b > 0 and value_a >= 0 and value_a % value_b == 0:
+                found.setdefault((a, b), f"{told(a)} and {told(b)} passed at {display}:{line}")
     return found
 
 
@@ -410,6 +456,21 @@ def _within(test: ast.expr, holds: bool) -> Iterator[tuple[ast.expr, ast.expr]]:
         yield (right, left) if holds else (left, right)
 
 
+def literal_value(text: str, scope: _Scope, line: int, constants: Mapping[str, int]) -> int | None:
+    """The integer a launch argument's host text is: a literal, a name the launching body assigns a
+    literal before the launch, or a module constant that nothing in the body shadows."""
+    if re.fullmatch(r"\d+", text):
+        return int(text)
+    if not re.fullmatch(r"[^\W\d]\w*", text):
+        return None
+    value = _assignments(scope, text, line)
+    if isinstance(value, ast.Constant) and isinstance(value.value, int) and not isinstance(value.value, bool):
+        return value.value
+    if scope.function is not None and (scope.bindings(text) or text in kernel_params(scope.function)):
+        return None  # the function's own name, not the module's
+    return constants.get(text)
+
+
 def _is_test(node: ast.expr) -> bool:
     """A comparison, a boolean combination or a negation: what an evenness flag can be set to."""
     return isinstance(node, (ast.Compare, ast.BoolOp)) or isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
@@ -447,6 +508,33 @@ def padded(launch: Launch, axis: Axis, param: str, sizes: frozenset[str]) -> str
     for text, line in launch.allocations.get(param, ()):
         if any(product in text for product in products):
             return f"`{launch.args.get(param, param)}` is allocated in whole tiles at {file}:{line}"
+    return ""
+
+
+# A size rounded up to whole blocks, as the host spells it (squashed): `cdiv(E, B) * B`,
+# `B * triton.cdiv(E, B)`, `round_up(E, B)`, `((E + B - 1) // B) * B`; E and B filled in per launch.
+_ROUNDED_UP = (r"cdiv\({e},{b}\)\*{b}", r"{b}\*(?:\w+\.)*cdiv\({e},{b}\)",
+               r"(?:round_up|roundup|align_up|round_up_to_multiple|next_multiple_of)\({e},{b}\)",
+               r"\(?\({e}\+{b}-1\)//{b}\)?\*{b}")
+
+
+def padded_extent(launch: Launch, extent: str, block: str, param: str) -> str:
+    """"`a_pad` is padded to whole tiles of BLOCK_K at ops.py:12" when the argument for the pointer
+    `param` is assigned a value (`torch.empty`, `torch.zeros`, `F.pad`, ...) sized by the launch's
+    `extent` rounded up to its `block` (`torch.zeros(M, round_up(K, 64))`,
+    `F.pad(a, (0, triton.cdiv(K, 64) * 64 - K))`): a tile past the extent stays inside that tensor."""
+    extent_text, block_text = launch.args.get(extent, ""), launch.args.get(block, "")
+    if not extent_text or not block_text or param not in launch.allocations:
+        return ""
+    blocks = {block_text} | {value for value, _ in launch.allocations.get(block, ()) if value.isdigit()}
+    patterns = [re.compile(pattern.format(e=re.escape(extent_text), b=re.escape(b)))
+                for pattern in _ROUNDED_UP for b in blocks]
+    file = launch.where.rsplit(":", 1)[0]
+    if not launch.allocations[param]:
+        return ""
+    text, line = launch.allocations[param][-1]  # the value the name holds at the launch
+    if any(pattern.search(text) for pattern in patterns):
+        return f"`{launch.args.get(param, param)}` is padded to whole tiles of {block_text} at {file}:{line}"
     return ""
 
 
