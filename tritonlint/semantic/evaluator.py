@@ -194,7 +194,7 @@ class Evaluator:
             # other=-1)`, then `mask=src != -1`) bounds what that load's mask bounds: kernels rely on `other`.
             inner = keyword(call, "mask", 1)
             return self.dims(inner, order, path, loops) if inner is not None else frozenset()
-        if member == "program_id" or member is None and _module_program_id(call.func, self.ir):
+        if member == "program_id":
             return frozenset({PROGRAM})
         if member in _NO_OFFSETS:
             return frozenset()
@@ -481,11 +481,3 @@ def _block_sizes_one(path: Path) -> Iterator[str]:
         match = _IS_ONE.fullmatch(literal.atom)
         if match and literal.value == ((match.group("op") or match.group("op2")) == "=="):
             yield match.group("name") or match.group("name2")
-
-
-def _module_program_id(func: cst.BaseExpression, ir: KernelIR) -> bool:
-    """`tle.program_id(axis=0)`: Triton's `program_id` under its own name in a module the kernel
-    reads by a name it never assigns (a language extension that wraps it, often as
-    `tl.program_id(axis).to(tl.int64)`). The binder reads it the same way for a tile's index."""
-    return type(func) is cst.Attribute and func.attr.value == "program_id" and type(func.value) is cst.Name \
-        and func.value.value not in ir.defs
