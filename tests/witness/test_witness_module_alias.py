@@ -75,3 +75,13 @@ def test_a_kernel_reading_an_aliased_module_runs(tmp_path: Path) -> None:
                 analysis.fixed_text(checked.text, d), timeout=120)
     assert w.status == "confirmed", w.reason
     assert w.evidence is not None and w.evidence["tensor"] == "X"
+
+
+def test_a_module_imported_whole_under_an_alias_binds_it_too(tmp_path: Path) -> None:
+    """`import lang_ext as tle`, the module beside the kernel's file (a script folder, no package)."""
+    (tmp_path / "lang_ext.py").write_text(LANG_EXT)
+    text = KERNEL.replace("from pkg.utils import lang_ext as tle", "import lang_ext as tle")
+    (tmp_path / "rows.py").write_text(text)
+    extracted = extract(tmp_path / "rows.py", text, "scale_rows")
+    assert "unresolved" not in extracted.source.splitlines()[0]
+    assert "tle = _tritonlint_types.SimpleNamespace(program_id=_tle__program_id)" in extracted.source

@@ -258,8 +258,11 @@ class _Builder:
             for alias in stmt.names:
                 if (alias.asname or alias.name).split(".")[0] == name:
                     root = alias.name.split(".")[0]
+                    target = _resolve_module(self.path, alias.name, 0) if alias.asname else None
                     if root in _KEPT_MODULES:
                         self.header.append(ast.unparse(ast.Import(names=[alias])))
+                    elif target is not None and target.name != "__init__.py":
+                        self.add_module_alias(target, name)  # `import lang_ext as tle` beside the file
                     else:
                         self.missing.append(f"module `{alias.name}`")
             return
