@@ -219,7 +219,8 @@ def collector_paused() -> Iterator[None]:
 @retried_deeper
 @collector_paused()
 def check_source(path: str, text: str, config: Config, *, strict: bool = False,
-                 neighbours: Neighbours | None = None, deferred: DeferredFixes | None = None) -> FileReport:
+                 neighbours: Neighbours | None = None, deferred: DeferredFixes | None = None,
+                 parses: dict[str, cst.Module] | None = None) -> FileReport:
     """Every enabled rule over every kernel of one file.
 
     Syntax errors become a one-line error for the file; a crashing rule becomes an
@@ -227,6 +228,8 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False,
     Kernels launched in the file, or in one of `neighbours` that imports them, are judged with
     what their launches' grids say. Given `deferred`, the findings' fixes are left out (and the
     notes only a fix writes): `deferred` completes each diagnostic on demand (the editor's mode).
+    Given `parses` (kernel source -> its libcst module, filled here), a kernel whose text is
+    already there is not parsed again: the editor's memory of the kernels an edit left alone.
     """
     # The text goes with the error so that a notebook's parse error is placed in its cell.
     try:
@@ -237,6 +240,7 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False,
     except RecursionError:
         raise NestedTooDeep(1, "parse") from None
     run = _Run(path, text, config, strict, deferred)
+    run.parses = parses
     groups = kernel_groups(found.kernels) if deferred is None and not _may_have_callers(path, found, neighbours) \
         else [found.kernels]
     try:
@@ -279,10 +283,11 @@ class _Run:
         # Of those, the ones keyed by an object of the group being checked (its access's id): let
         # go with the group, whose freed objects' ids new ones may take.
         self.keyed: list[tuple[str, object]] = []
+        self.parses: dict[str, cst.Module] | None = None  # see check_source
 
     def whole(self, found: Outline, neighbours: Neighbours | None) -> None:
         """Every kernel parsed and built, then the rules over each in file order."""
-        kernels = _parsed(found.kernels)
+        kernels = _parsed(found.kernels, self.parses)
         models, helpers, depends = build_contexts(self.path, self.text, found, kernels, self.config, neighbours,
                                                   starts=self.starts, strict=self.strict, crashes=self.crashes)
         self.depends = depends
@@ -320,7 +325,7 @@ class _Run:
             for kernel in found.kernels:
                 group = group_of[id(kernel)]
                 if kernel is group[0]:
-                    built, _, _ = build_contexts(self.path, self.text, found, _parsed(group), self.config, None,
+                    built, _, _ = build_contexts(self.path, self.text, found, _parsed(group, self.parses), self.config, None,
                                                  starts=self.starts, strict=self.strict, crashes=self.crashes,
                                                  helpers=helpers, depends=self.depends, launches=launches)
                     models.update((id(each), model) for each, model in built)
@@ -381,15 +386,22 @@ class _Run:
                 self.crashes.append(_crash_line(self.path, kernel, f"{rule.code} ({rule.name})", error))
 
 
-def _parsed(kernels: Sequence[KernelSource]) -> list[tuple[KernelSource, cst.Module]]:
-    """Each kernel parsed with libcst on its own. Raises libcst.ParserSyntaxError, and NestedTooDeep
-    for code nested deeper than the parser's stack."""
+def _parsed(kernels: Sequence[KernelSource],
+            parses: dict[str, cst.Module] | None = None) -> list[tuple[KernelSource, cst.Module]]:
+    """Each kernel parsed with libcst on its own (or taken from `parses`, by its source: libcst
+    trees are immutable, and what the analysis derives from a tree depends only on the tree).
+    Raises libcst.ParserSyntaxError, and NestedTooDeep for code nested deeper than the parser's stack."""
     parsed = []
     try:
         with _unvalidated_nodes():
             for kernel in kernels:
                 source = NESTED_PREFIX + kernel.text if kernel.indented else kernel.text
-                parsed.append((kernel, cst.parse_module(source)))
+                module = parses.get(source) if parses is not None else None
+                if module is None:
+                    module = cst.parse_module(source)
+                    if parses is not None:
+                        parses[source] = module
+                parsed.append((kernel, module))
     except RecursionError:
         raise NestedTooDeep(1, "parse") from None
     return parsed

@@ -6,6 +6,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
+import libcst as cst
+
 from tritonlint.config import Config
 from tritonlint.deferred_fixes import DeferredFixes, Key, key_of
 from tritonlint.diagnostics import Diagnostic, Edit
@@ -13,7 +15,7 @@ from tritonlint.engine import check_source, collector_paused
 from tritonlint.report import FileReport
 from tritonlint.semantic.host.launches import launch_pattern
 from tritonlint.source.groups import kernel_groups
-from tritonlint.source.outline import KernelSource, outline
+from tritonlint.source.outline import NESTED_PREFIX, KernelSource, outline
 from tritonlint.suppressions import Suppression, file_suppressions
 
 _NOT_NEWLINE = re.compile(r"[^\r\n]")
@@ -67,6 +69,9 @@ class IncrementalChecker:
         self._kernels: list[list[KernelSource]] = []
         self._deferred = DeferredFixes()
         self._completed: dict[Key, Diagnostic] = {}
+        # Each kernel's libcst tree by its source (as the engine parses it), for the kernels of the
+        # last run: a group analysed again after an edit of one kernel re-parses only that one.
+        self._parses: dict[str, cst.Module] = {}
 
     @collector_paused()  # as in the engine: the outline's syntax tree would wake the collector for nothing
     def check(self, text: str) -> FileReport:
@@ -96,6 +101,9 @@ class IncrementalChecker:
                 reused.append(_moved(diagnostic, group[index].start_offset - kept.spans[index][0],
                                      group[index].first_line - kept.spans[index][1], lines))
         report = self._engine(_blank(text, blanked))
+        # Only the trees of the kernels now in the buffer are kept (an edited kernel's old tree goes).
+        sources = {NESTED_PREFIX + k.text if k.indented else k.text for k in found.kernels}
+        self._parses = {source: tree for source, tree in self._parses.items() if source in sources}
         skipped = {id(kernel) for kernel in blanked}
         self.analysed = tuple(kernel.name for kernel in found.kernels if id(kernel) not in skipped)
         kept_now: dict[tuple[object, ...], _Kept] = {}
@@ -115,7 +123,8 @@ class IncrementalChecker:
         return replace(report, diagnostics=diagnostics, text=text)
 
     def _engine(self, text: str) -> FileReport:
-        return check_source(self.path, text, self.config, deferred=None if self.fixes else self._deferred)
+        return check_source(self.path, text, self.config, deferred=None if self.fixes else self._deferred,
+                            parses=self._parses)
 
     def release(self) -> None:
         """Free the last run's analysis now (it is kept for `complete`)."""

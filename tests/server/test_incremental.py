@@ -237,3 +237,43 @@ def test_an_edit_to_one_group_leaves_the_others_alone() -> None:
     outside = "import os\n" + changed
     assert exactly(checker.check(outside).diagnostics) == exactly(check_source("both.py", outside, Config()).diagnostics)
     assert checker.analysed == ()
+
+
+def test_a_group_analysed_again_re_parses_only_the_edited_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The editor keeps each kernel's libcst tree by its text: after an edit of the caller, its
+    helpers' trees are reused (not parsed again), and the findings are still a cold check's; after
+    an edit of a helper, the helper's new text is parsed (a tree kept by name would be stale)."""
+    import libcst
+
+    text = (ROOT / "fixtures" / "unmasked-tail-load" / "jit_helper_mask_constexpr.py").read_text(encoding="utf-8")
+    parsed: list[str] = []
+    real = libcst.parse_module
+
+    def parse_module(source: str) -> libcst.Module:
+        parsed.append(source)
+        return real(source)
+
+    monkeypatch.setattr(libcst, "parse_module", parse_module)
+    kernels = outline(text).kernels
+    checker = IncrementalChecker("helper.py", Config(), fixes=False)
+    checker.check(text)
+    assert len(parsed) == len(kernels)
+    parsed.clear()
+    caller_edited = edited(text, -1)
+    again = checker.check(caller_edited)
+    assert list(checker.analysed) == [kernel.name for kernel in kernels]  # the whole group analysed...
+    assert parsed == [outline(caller_edited).kernels[-1].text]  # ...the edited kernel alone parsed
+    fresh = check_source("helper.py", caller_edited, Config(), deferred=None)
+    assert [(d.code, d.line, d.message) for d in again.diagnostics] == \
+        [(d.code, d.line, d.message) for d in fresh.diagnostics]
+    # The helper's mask taken away: its new text is parsed, and the finding it now has is reported.
+    helper = kernels[0]
+    assert helper.text.count("mask=") >= 1
+    unmasked_helper = caller_edited.replace(helper.text, re.sub(r", mask=[^,)]*", "", helper.text), 1)
+    parsed.clear()
+    after = checker.check(unmasked_helper)
+    assert parsed == [outline(unmasked_helper).kernels[0].text]
+    cold = check_source("helper.py", unmasked_helper, Config())
+    assert [(d.code, d.line, d.message) for d in after.diagnostics] == \
+        [(d.code, d.line, d.message) for d in cold.diagnostics]
+    assert len(cold.diagnostics) > len(fresh.diagnostics)  # the edit changed what is reported
