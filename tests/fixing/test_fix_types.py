@@ -165,3 +165,27 @@ def k(K, Out, N_CTX, stride, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
     tl.store(Out + start_m * BLOCK_N + offs_n, acc)
 '''
     assert _fixed_lines(body)[7] == "acc += tl.load(k_ptrs, mask=offs_n < hi - start_n, other=0)"
+
+
+STATIC_ASSERTED = '''\
+def k(S, X, Out, n, BLOCK: tl.constexpr):
+    tl.static_assert({test})
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(X + offs, mask=offs < n, other=0.0)
+    s = tl.load(S + offs)
+    tl.store(Out + offs, tl.exp(x) * tl.exp(s), mask=offs < n)
+'''
+
+
+@pytest.mark.parametrize("test, expected", [
+    ("S.dtype.element_ty == tl.uint8", "int"),  # the kernel states the element type outright
+    ("tl.uint8 == S.dtype.element_ty", "int"),
+    ("X.dtype.element_ty == tl.uint8", "float"),  # another pointer's type: the use (`tl.exp`) decides
+    ("S.dtype.element_ty != tl.uint8", "float"),  # not a statement of what it is
+])
+def test_a_static_assertion_on_the_pointer_element_type(test: str, expected: str) -> None:
+    model = _model(STATIC_ASSERTED.format(test=test))
+    load = next(a for a in model.accesses if a.kind == "load" and "S" in model.module.code_for_node(a.pointer))
+    assert element_type(model, load) == expected
+    other = "0" if expected == "int" else "0.0"
+    assert f"s = tl.load(S + offs, mask=offs < n, other={other})" in _fixed_lines(STATIC_ASSERTED.format(test=test))

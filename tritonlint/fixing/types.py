@@ -290,6 +290,13 @@ def element_type(model: KernelContext, access: Access) -> Element | None:
         annotated = _type_in(_annotation(model, base) or "")
         if annotated is not None:
             return annotated
+    # A static assertion on the pointer's element type says it outright too; the parameters at the
+    # left of the pointer's sum are asked even where the pointer reading left them out (one tested
+    # against None, an optional operand).
+    for base in sorted(bases | _leftmost_names(model, access.pointer, 0, {})):
+        asserted = _asserted_element(model, base)
+        if asserted is not None:
+            return asserted
     strong_int = weak_int = floating = False
     for node, parent in _climbed(model, _uses_of_value(model, access)):
         if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, _INTEGER_OPERATORS):
@@ -327,6 +334,25 @@ def element_type(model: KernelContext, access: Access) -> Element | None:
     if floating:
         return "float"
     return "int" if weak_int else None
+
+
+def _asserted_element(model: KernelContext, base: str) -> Element | None:
+    """The element type a `tl.static_assert(P.dtype.element_ty == tl.uint8)` states for pointer `P`:
+    the kernel says outright what it reads through it (Triton fails the compile otherwise)."""
+    for node in _walk(model.function.body):
+        if not isinstance(node, cst.Call) or (model.qualify_tl(node.func) or "").rsplit(".", 1)[-1] != "static_assert":
+            continue
+        test = node.args[0].value if node.args else None
+        if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1 or \
+                not isinstance(test.comparisons[0].operator, cst.Equal):
+            continue
+        sides = (test.left, test.comparisons[0].comparator)
+        for side, other in (sides, sides[::-1]):
+            if code_of(side).replace(" ", "") in (f"{base}.dtype.element_ty", f"{base}.type.element_ty"):
+                found = _type_in(code_of(other))
+                if found is not None:
+                    return found
+    return None
 
 
 def _climbed(model: KernelContext, uses: Iterator[tuple[cst.CSTNode, cst.CSTNode | None]]
