@@ -537,7 +537,7 @@ def _suppressed_by(diagnostic: Diagnostic, text: str, starts: Sequence[int]) -> 
         line = text[starts[number - 1]:end]
         if not suppressions_in_line(number, line):
             continue  # the cheap test first: most flagged lines carry no suppression at all
-        comments = comments_by_line(text)  # only real comments: `tl.device_print("# noqa")` is none
+        comments = comments_by_line(text)  # only real comments: a suppression spelled inside a string is none
         if comments is not None:
             line = comments.get(number, "")
         if any(s.covers(diagnostic.code) for s in suppressions_in_line(number, line)):

@@ -118,8 +118,8 @@ def file_suppressions(text: str) -> Suppression | None:
             if token.type != tokenize.COMMENT:
                 continue
             match = _FILE_NOQA.match(token.string)
-            # Only a comment on a line of its own, as ruff's `# ruff: noqa`: one trailing code
-            # (`x = 1  # tritonlint: noqa`) is a slip for a line suppression, not the whole file.
+            # Only a comment on a line of its own, as ruff's file-wide form: one after code (the
+            # file-wide form written after `x = 1`) is a slip for a line suppression, not the whole file.
             if match is None or token.line[:token.start[1]].strip():
                 continue
             if match.group("codes") is None:
