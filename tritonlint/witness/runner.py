@@ -448,11 +448,19 @@ def _validation(results: list[dict[str, Any]], chosen: tuple[Launch, dict[str, i
     # owned element a wrong mask stops writing (a `rows < V` fix on `V + K` rows passes here): the
     # fixer rejects such bounds itself (fixtures partial_span_bound, lower_bound_sibling_mask).
     fixed_written = results[step["fixed"]].get("written", {})
+    original_written = results[step["cand"]].get("written", {})
     dropped = {name: {int(i) for i, n in counts.items() if n > fixed_written.get(name, {}).get(i, 0)}
-               for name, counts in results[step["cand"]].get("written", {}).items()}
+               for name, counts in original_written.items()}
+    # And the converse: an in-bounds element the original's flagged store never wrote, that the fixed
+    # one does. A mask on the wrong axis (TL104) leaves such elements unwritten, and its fix writes
+    # them: there is no original value to compare with. A mask that only narrows cannot write more,
+    # so this excuses nothing for TL101/TL102 fixes; every element both runs wrote is still compared.
+    added = {name: {int(i) for i, n in counts.items() if n and not original_written.get(name, {}).get(i, 0)}
+             for name, counts in fixed_written.items()}
     explained = 0
     for name, d in list(diffs.items()):
-        if set(d.get("where", ())) <= dropped.get(name, set()) and d.get("elements", 0) == len(d.get("where", ())):
+        excused = dropped.get(name, set()) | added.get(name, set())
+        if set(d.get("where", ())) <= excused and d.get("elements", 0) == len(d.get("where", ())):
             explained += d["elements"]
             del diffs[name]
     if diffs:
@@ -463,6 +471,6 @@ def _validation(results: list[dict[str, Any]], chosen: tuple[Launch, dict[str, i
     if explained:
         against = "the identity run" if "ident" in step else "the original's at a zero fill"
         return {"status": "validated", "reason": f"runs in bounds; outputs equal {against} at {cand.brief()} "
-                f"except {explained} element(s) the original's flagged store overwrote"}
+                f"except {explained} element(s) only one of the two flagged stores wrote"}
     against = "the identity run" if "ident" in step else "the original's at a zero fill"
     return {"status": "validated", "reason": f"runs in bounds; outputs equal {against} at {cand.brief()}"}
