@@ -113,3 +113,42 @@ def test_a_confirmation_the_host_padding_excludes_is_latent(tmp_path: Path) -> N
     w = witness(checked.path, checked.display, checked.text, d, checked.launches, checked.flags, None, timeout=120)
     assert w.status == "confirmed", w
     assert w.evidence is not None and w.evidence["latent"] == "the callers keep n a multiple of 128", w.evidence
+
+
+# The host passes the group's width for both the size and the tile (`BLOCK=width` beside `width`):
+# the partial tile the witness makes (width 8, tile 16) is one the callers never launch.
+SAME_VALUE = textwrap.dedent("""\
+    import torch
+    import triton
+    import triton.language as tl
+
+
+    @triton.jit
+    def scale_groups(X, W, Y, width, BLOCK: tl.constexpr):
+        g = tl.program_id(0)
+        cols = tl.arange(0, BLOCK)
+        x = tl.load(X + g * width + cols, mask=cols < width, other=0.0)
+        w = tl.load(W + cols)
+        tl.store(Y + g * width + cols, x * w, mask=cols < width)
+
+
+    def launch(x, w, groups, width):
+        y = torch.empty_like(x)
+        scale_groups[(groups,)](x, w, y, width, BLOCK=width)
+        return y
+""")
+
+
+def test_a_confirmation_that_needs_a_tile_unequal_to_the_size_the_host_passes_for_it_is_latent(tmp_path: Path) -> None:
+    from tritonlint.witness.runner import witness
+
+    path = tmp_path / "same_value.py"
+    path.write_text(SAME_VALUE)
+    checked = _checked(path)
+    found = [d for d in checked.diagnostics if d.line == 11]
+    assert found, checked.diagnostics
+    w = witness(checked.path, checked.display, checked.text, found[0], checked.launches, checked.flags, None,
+                timeout=120)
+    assert w.status == "confirmed", w
+    assert w.evidence is not None and w.evidence["latent"], w.evidence
+    assert "width" in w.evidence["latent"] and "BLOCK" in w.evidence["latent"], w.evidence
