@@ -239,6 +239,10 @@ def test_fix_sees_the_launches_of_a_sibling_module_from_its_first_round() -> Non
     ("    if BTL % BTS == 0:\n        pass\n    else:\n        k[(n,)](x, BTL=BTL, BTS=BTS)\n", set()),
     # a test of names that are not the launch's arguments
     ("    assert n % BTS == 0\n    k[(n,)](x, BTL=BTL, BTS=BTS)\n", set()),
+    # both given the same host value: equal, each a multiple of the other
+    ("    k[(n,)](x, BTL=n, BTS=n)\n", {("BTL", "BTS"), ("BTS", "BTL")}),
+    ("    k[(n,)](x, BTL=n // 2, BTS=n // 2)\n", {("BTL", "BTS"), ("BTS", "BTL")}),
+    ("    k[(n,)](x, BTL=n, BTS=n // 2)\n", set()),
 ])
 def test_a_host_test_keeps_one_argument_a_multiple_of_another(host: str, multiples: set[tuple[str, str]]) -> None:
     tree = ast.parse("def run(x, n, BTL, BTS):\n" + host)
@@ -459,3 +463,33 @@ def test_an_imported_predicates_module_change_is_seen_through_the_cache(
     support.write_text(support.read_text().replace("_BLOCK_K = 128", "_BLOCK_K = 32"))
     main(["check", "--cache-dir", cache, "--select", "ALL", "--output-format", "json", gemv])
     assert [f["code"] for f in json.loads(capsys.readouterr().out)][:2] == ["TL101", "TL101"]
+
+
+GROUPS = '''\
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_groups(X, W, Y, width, BLOCK: tl.constexpr):
+    g = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(X + g * width + cols, mask=cols < width, other=0.0)
+    w = tl.load(W + cols)
+    tl.store(Y + g * width + cols, x * w, mask=cols < width)
+
+
+def launch(x, w, groups, width, block):
+    y = torch.empty_like(x)
+    scale_groups[(groups,)](x, w, y, width, BLOCK=TILE)
+    return y
+'''
+
+
+def test_a_tile_the_launch_gives_the_sizes_own_value_is_never_partial() -> None:
+    # `BLOCK=width` beside `width`: the unmasked twin of the masked load is kept whole by the host.
+    same = GROUPS.replace("BLOCK=TILE", "BLOCK=width")
+    assert _findings("g.py", same) == []
+    assert _findings("g.py", same, frozenset({"ALL"})) == [(11, "TL111")]
+    assert _findings("g.py", GROUPS.replace("BLOCK=TILE", "BLOCK=block")) == [(11, "TL101")]

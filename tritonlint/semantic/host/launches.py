@@ -411,6 +411,13 @@ def _multiples(args: Mapping[str, str], ifs: tuple[tuple[ast.expr, bool], ...], 
         for b, value_b in literals.items():
             if a != b and value_b > 0 and value_a >= 0 and value_a % value_b == 0:
                 found.setdefault((a, b), f"{told(a)} and {told(b)} passed at {display}:{line}")
+    # Two parameters given the same host expression (`group_size, ..., BLOCK_GROUP_SIZE=group_size`)
+    # are equal at every launch: each is a multiple of the other, and no tile of one is partial in the other.
+    for text, names in params.items():
+        for a in names:
+            for b in names:
+                if a != b and a in args and b in args and args[a] == args[b] == text:
+                    found.setdefault((a, b), f"`{a}` and `{b}` both given `{text}` at {display}:{line}")
     return found
 
 
