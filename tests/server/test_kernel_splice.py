@@ -62,25 +62,27 @@ def random_edit(text: str, rng: random.Random) -> str:
     """One edit of a kernel's body: a line inserted (code, a comment, a blank line, a block), deleted,
     changed, re-indented, or a token deleted (which may break the syntax)."""
     lines = text.splitlines(keepends=True)
-    body = [n for n, line in enumerate(lines) if n > 0 and line.startswith(" ") and not line.lstrip().startswith("def")]
+    body = [n for n, line in enumerate(lines) if n > 0 and line.startswith((" ", "\t"))]
     if not body:
         return text
     at = rng.choice(body)
     indent = re.match(r"[ \t]*", lines[at]).group(0)  # type: ignore[union-attr]
+    newline = "\r\n" if lines[at].endswith("\r\n") else "\n"
     kind = rng.randrange(6)
     if kind <= 1:
-        piece = rng.choice(_PIECES).format(i=indent)
-        lines.insert(at + rng.randrange(2), f"{indent}{piece}\n" if piece else "\n")
+        piece = rng.choice(_PIECES).format(i=indent).replace("\n", newline)
+        lines.insert(at + rng.randrange(2), f"{indent}{piece}{newline}" if piece else newline)
     elif kind == 2 and len(body) > 2:
         del lines[at]
     elif kind == 3:
         lines[at] = lines[at].replace("+", "-", 1).replace("0", "1", 1)
     elif kind == 4:
-        lines[at] = "    " + lines[at] if rng.randrange(2) else lines[at][4:] if lines[at].startswith("        ") else lines[at]
+        unit = "\t" if indent.startswith("\t") else "    "
+        lines[at] = unit + lines[at] if rng.randrange(2) else lines[at][len(unit):] if lines[at].startswith(unit * 2) else lines[at]
     else:
-        stripped = lines[at].rstrip("\n")
+        stripped = lines[at].rstrip("\r\n")
         cut = rng.randrange(len(stripped) + 1)
-        lines[at] = stripped[:cut] + stripped[cut + 1:] + "\n"
+        lines[at] = stripped[:cut] + stripped[cut + 1:] + newline
     return "".join(lines)
 
 
@@ -97,14 +99,15 @@ def test_a_spliced_tree_is_the_tree_of_a_whole_parse() -> None:
     when there is one, prints the new text byte for byte and equals its whole parse node for node
     (comments and blank lines owned by the same statements and blocks)."""
     done = refused = 0
-    for path in [None, *FIXTURES]:
-        text = NESTED if path is None else path.read_text(encoding="utf-8")
+    variants = {"lf": NESTED, "crlf": NESTED.replace("\n", "\r\n"), "tabs": NESTED.replace("    ", "\t")}
+    for path in [*variants, *FIXTURES]:
+        text = variants[path] if isinstance(path, str) else path.read_text(encoding="utf-8")
         rng = random.Random(str(path))
         kernels = kernels_of(text)
         if not kernels:
             continue
         trees = {name: cst.parse_module(kernel.text) for name, kernel in kernels.items() if not kernel.indented}
-        for _ in range(40 if path is None else 6):
+        for _ in range(40 if isinstance(path, str) else 6):
             after = random_edit(text, rng)
             now = kernels_of(after)
             if now is None or set(now) != set(kernels):
