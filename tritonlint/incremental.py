@@ -137,7 +137,10 @@ class IncrementalChecker:
             if kernel.indented or kernel.text in self._parses or old is None:
                 continue
             tree = self._parses.get(old.text)
-            fresh = spliced(old, tree, kernel) if tree is not None else None
+            try:
+                fresh = spliced(old, tree, kernel) if tree is not None else None
+            except Exception:  # noqa: BLE001  (a splice that fails costs a whole parse, never the check)
+                fresh = None
             if fresh is not None:
                 self._parses[kernel.text] = fresh
         names = Counter(kernel.name for kernel in every)
