@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
@@ -12,6 +13,7 @@ from tritonlint.config import Config
 from tritonlint.deferred_fixes import DeferredFixes, Key, key_of
 from tritonlint.diagnostics import Diagnostic, Edit
 from tritonlint.engine import check_source, collector_paused
+from tritonlint.kernel_splice import spliced
 from tritonlint.report import FileReport
 from tritonlint.semantic.host.launches import launch_pattern
 from tritonlint.source.groups import kernel_groups
@@ -72,6 +74,9 @@ class IncrementalChecker:
         # Each kernel's libcst tree by its source (as the engine parses it), for the kernels of the
         # last run: a group analysed again after an edit of one kernel re-parses only that one.
         self._parses: dict[str, cst.Module] = {}
+        # The last run's kernels by name (names given to one kernel only): an edited kernel's new
+        # tree is its old one with the edited statements parsed again (`kernel_splice`).
+        self._previous: dict[str, KernelSource] = {}
 
     @collector_paused()  # as in the engine: the outline's syntax tree would wake the collector for nothing
     def check(self, text: str) -> FileReport:
@@ -100,11 +105,12 @@ class IncrementalChecker:
             for index, diagnostic in kept.diagnostics:
                 reused.append(_moved(diagnostic, group[index].start_offset - kept.spans[index][0],
                                      group[index].first_line - kept.spans[index][1], lines))
+        skipped = {id(kernel) for kernel in blanked}
+        self._splice([kernel for kernel in found.kernels if id(kernel) not in skipped], found.kernels)
         report = self._engine(_blank(text, blanked))
         # Only the trees of the kernels now in the buffer are kept (an edited kernel's old tree goes).
         sources = {NESTED_PREFIX + k.text if k.indented else k.text for k in found.kernels}
         self._parses = {source: tree for source, tree in self._parses.items() if source in sources}
-        skipped = {id(kernel) for kernel in blanked}
         self.analysed = tuple(kernel.name for kernel in found.kernels if id(kernel) not in skipped)
         kept_now: dict[tuple[object, ...], _Kept] = {}
         if not (report.errors or report.crashes):
@@ -121,6 +127,24 @@ class IncrementalChecker:
         self._kept = kept_now
         diagnostics = tuple(sorted((*report.diagnostics, *reused), key=Diagnostic.sort_key))
         return replace(report, diagnostics=diagnostics, text=text)
+
+    def _splice(self, kernels: list[KernelSource], every: list[KernelSource]) -> None:
+        """Trees for the `kernels` to analyse that an edit changed, from their previous trees where
+        the edit can be spliced in (the engine parses the others whole); then remember `every` kernel."""
+        previous = self._previous
+        for kernel in kernels:
+            old = previous.get(kernel.name)
+            if kernel.indented or kernel.text in self._parses or old is None:
+                continue
+            tree = self._parses.get(old.text)
+            try:
+                fresh = spliced(old, tree, kernel) if tree is not None else None
+            except Exception:  # noqa: BLE001  (a splice that fails costs a whole parse, never the check)
+                fresh = None
+            if fresh is not None:
+                self._parses[kernel.text] = fresh
+        names = Counter(kernel.name for kernel in every)
+        self._previous = {kernel.name: kernel for kernel in every if names[kernel.name] == 1}
 
     def _engine(self, text: str) -> FileReport:
         return check_source(self.path, text, self.config, deferred=None if self.fixes else self._deferred,
