@@ -441,6 +441,10 @@ def _map(work: Callable[[Item], FileReport], items: Sequence[Item],
     """
     workers = _workers(len(items))
     results: list[FileReport | None] = [None] * len(items)
+    if workers < 2 and pool is not None:
+        # Too few files for the early workers: let them go now (their manager thread with them), so
+        # that this process may fork for a huge file (`engine`, `forked.py`: only with no other thread).
+        pool.shutdown()
     if workers >= 2:
         order = sorted(range(len(items)), key=lambda i: -weights[i]) if weights else range(len(items))
         try:

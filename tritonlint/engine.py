@@ -20,6 +20,7 @@ from tritonlint.deferred_fixes import DeferredFixes
 from tritonlint.diagnostics import Applicability, Diagnostic
 from tritonlint.finding import FileView
 from tritonlint.fixing.edits import DEFAULT_LINE_LENGTH, apply_edits
+from tritonlint.forked import Forked, forking_possible
 from tritonlint.report import FileReport
 from tritonlint.rule import Rule, all_rules
 from tritonlint.semantic.context import KernelContext
@@ -312,8 +313,12 @@ class _Run:
     def piecewise(self, found: Outline, groups: list[list[KernelSource]], neighbours: Neighbours | None) -> None:
         """The same as `whole`, one group of kernels that call each other at a time: a group is
         parsed and built when its first kernel comes (in file order), and freed after its last, so
-        that a huge file never holds every kernel's tree. No kernel reads another group's context."""
+        that a huge file never holds every kernel's tree. No kernel reads another group's context.
+        A huge file's groups are shared with a forked child (`_in_two`)."""
         launches = find_file_launches(self.path, self.text, found, neighbours) if found.kernels else {}
+        if len(self.text) >= FORK_ABOVE and self.deferred is None and self.parses is None and forking_possible() \
+                and self._in_two(found, groups, launches):
+            return
         helpers: dict[str, KernelContext] = {}
         group_of = {id(kernel): group for group in groups for kernel in group}
         index = {id(kernel): number for number, kernel in enumerate(found.kernels)}
@@ -353,8 +358,89 @@ class _Run:
             helpers.clear()
         self.crashes = [line for _, line in sorted(model_crashes, key=lambda pair: pair[0])] + rule_crashes
 
-    def check(self, kernel: KernelSource, model: KernelContext, own: set[int] | None = None) -> None:
-        """Every rule over one context (`own`: a neighbour's caller, only findings in this file's contexts)."""
+    def _in_two(self, found: Outline, groups: list[list[KernelSource]], launches: dict[str, list[Launch]]) -> bool:
+        """`piecewise` with the later groups (about half the text) checked in a forked child while this
+        process checks the earlier ones; then the findings of both placed in file order, as `piecewise`
+        places them. False (nothing done) when the child or this share fails in any way: the caller
+        then checks every group itself, and raises what it raises."""
+        index = {id(kernel): number for number, kernel in enumerate(found.kernels)}
+        ordered = sorted(range(len(groups)), key=lambda number: index[id(groups[number][0])])
+        half, size, first = sum(len(k.text) for k in found.kernels) / 2, 0, set()
+        for number in ordered:
+            if size >= half:
+                break
+            first.add(number)
+            size += sum(len(kernel.text) for kernel in groups[number])
+        later = set(range(len(groups))) - first
+        if not first or not later:
+            return False
+        child = Forked(partial(self._share, found, groups, launches, later))
+        try:
+            mine: _Share | None = self._share(found, groups, launches, first)
+        except Exception:  # noqa: BLE001  (the serial check that follows raises it, as the caller expects)
+            mine = None
+        theirs = child.result()
+        if mine is None or theirs is None:
+            self.reported.clear()
+            self.keyed.clear()
+            return False
+        records = sorted(mine.records + theirs.records, key=lambda record: record[0])
+        for _, code, place, diagnostic in records:
+            if place is not None:
+                if (code, place) in self.reported:
+                    continue
+                self.reported.add((code, place))
+            self.suppressed += _place(diagnostic, self.text, self.starts, self.diagnostics, self.used)
+        model_crashes = sorted(mine.model_crashes + theirs.model_crashes, key=lambda pair: pair[0])
+        rule_crashes = sorted(mine.rule_crashes + theirs.rule_crashes, key=lambda pair: pair[0])
+        self.crashes += [line for _, line in model_crashes] + [line for _, line in rule_crashes]
+        self.depends |= mine.depends | theirs.depends
+        return True
+
+    def _share(self, found: Outline, groups: list[list[KernelSource]], launches: dict[str, list[Launch]],
+               chosen: set[int]) -> _Share:
+        """`piecewise` over the `chosen` groups only, its findings recorded unplaced: (kernel's index,
+        rule code, the place a finding reported once per place is keyed by or None, diagnostic).
+        A finding keyed by its access is deduplicated here as `piecewise` does: those keys are let go
+        at the end of every group, the groups of the other share included."""
+        share = _Share()
+        helpers: dict[str, KernelContext] = {}
+        group_of = {id(kernel): number for number, group in enumerate(groups) for kernel in group}
+        index = {id(kernel): number for number, kernel in enumerate(found.kernels)}
+        models: dict[int, KernelContext] = {}
+        try:
+            for number, kernel in enumerate(found.kernels):
+                which = group_of[id(kernel)]
+                group = groups[which]
+                if which in chosen:
+                    if kernel is group[0]:
+                        crashes: list[str] = []
+                        built, _, _ = build_contexts(self.path, self.text, found, _parsed(group), self.config, None,
+                                                     starts=self.starts, strict=self.strict, crashes=crashes,
+                                                     helpers=helpers, depends=share.depends, launches=launches)
+                        models.update((id(each), model) for each, model in built)
+                        failed = [each for each in group if id(each) not in models]
+                        share.model_crashes += [(index[id(each)], line) for each, line in zip(failed, crashes)]
+                    model = models.get(id(kernel))
+                    if model is not None:
+                        self.crashes = []
+                        self.check(kernel, model, record=(number, share.records))
+                        share.rule_crashes += [(number, line) for line in self.crashes]
+                        self.crashes = []
+                if kernel is group[-1]:
+                    for each in group:
+                        models.pop(id(each), None)
+                        helpers.pop(each.name, None)
+                    self.reported.difference_update(self.keyed)
+                    self.keyed.clear()
+        finally:
+            helpers.clear()
+        return share
+
+    def check(self, kernel: KernelSource, model: KernelContext, own: set[int] | None = None,
+              record: tuple[int, list[tuple[int, str, tuple[int, int] | None, Diagnostic]]] | None = None) -> None:
+        """Every rule over one context (`own`: a neighbour's caller, only findings in this file's contexts).
+        With `record` (the kernel's index, a list), each finding goes to the list, not yet placed."""
         for rule in self.rules:
             try:
                 for finding in list(rule.check(model)):
@@ -367,6 +453,10 @@ class _Run:
                         self.reported.add((rule.code, key))
                         self.keyed.append((rule.code, key))
                     diagnostic = finding.diagnostic(rule.code, rule.name, self.file)
+                    if record is not None:
+                        at = (diagnostic.line, diagnostic.column) if key is None and own is None else None
+                        record[1].append((record[0], rule.code, at, diagnostic))
+                        continue
                     if key is None and own is None:
                         place = (diagnostic.line, diagnostic.column)
                         if (rule.code, place) in self.reported:
@@ -384,6 +474,20 @@ class _Run:
                 if self.strict:
                     raise RuleCrash(f"{rule.code} crashed on {self.path}:{kernel.first_line}") from error
                 self.crashes.append(_crash_line(self.path, kernel, f"{rule.code} ({rule.name})", error))
+
+
+# A text this long (characters) whose kernels form several groups is checked on two cores.
+FORK_ABOVE = 1_000_000
+
+
+class _Share:
+    """What one share of `_Run._in_two` found (see `_Run._share`)."""
+
+    def __init__(self) -> None:
+        self.records: list[tuple[int, str, tuple[int, int] | None, Diagnostic]] = []
+        self.model_crashes: list[tuple[int, str]] = []
+        self.rule_crashes: list[tuple[int, str]] = []
+        self.depends: set[str] = set()
 
 
 def _parsed(kernels: Sequence[KernelSource],

@@ -54,9 +54,9 @@ def _imports_from(text: str) -> tuple[ast.ImportFrom, ...]:
     return tuple(node for node in statements_breadth_first(tree) if isinstance(node, ast.ImportFrom))
 
 
-def statements_breadth_first(tree: ast.Module) -> Iterator[ast.AST]:
+def statements_breadth_first(tree: ast.AST) -> Iterator[ast.AST]:
     """`ast.walk(tree)` in its order (breadth first), without the expressions: they hold no
-    statement, and they are most of a module's nodes."""
+    statement, and they are most of a module's nodes. (`tree` a module, or any statement.)"""
     pending: deque[ast.AST] = deque([tree])
     while pending:
         node = pending.popleft()

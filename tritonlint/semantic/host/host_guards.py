@@ -22,6 +22,7 @@ unpacking names the rank).
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
@@ -295,16 +296,109 @@ def _references(node: ast.AST, name: str, ifs: tuple[tuple[ast.expr, bool], ...]
             refs.append(inner)
 
 
+class _LazyBody:
+    """A `Body` built on first use: most bodies a module holds never see a call that is asked about."""
+
+    def __init__(self, statements: Sequence[ast.stmt]) -> None:
+        self.statements = statements
+        self.built: Body | None = None
+
+    def get(self) -> Body:
+        if self.built is None:
+            self.built = Body(self.statements)
+        return self.built
+
+
+class CallIndex:
+    """The calls of and other references to each of `names` in a module, found in one pass where
+    `_calls_with_ifs` makes one per name: the same reading (which fields are searched, the `if`
+    tests around a call, the body it is in), each name's calls and references in the same order."""
+
+    def __init__(self, tree: ast.Module, names: set[str], lines: Sequence[int] | None = None) -> None:
+        """`lines`, sorted, holds every line where one of `names` may be read (None: any line): a
+        statement spanning none of them holds no reference and is not walked."""
+        self.names = names
+        self.lines = lines
+        self.calls: dict[str, list[tuple[ast.Call, tuple[tuple[ast.expr, bool], ...], _LazyBody]]] = {}
+        self.refs: dict[str, list[ast.Name]] = {}
+        if names and lines != []:
+            self._statements(tree.body, (), _LazyBody(tree.body))
+
+    def _names_one(self, statement: ast.stmt) -> bool:
+        if self.lines is None:
+            return True
+        first = statement.lineno
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            first = min([first, *(decorator.lineno for decorator in statement.decorator_list)])
+        at = bisect.bisect_left(self.lines, first)
+        return at < len(self.lines) and self.lines[at] <= (statement.end_lineno or statement.lineno)
+
+    def found(self, name: str) -> tuple[list[tuple[ast.Call, tuple[tuple[ast.expr, bool], ...], Body]],
+                                        list[ast.Name]]:
+        calls = [(call, ifs, body.get()) for call, ifs, body in self.calls.get(name, ())]
+        return calls, self.refs.get(name, [])
+
+    def _statements(self, statements: Sequence[ast.stmt], ifs: tuple[tuple[ast.expr, bool], ...],
+                    body: _LazyBody) -> None:
+        for statement in statements:  # (the walk of `_calls_with_ifs`, field for field)
+            if not self._names_one(statement):
+                continue
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self._statements(statement.body, (), _LazyBody(statement.body))
+                for decorator in statement.decorator_list + statement.args.defaults:
+                    self._references(decorator, ifs, body)
+                continue
+            if isinstance(statement, ast.ClassDef):
+                self._statements(statement.body, (), _LazyBody(statement.body))
+                continue
+            for field, value in ast.iter_fields(statement):
+                if field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                    continue
+                for node in value if isinstance(value, list) else [value]:
+                    if isinstance(node, ast.AST):
+                        self._references(node, ifs, body)
+            if isinstance(statement, ast.If):
+                self._statements(statement.body, (*ifs, (statement.test, True)), body)
+                self._statements(statement.orelse, (*ifs, (statement.test, False)), body)
+                continue
+            for field in ("body", "orelse", "finalbody"):
+                inner_statements = getattr(statement, field, None)
+                if isinstance(inner_statements, list):
+                    self._statements(inner_statements, ifs, body)
+            for handler in getattr(statement, "handlers", ()):
+                self._statements(handler.body, ifs, body)
+            for case in getattr(statement, "cases", ()):
+                self._statements(case.body, ifs, body)
+
+    def _references(self, node: ast.AST, ifs: tuple[tuple[ast.expr, bool], ...], body: _LazyBody) -> None:
+        called: set[int] = set()
+        names: list[ast.Name] = []
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Name):
+                if inner.id in self.names:
+                    names.append(inner)
+            elif isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id in self.names:
+                self.calls.setdefault(inner.func.id, []).append((inner, ifs, body))
+                called.add(id(inner.func))
+        for name in names:
+            if id(name) not in called:
+                self.refs.setdefault(name.id, []).append(name)
+
+
 def caller_facts(tree: ast.Module, function: ast.FunctionDef, display: str,
-                 expand: Callable[[ast.expr], ast.expr] | None = None) -> list[Fact]:
+                 expand: Callable[[ast.expr], ast.expr] | None = None, index: CallIndex | None = None) -> list[Fact]:
     """The facts every call of the private host function `function` in its module makes at its
     entry, in its own parameters' terms; [] when it is public, never called, or referenced other
-    than by a call (a function passed on may be called under no test)."""
+    than by a call (a function passed on may be called under no test). `index`, when it was built
+    for this tree and names the function, saves the walk of the module for each function asked."""
     if not function.name.startswith("_") or function.name.startswith("__"):
         return []
     calls: list[tuple[ast.Call, tuple[tuple[ast.expr, bool], ...], Body]] = []
     refs: list[ast.Name] = []
-    _calls_with_ifs(tree.body, function.name, (), Body(tree.body), calls, refs)
+    if index is not None and function.name in index.names:
+        calls, refs = index.found(function.name)
+    else:
+        _calls_with_ifs(tree.body, function.name, (), Body(tree.body), calls, refs)
     if refs or not calls:
         return []
     common: dict[tuple[str, str], str] | None = None

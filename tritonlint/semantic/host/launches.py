@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from tritonlint.semantic.host.host_guards import (
     Body,
+    CallIndex,
     Fact,
     caller_facts,
     choices,
@@ -29,6 +30,7 @@ from tritonlint.semantic.host.host_guards import (
 )
 from tritonlint.semantic.host.module_constants import module_constants
 from tritonlint.semantic.host.predicates import Imported, Predicates
+from tritonlint.source.imports import statements_breadth_first
 from tritonlint.source.outline import line_starts
 from tritonlint.source.parsed import ast_dotted
 
@@ -151,6 +153,7 @@ def find_launches(tree: ast.Module, names: Mapping[str, str], params: Mapping[st
     """
     finder = _Finder(names, params, display, modules, members or {}, local)
     finder.imported = imported
+    finder.text = text
     if text is not None:
         finder.lines = _naming_lines(text, [*names, *modules])
     finder.functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
@@ -171,6 +174,7 @@ class _Finder:
         self.functions: dict[str, ast.FunctionDef] = {}  # the module's own host functions, by name
         self.lines: list[int] | None = None  # the lines that may name a kernel, sorted; None: any line
         self.tree: ast.Module | None = None
+        self.text: str | None = None  # the source of `tree`, when known
         self._caller_facts: dict[str, list[Fact]] = {}  # host function -> what its callers test
         self._constants: dict[str, int] | None = None
         self.imported: Imported | None = None  # predicates imported from modules of the same package
@@ -179,6 +183,14 @@ class _Finder:
     def predicates(self) -> Predicates:
         """The plain boolean predicates a host test may call: the module's own, and imported ones."""
         return Predicates(self.functions, self.constants, self.imported)
+
+    @functools.cached_property
+    def call_index(self) -> CallIndex:
+        """The calls of the module's private functions, for `caller_facts`: one walk of the module for all."""
+        assert self.tree is not None
+        private = {name for name in self.functions if name.startswith("_") and not name.startswith("__")}
+        lines = _naming_lines(self.text, sorted(private)) if self.text is not None and private else None
+        return CallIndex(self.tree, private, lines)
 
     @property
     def constants(self) -> dict[str, int]:
@@ -312,7 +324,7 @@ class _Finder:
         if function is not None and self.tree is not None and self.functions.get(function.name) is function:
             if function.name not in self._caller_facts:
                 self._caller_facts[function.name] = caller_facts(self.tree, function, self.display,
-                                                                 self.predicates.expand)
+                                                                 self.predicates.expand, self.call_index)
             facts += self._caller_facts[function.name]
         found: dict[tuple[str, str], str] = {}
         for b, options in blocks.items():
@@ -344,7 +356,8 @@ class _Scope:
         bindings: dict[str, list[ast.Assign | ast.FunctionDef]] = {}
         checks: list[ast.Assert | ast.If] = []
         for statement in self.statements:
-            for node in ast.walk(statement):
+            # (all four kinds are statements: a walk of statements meets them in `ast.walk`'s order)
+            for node in statements_breadth_first(statement):
                 if isinstance(node, ast.Assign):
                     for name in dict.fromkeys(t.id for t in node.targets if isinstance(t, ast.Name)):
                         bindings.setdefault(name, []).append(node)

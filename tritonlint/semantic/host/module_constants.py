@@ -13,6 +13,8 @@ import ast
 import operator
 from collections.abc import Callable, Mapping
 
+from tritonlint.source.imports import statements_breadth_first
+
 _OPS: Mapping[type[ast.operator], Callable[[int, int], int]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
     ast.Mod: operator.mod, ast.LShift: operator.lshift, ast.RShift: operator.rshift, ast.Pow: operator.pow,
@@ -26,7 +28,8 @@ def module_constants(tree: ast.Module) -> dict[str, int]:
         for node in _module_level(statement):
             for name in _bound_names(node):
                 bound[name] = bound.get(name, 0) + 1
-    rebound = {name for node in ast.walk(tree) if isinstance(node, ast.Global) for name in node.names}
+    # (`global` is a statement: a walk of statements finds every one, without the expressions)
+    rebound = {name for node in statements_breadth_first(tree) if isinstance(node, ast.Global) for name in node.names}
     constants: dict[str, int] = {}
     for statement in tree.body:
         target, value = _single_assignment(statement)
