@@ -323,6 +323,7 @@ class _Run:
         group_of = {id(kernel): group for group in groups for kernel in group}
         index = {id(kernel): number for number, kernel in enumerate(found.kernels)}
         models: dict[int, KernelContext] = {}
+        keyed: dict[int, list[tuple[str, object]]] = {}  # group -> the access keys its kernels reported
         model_crashes: list[tuple[int, str]] = []  # reported before the rules' crashes, as `whole` does
         rule_crashes = self.crashes
         self.crashes = []
@@ -342,12 +343,15 @@ class _Run:
                     self.crashes = rule_crashes
                     self.check(kernel, model)
                     self.crashes = []
+                    keyed.setdefault(id(group), []).extend(self.keyed)
+                    self.keyed.clear()
                 if kernel is group[-1]:  # the group's trees freed (no other group names its kernels)
                     for each in group:
                         models.pop(id(each), None)
                         helpers.pop(each.name, None)
-                    self.reported.difference_update(self.keyed)
-                    self.keyed.clear()
+                    # Only this group's keys go: a group whose kernels come on either side of this one
+                    # (a helper's two callers around it) still reports its helper's access once.
+                    self.reported.difference_update(keyed.pop(id(group), ()))
         except (NestedTooDeep, RuleCrash):
             _first_parse_failure(found.kernels)  # as `whole` would: every kernel is parsed before any analysis
             raise
@@ -401,10 +405,11 @@ class _Run:
                chosen: set[int]) -> _Share:
         """`piecewise` over the `chosen` groups only, its findings recorded unplaced: (kernel's index,
         rule code, the place a finding reported once per place is keyed by or None, diagnostic).
-        A finding keyed by its access is deduplicated here as `piecewise` does: those keys are let go
-        at the end of every group, the groups of the other share included."""
+        A finding keyed by its access is deduplicated here as `piecewise` does: a group's keys are let
+        go at the end of that group."""
         share = _Share()
         helpers: dict[str, KernelContext] = {}
+        keyed: dict[int, list[tuple[str, object]]] = {}  # group -> the access keys its kernels reported
         group_of = {id(kernel): number for number, group in enumerate(groups) for kernel in group}
         index = {id(kernel): number for number, kernel in enumerate(found.kernels)}
         models: dict[int, KernelContext] = {}
@@ -427,12 +432,13 @@ class _Run:
                         self.check(kernel, model, record=(number, share.records))
                         share.rule_crashes += [(number, line) for line in self.crashes]
                         self.crashes = []
+                        keyed.setdefault(which, []).extend(self.keyed)
+                        self.keyed.clear()
                 if kernel is group[-1]:
                     for each in group:
                         models.pop(id(each), None)
                         helpers.pop(each.name, None)
-                    self.reported.difference_update(self.keyed)
-                    self.keyed.clear()
+                    self.reported.difference_update(keyed.pop(which, ()))  # as `piecewise`: this group's keys only
         finally:
             helpers.clear()
         return share
