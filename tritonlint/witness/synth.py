@@ -39,6 +39,9 @@ from tritonlint.witness.uses import (
 
 DEFAULT_TILE = 16
 GROUP = 4  # a constexpr that only divides offsets (a quantization group): smaller than any tile
+# Keywords of the language's builtins that take a string, with a value valid everywhere: a constexpr
+# handed to one is a string (16 stopped `tl.dot`: "'int' object has no attribute 'lower'").
+STRING_KEYWORDS = {"input_precision": "ieee", "cache_modifier": "", "eviction_policy": ""}
 ROW_PROGRAMS = 2  # programs along an axis whose program id is a row index, not a tile's start
 MAX_PROGRAMS = 256
 
@@ -710,6 +713,9 @@ def _guess_constexpr(uses: Uses, name: str) -> Any:
         if isinstance(node, ast.keyword) and node.arg == "dtype" and isinstance(node.value, ast.Name) \
                 and node.value.id == name:
             return {"dtype": "float32"}
+        if isinstance(node, ast.keyword) and node.arg in STRING_KEYWORDS and isinstance(node.value, ast.Name) \
+                and node.value.id == name:
+            return STRING_KEYWORDS[node.arg]  # a string option of the language (`input_precision=`)
         if isinstance(node, ast.Call) and call_name(node) == "to" and node.args and isinstance(node.args[0], ast.Name) \
                 and node.args[0].id == name:
             return {"dtype": "float32"}
