@@ -704,6 +704,13 @@ def _guess_constexpr(uses: Uses, name: str) -> Any:
                         and isinstance(c.ops[0], (ast.Eq, ast.NotEq)) and x.value > 0 \
                         and any(isinstance(y, ast.Name) and y.id == name for y in (c.left, *c.comparators)):
                     return x.value  # a mode (`X_DIM == 2`): a value the kernel has a branch for
+    for c in uses.compares:
+        # An optional constexpr (`if ACTIVATION_FN is not None: out = ACTIVATION_FN(acc)`): absent, as
+        # its default callers leave it; 16 was called as a function.
+        if any(isinstance(op, (ast.Is, ast.IsNot)) for op in c.ops) \
+                and any(isinstance(y, ast.Name) and y.id == name for y in (c.left, *c.comparators)) \
+                and any(isinstance(y, ast.Constant) and y.value is None for y in (c.left, *c.comparators)):
+            return None
     for node in ast.walk(uses.fn):
         if isinstance(node, (ast.If, ast.IfExp, ast.While)) and isinstance(node.test, ast.Name) and node.test.id == name:
             return False
