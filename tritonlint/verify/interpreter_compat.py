@@ -23,7 +23,9 @@ Portable (carried by generated modules, and installed here):
   Compiled kernels keep the hardware's `dot_scaled`: only the interpreter's language is patched.
 * A builtin of the language bound to a module-level name (`exp = tl.exp`, then `exp(x)` in a kernel):
   the interpreter patches builtins only as attributes of `tl`, so the alias stayed unpatched; the
-  kernel's globals holding one are patched for the run too.
+  kernel's globals holding one are patched for the run too. libdevice's functions with a builtin twin
+  in `tl.math` (`rsqrt`, `exp`, `erf`, ...; the interpreter has no extern calls) run as that twin,
+  called through `libdevice` or through such an alias.
 * `tl.extra.cuda.num_warps()` and `num_threads()` under the interpreter: the compiler answers with
   the launch's `num_warps` option (4 when the launch gives none), which the interpreter drops; the
   launch's value is kept while it runs and returned (times 32 for threads), as the compiler would.
@@ -98,6 +100,14 @@ def _compat_global_builtin_aliases() -> None:
     if inner is None or patch_attr is None or "global_builtins" in installed:
         return
     installed.add("global_builtins")
+    try:
+        from triton.language.extra import libdevice
+    except ImportError:
+        libdevice = None
+    # libdevice's functions that `tl.math` has a builtin twin of (rsqrt, exp, erf, ...): the interpreter
+    # cannot run libdevice (no extern calls), the twin computes the same function.
+    twins = {n: getattr(libdevice, n) for n in dir(libdevice) if not n.startswith("_")
+             and tl.core.is_builtin(getattr(tl.math, n, None))} if libdevice is not None else {}
 
     class GlobalsView:  # the kernel's globals as an object the interpreter's patch scope can set and restore
         def __init__(self, names: Any) -> None:
@@ -117,10 +127,15 @@ def _compat_global_builtin_aliases() -> None:
 
     def patched(fn: Any) -> Any:
         scope = inner(fn)
+        for name in twins:  # `libdevice.rsqrt(x)`: the interpreter's `tl.math.rsqrt`, patched just above
+            scope.set_attr(libdevice, name, getattr(tl.math, name))
         names = getattr(fn, "__globals__", {})
         view = GlobalsView(names)
         for name, value in list(names.items()):
-            if tl.core.is_builtin(value):
+            twin = next((n for n, f in twins.items() if value is f), None)
+            if twin is not None:  # `rsqrt = libdevice.rsqrt` at module level
+                scope.set_attr(view, name, getattr(tl.math, twin))
+            elif tl.core.is_builtin(value):
                 patch_attr(view, name, value, interp.interpreter_builder, scope)
         return scope
 
