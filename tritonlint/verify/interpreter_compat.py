@@ -108,6 +108,7 @@ def _compat_global_builtin_aliases() -> None:
     # cannot run libdevice (no extern calls), the twin computes the same function.
     twins = {n: getattr(libdevice, n) for n in dir(libdevice) if not n.startswith("_")
              and tl.core.is_builtin(getattr(tl.math, n, None))} if libdevice is not None else {}
+    twin_of = {id(f): n for n, f in twins.items()}  # patched at every helper call: a lookup, not a scan
 
     class GlobalsView:  # the kernel's globals as an object the interpreter's patch scope can set and restore
         def __init__(self, names: Any) -> None:
@@ -132,8 +133,8 @@ def _compat_global_builtin_aliases() -> None:
         names = getattr(fn, "__globals__", {})
         view = GlobalsView(names)
         for name, value in list(names.items()):
-            twin = next((n for n, f in twins.items() if value is f), None)
-            if twin is not None:  # `rsqrt = libdevice.rsqrt` at module level
+            twin = twin_of.get(id(value))
+            if twin is not None and twins[twin] is value:  # `rsqrt = libdevice.rsqrt` at module level
                 scope.set_attr(view, name, getattr(tl.math, twin))
             elif tl.core.is_builtin(value):
                 patch_attr(view, name, value, interp.interpreter_builder, scope)
