@@ -21,6 +21,11 @@ Portable (carried by generated modules, and installed here):
   M/N; `e4m3`, `e5m2` as fp8 bits; `bf16`, `fp16`) and multiplied by its `e8m0` scale (2**(s - 127)
   per group of 32 along K, 255 is NaN, no scale is 1), then a float32 product plus the accumulator.
   Compiled kernels keep the hardware's `dot_scaled`: only the interpreter's language is patched.
+* A builtin of the language bound to a module-level name (`exp = tl.exp`, then `exp(x)` in a kernel):
+  the interpreter patches builtins only as attributes of `tl`, so the alias stayed unpatched; the
+  kernel's globals holding one are patched for the run too. libdevice's functions with a builtin twin
+  in `tl.math` (`rsqrt`, `exp`, `erf`, ...; the interpreter has no extern calls) run as that twin,
+  called through `libdevice` or through such an alias.
 * `tl.extra.cuda.num_warps()` and `num_threads()` under the interpreter: the compiler answers with
   the launch's `num_warps` option (4 when the launch gives none), which the interpreter drops; the
   launch's value is kept while it runs and returned (times 32 for threads), as the compiler would.
@@ -75,6 +80,67 @@ def _compat_old_dot_keywords() -> None:
     _compat_dot.__triton_builtin__ = True  # type: ignore[attr-defined]  # called with `_semantic`
     _compat_dot._compat_old_keywords = True  # type: ignore[attr-defined]
     tl.dot = _compat_dot
+
+
+def _compat_global_builtin_aliases() -> None:
+    # `exp = tl.exp` at module level, then `exp(x)` in a kernel: the compiler resolves the alias to the
+    # builtin; the interpreter patches the builtins only as attributes of `tl`, so the alias keeps the
+    # unpatched builtin ("Did you forget to add @triton.jit ?"). The kernel's globals holding a builtin
+    # of the language are patched too, for the run, as the interpreter patches `tl`'s attributes.
+    from typing import Any  # noqa: F401 - generated modules evaluate annotations
+
+    try:
+        import triton.language as tl
+        from triton.runtime import interpreter as interp
+    except ImportError:
+        return
+    inner = getattr(interp, "_patch_lang", None)
+    patch_attr = getattr(interp, "_patch_attr", None)
+    installed = interp.__dict__.setdefault("_compat_shims_installed", set())
+    if inner is None or patch_attr is None or "global_builtins" in installed:
+        return
+    installed.add("global_builtins")
+    try:
+        from triton.language.extra import libdevice
+    except ImportError:
+        libdevice = None
+    # libdevice's functions that `tl.math` has a builtin twin of (rsqrt, exp, erf, ...): the interpreter
+    # cannot run libdevice (no extern calls), the twin computes the same function.
+    twins = {n: getattr(libdevice, n) for n in dir(libdevice) if not n.startswith("_")
+             and tl.core.is_builtin(getattr(tl.math, n, None))} if libdevice is not None else {}
+    twin_of = {id(f): n for n, f in twins.items()}  # patched at every helper call: a lookup, not a scan
+
+    class GlobalsView:  # the kernel's globals as an object the interpreter's patch scope can set and restore
+        def __init__(self, names: Any) -> None:
+            object.__setattr__(self, "names", names)
+
+        def __getattr__(self, name: str) -> Any:
+            try:
+                return object.__getattribute__(self, "names")[name]
+            except KeyError:
+                raise AttributeError(name) from None
+
+        def __setattr__(self, name: str, value: Any) -> None:
+            object.__getattribute__(self, "names")[name] = value
+
+        def __delattr__(self, name: str) -> None:
+            del object.__getattribute__(self, "names")[name]
+
+    def patched(fn: Any) -> Any:
+        scope = inner(fn)
+        for name in twins:  # `libdevice.rsqrt(x)`: the interpreter's `tl.math.rsqrt`, patched just above
+            scope.set_attr(libdevice, name, getattr(tl.math, name))
+        names = getattr(fn, "__globals__", {})
+        view = GlobalsView(names)
+        for name, value in list(names.items()):
+            twin = twin_of.get(id(value))
+            if twin is not None and twins[twin] is value:  # `rsqrt = libdevice.rsqrt` at module level
+                scope.set_attr(view, name, getattr(tl.math, twin))
+            elif tl.core.is_builtin(value):
+                patch_attr(view, name, value, interp.interpreter_builder, scope)
+        return scope
+
+    interp._patch_lang = patched
 
 
 def _compat_constexpr_reflected() -> None:
@@ -234,6 +300,7 @@ def _compat_launch_num_warps() -> None:
 _PORTABLE: tuple[tuple[Callable[[], None], Callable[[ast.AST], bool]], ...] = (
     (_compat_old_dot_keywords, lambda fn: uses_old_dot(fn)),  # defined below
     (_compat_constexpr_reflected, lambda fn: True),
+    (_compat_global_builtin_aliases, lambda fn: True),
     (_compat_dot_scaled, lambda fn: _calls(fn, "dot_scaled")),
     (_compat_launch_num_warps, lambda fn: _calls(fn, "num_warps") or _calls(fn, "num_threads")),
 )

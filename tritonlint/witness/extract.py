@@ -32,7 +32,7 @@ HEADER = [
     "    def __call__(self, *args, **kwargs): return self",
 ]
 # Modules a kernel file imports that are safe and useful to import in the generated module too.
-_KEPT_MODULES = ("triton", "math", "functools", "torch", "typing", "numpy", "operator", "enum")
+_KEPT_MODULES = ("triton", "math", "functools", "torch", "typing", "numpy", "operator", "enum", "os")
 # Names a re-export such as `from pkg.triton_utils import tl, triton` stands for.
 _REEXPORTS = {"tl": "import triton.language as tl", "triton": "import triton",
               "language": "import triton.language as language", "libdevice": ""}
@@ -150,6 +150,70 @@ def _module_bindings(tree: ast.Module) -> dict[str, ast.stmt]:
     return out
 
 
+@dataclass
+class _OtherBranches:
+    """Where a top-level `if`/`try` binds a name in its first branch: the test choosing that branch
+    (None for a `try`) and the assignments of the name in the other branches."""
+
+    test: ast.expr | None
+    assignments: list[ast.stmt]
+
+
+def _other_branch_bindings(tree: ast.Module) -> dict[str, _OtherBranches]:
+    """Assignments in the other branches of a top-level `if`/`try` (`if FAST: exp = fast.expf`
+    `else: exp = tl.exp`), by name: the generated module evaluates the `if`'s test itself where it
+    can (an environment flag) and takes another branch's value where the first cannot be computed
+    there (its module is not importable)."""
+    out: dict[str, _OtherBranches] = {}
+    for stmt in tree.body:
+        others: list[ast.stmt] = []
+        test: ast.expr | None = None
+        if isinstance(stmt, ast.If):
+            others, test = list(stmt.orelse), stmt.test
+        elif isinstance(stmt, ast.Try):
+            others = [s for handler in stmt.handlers for s in handler.body] + list(stmt.orelse)
+        for inner in others:
+            if not isinstance(inner, (ast.Assign, ast.AnnAssign, ast.If, ast.Try)):
+                continue
+            for name, s in _module_bindings(ast.Module(body=[inner], type_ignores=[])).items():
+                if isinstance(s, (ast.Assign, ast.AnnAssign)):
+                    out.setdefault(name, _OtherBranches(test, [])).assignments.append(s)
+    return out
+
+
+def _assignment_chain(stmts: list[ast.stmt], last: list[str]) -> list[str]:
+    """`try: <first> except Exception:` then each next assignment in turn, and `last` when all fail."""
+    if not stmts:
+        return last
+    rest = _assignment_chain(stmts[1:], last)
+    return ["try:", textwrap.indent(ast.unparse(stmts[0]), "    "), "except Exception:",
+            *textwrap.indent("\n".join(rest), "    ").split("\n")]
+
+
+def _assignment_with_fallbacks(stmt: ast.stmt, others: _OtherBranches | None, last: list[str]) -> list[str]:
+    """The assignment, falling back on the other branches' ones; where an `if` chose the branch, its
+    test (evaluated here, the first branch when it cannot be) orders them."""
+    if others is None:
+        return _assignment_chain([stmt], last)
+    first = _assignment_chain([stmt, *others.assignments], last)
+    if others.test is None:
+        return first
+    second = _assignment_chain([*others.assignments, stmt], last)
+    return ["try:", f"    _tritonlint_branch = bool({ast.unparse(others.test)})", "except Exception:",
+            "    _tritonlint_branch = True", "if _tritonlint_branch:",
+            *textwrap.indent("\n".join(first), "    ").split("\n"), "else:",
+            *textwrap.indent("\n".join(second), "    ").split("\n")]
+
+
+def _fallback_names(others: _OtherBranches | None) -> set[str]:
+    if others is None:
+        return set()
+    found: set[str] = set()
+    for node in [*others.assignments, *([others.test] if others.test is not None else [])]:
+        found |= _names_read(node)
+    return found
+
+
 def _resolve_module(path: Path, module: str | None, level: int) -> Path | None:
     """The file a `from module import ...` names, looked up beside the analysed file."""
     parts = (module or "").split(".") if module else []
@@ -181,6 +245,7 @@ class _Builder:
             raise ExtractError(f"the file does not parse: {error.msg}") from error
         self.kernels = jit_functions(self.tree)
         self.bindings = _module_bindings(self.tree)
+        self.other_bindings = _other_branch_bindings(self.tree)
         self.header: list[str] = list(HEADER)
         self.placed: dict[int, list[str]] = {}  # first original line -> lines of the chunk
         self.done: set[str] = set()
@@ -207,16 +272,17 @@ class _Builder:
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
             self.add_import(stmt, name)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
-            body = ast.unparse(stmt)
             # A value the generated module cannot compute (`torch.finfo(platform.fp8_dtype())`) still
             # binds its names, to a stand-in, so that a default reading it (`FP8_MAX: tl.constexpr =
             # info.max`) does not stop the kernel's `def`; the launch passes every constexpr itself.
             targets = [n.id for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
                        for n in ast.walk(t) if isinstance(n, ast.Name)]
             fallback = [f"    {t} = _TritonlintUnresolved()" for t in targets] or ["    pass"]
-            self.header += ["try:", textwrap.indent(body, "    "), "except Exception:", *fallback]
-            for inner in _names_read(stmt):
+            others = self.other_bindings.get(name)
+            # What it reads first: the generated module runs top to bottom.
+            for inner in sorted(_names_read(stmt) | _fallback_names(others)):
                 self.want(inner, set())
+            self.header += _assignment_with_fallbacks(stmt, others, fallback)
         elif isinstance(stmt, ast.ClassDef):
             self.header += ["try:", textwrap.indent(ast.unparse(stmt), "    "), "except Exception:", "    pass"]
 
@@ -317,6 +383,7 @@ class _Builder:
                 return
             self.foreign[path] = (tree, _module_bindings(tree), text)
         tree, bindings, _text = self.foreign[path]
+        others = _other_branch_bindings(tree).get(name)
         stmt = bindings.get(name)
         if stmt is None:
             self.missing.append(f"`{name}` from {path.name}")
@@ -361,14 +428,14 @@ class _Builder:
                     self.add_foreign(path, inner, inner, depth + 1)
             self.header += decorators + body.split("\n")
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
-            body = ast.unparse(stmt)
-            if as_name != name:
-                body += f"\n{as_name} = {name}"
-            self.header += ["try:", textwrap.indent(body, "    "), "except Exception:", "    pass"]
-            for inner in _names_read(stmt):
+            # What it reads first: the generated module runs top to bottom.
+            for inner in sorted(_names_read(stmt) | _fallback_names(others)):
                 if inner in bindings and inner not in self.done:
                     self.done.add(inner)
                     self.add_foreign(path, inner, inner, depth + 1)
+            self.header += _assignment_with_fallbacks(stmt, others, ["    pass"])
+            if as_name != name:
+                self.header += [f"if {name!r} in globals():", f"    {as_name} = {name}"]
         elif isinstance(stmt, ast.Import):
             for alias in stmt.names:
                 if alias.name.split(".")[0] in _KEPT_MODULES:

@@ -39,6 +39,9 @@ from tritonlint.witness.uses import (
 
 DEFAULT_TILE = 16
 GROUP = 4  # a constexpr that only divides offsets (a quantization group): smaller than any tile
+# Keywords of the language's builtins that take a string, with a value valid everywhere: a constexpr
+# handed to one is a string (16 stopped `tl.dot`: "'int' object has no attribute 'lower'").
+STRING_KEYWORDS = {"input_precision": "ieee", "cache_modifier": "", "eviction_policy": ""}
 ROW_PROGRAMS = 2  # programs along an axis whose program id is a row index, not a tile's start
 MAX_PROGRAMS = 256
 
@@ -707,6 +710,13 @@ def _guess_constexpr(uses: Uses, name: str) -> Any:
                         and isinstance(c.ops[0], (ast.Eq, ast.NotEq)) and x.value > 0 \
                         and any(isinstance(y, ast.Name) and y.id == name for y in (c.left, *c.comparators)):
                     return x.value  # a mode (`X_DIM == 2`): a value the kernel has a branch for
+    for c in uses.compares:
+        # An optional constexpr (`if ACTIVATION_FN is not None: out = ACTIVATION_FN(acc)`): absent, as
+        # its default callers leave it; 16 was called as a function.
+        if any(isinstance(op, (ast.Is, ast.IsNot)) for op in c.ops) \
+                and any(isinstance(y, ast.Name) and y.id == name for y in (c.left, *c.comparators)) \
+                and any(isinstance(y, ast.Constant) and y.value is None for y in (c.left, *c.comparators)):
+            return None
     for node in ast.walk(uses.fn):
         if isinstance(node, (ast.If, ast.IfExp, ast.While)) and isinstance(node.test, ast.Name) and node.test.id == name:
             return False
@@ -716,6 +726,9 @@ def _guess_constexpr(uses: Uses, name: str) -> Any:
         if isinstance(node, ast.keyword) and node.arg == "dtype" and isinstance(node.value, ast.Name) \
                 and node.value.id == name:
             return {"dtype": "float32"}
+        if isinstance(node, ast.keyword) and node.arg in STRING_KEYWORDS and isinstance(node.value, ast.Name) \
+                and node.value.id == name:
+            return STRING_KEYWORDS[node.arg]  # a string option of the language (`input_precision=`)
         if isinstance(node, ast.Call) and call_name(node) == "to" and node.args and isinstance(node.args[0], ast.Name) \
                 and node.args[0].id == name:
             return {"dtype": "float32"}
