@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from tritonlint.witness.extract import Kernel
+from tritonlint.witness.float_values import float_compares, float_locals
 
 ACCESS = {"load", "store", "atomic_add", "atomic_max", "atomic_min", "atomic_cas", "atomic_xchg",
           "atomic_and", "atomic_or", "atomic_xor"}
@@ -81,8 +82,7 @@ class Uses:
                     self.loops[node.target.id] = node.iter
                     self.int_uses |= self._names(node.iter)
             elif isinstance(node, ast.Compare):
-                self.compares.append(node)
-                self.int_uses |= self._names(node)
+                self.compares.append(node)  # int uses unless they compare float data (`int_params`)
             elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mod, ast.FloorDiv, ast.LShift, ast.RShift)):
                 self.int_uses |= self._names(node)
             elif isinstance(node, ast.Call):
@@ -123,10 +123,10 @@ class Uses:
 
     # -- pointers -------------------------------------------------------------------------
 
-    def reached(self, names: set[str], depth: int = 3) -> set[str]:
-        """`names` and the names their local definitions read, `depth` definitions deep."""
-        out = set(names)
-        frontier = set(names)
+    def reached(self, names: set[str], depth: int = 3, skip: frozenset[str] = frozenset()) -> set[str]:
+        """`names` and the names their local definitions read, `depth` definitions deep (not through `skip`)."""
+        out = set(names) - skip
+        frontier = set(out)
         for _ in range(depth):
             nxt: set[str] = set()
             for name in frontier:
@@ -134,6 +134,7 @@ class Uses:
                     nxt |= self._names(value)
                 if name in self.loops:
                     nxt |= self._names(self.loops[name])
+            nxt -= skip
             frontier = nxt - out
             out |= nxt
         return out
@@ -800,7 +801,15 @@ class Uses:
         """Parameters that reach (through locals) a pointer, a comparison, a loop bound or an index."""
         floats = {n.left.id for n in self.compares if isinstance(n.left, ast.Name) and any(
             isinstance(c, ast.Constant) and isinstance(c.value, float) for c in n.comparators)}
-        seeds: set[str] = set(self.int_uses) - floats
+        # Float data (scores, exponentials, quotients) and the comparisons over it: a parameter that
+        # meets only those (`S = apply_softcap(S, softcap)`, `S = tl.dot(q, k)`) is data, not a size.
+        data = frozenset(float_locals(self.defs))
+        over_data = {id(c) for c in float_compares(self.compares, set(data))}
+        seeds: set[str] = set(self.int_uses)
+        for c in self.compares:
+            if id(c) not in over_data:
+                seeds |= self._names(c)
+        seeds -= floats
         for expr in self.accesses:
             seeds |= self._names(expr)
         for call in self.block_ptrs:
@@ -816,7 +825,7 @@ class Uses:
             for kw in call.keywords:
                 if kw.arg in inner_ints:
                     seeds |= self._names(kw.value)
-        return self.reached(seeds, depth=6) & set(self.params)
+        return self.reached(seeds, depth=6, skip=data) & set(self.params)
 
     def loaded_bits(self, pointer: str) -> bool:
         """Whether values loaded through `pointer` take bitwise operators (packed integers)."""
