@@ -27,6 +27,7 @@ from tritonlint.witness.constraints import (
     satisfy,
 )
 from tritonlint.witness.extract import Extracted, Kernel
+from tritonlint.witness.loaded_bounds import loaded_bounds
 from tritonlint.witness.uses import (
     ACCESS,
     Uses,
@@ -320,10 +321,14 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     # segments' length, made partial like any size; P holds ROW_PROGRAMS segments of that length
     # and the tensors the segments index hold all of them.
     segments = {p: f"len({p} segment)" for p in sorted(uses.segment_pointers()) if p in pointers}
-    uses.aliases = dict(segments)
-    sizes |= set(segments.values())
-    ordered_sizes = list(segments.values()) + ordered_sizes
     counts = scalar_counts(uses)
+    # A size held in memory (`k_end = tl.load(k_end_ptr + pid)` ending the walk): a pseudo size too, the
+    # value the tensor is filled with; every program walks that far, so the tensors it bounds hold one.
+    held = {p: f"value of {p}" for p in sorted(loaded_bounds(uses))
+            if p in pointers and p not in segments and p not in counts}
+    uses.aliases = {**segments, **held}
+    sizes |= set(segments.values()) | set(held.values())
+    ordered_sizes = list(segments.values()) + list(held.values()) + ordered_sizes
     defaults = defaults_of(kernel.node)
     tuned = autotune_config(kernel)
     heur = heuristic_keys(kernel)
@@ -398,7 +403,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     base = min(base, 256)
 
     tile = value_of(facts.tile)
-    int_like = uses.int_params() | set(segments.values())
+    int_like = uses.int_params() | set(segments.values()) | set(held.values())
     # Program axis -> (the size its tiles walk, the tile): the notes, the launch site, the kernel's masks.
     axes: dict[int, tuple[str | None, str | None]] = dict(uses.program_axes())
     for a, pair in launch_axes(facts.launch, uses.params).items():
@@ -522,6 +527,9 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             if p in segments:
                 args.append(Arg(p, "tensor", numel=ROW_PROGRAMS + 1, dtype="int32", fill="segments",
                                 value=size_values[segments[p]]))
+            elif p in held:
+                args.append(Arg(p, "tensor", numel=max(1, numels[p]), dtype="int32", fill="count",
+                                value=size_values[held[p]]))
             elif p in counts:
                 # A row count read from memory: as many rows as the launch's tiles cover on that axis.
                 count_axis, count_tile = counts[p]
@@ -559,7 +567,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             else:
                 args.append(Arg(p, "float", value=0.5))
         shown = {s: size_values[s] for s in ordered_sizes
-                 if s in segments.values() or any(a.name == s and a.kind == "int" for a in args)}
+                 if s in segments.values() or s in held.values() or any(a.name == s and a.kind == "int" for a in args)}
         return Launch(kernel.name, args, grid, axis, shown, label)
 
     pairs: list[tuple[Launch, Launch]] = []
