@@ -632,7 +632,9 @@ def _definition_reach(fn: ast.FunctionDef, uses: Uses, facts: Facts) -> list[Any
     for name in sorted(uses.reached(pointer_names, depth=4)):
         values = uses.defs.get(name, ())
         walking = [v for v in values if walk in uses.reached(Uses._names(v), depth=4)]
-        if len(values) > 1 and walking and len(walking) < len(values):
+        # Every definition walking it, each under its own branch (`if USE_INT4: p = ...` / `elif USE_INT8:
+        # p = ...`): the first one's branch, else neither may run and the pointer is never defined.
+        if len(values) > 1 and walking:
             out += reaching(fn, walking[0].lineno)
     return out
 

@@ -654,6 +654,9 @@ class Uses:
         return None
 
     def bound_expr(self, expr: ast.expr, sizes: set[str], seen: frozenset[str]) -> Any:
+        # Wrapped around a size (`(pid_n * BLOCK_N + arange) % N`): below N whatever the tile's start.
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod) and self._names(expr.right) & sizes:
+            return ("size", min(self._names(expr.right) & sizes))
         walk = self.tile_walk(expr)
         if walk is not None:
             return walk
@@ -1005,7 +1008,28 @@ def scalar_counts(uses: Uses) -> dict[str, tuple[int, str]]:
         sides = (c.left, c.comparators[0])
         for mine, other in (sides, sides[::-1]):
             if isinstance(mine, ast.Name) and mine.id in loaded:
-                walk = uses.tile_walk(other)
+                walk = uses.tile_walk(other) or _derived_tile_walk(uses, other)
                 if walk is not None:
                     out.setdefault(loaded[mine.id], (walk[1], walk[2]))
     return out
+
+
+def _derived_tile_walk(uses: Uses, expr: ast.expr) -> tuple[str, int, str] | None:
+    """("axis", a, TILE) for `pid_m * TILE` where `pid_m` is computed from the one program id of axis a
+    by arithmetic (a `GROUP_M` swizzle, `pid // num_pid_n`): the start of that axis's tile, as
+    `tile_walk` reads a bare `program_id(a) * TILE`. Not an index loaded from memory nor a loop's."""
+    if not (isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult)):
+        return None
+    for index, tile in ((expr.left, expr.right), (expr.right, expr.left)):
+        if not (isinstance(index, ast.Name) and isinstance(tile, ast.Name) and tile.id in uses.constexprs) \
+                or index.id in uses.params or index.id in uses.loops:
+            continue
+        derived = uses.reached({index.id}, depth=6)
+        if any(n in uses.loops for n in derived) or any(
+                isinstance(c, ast.Call) and call_name(c) == "load"
+                for n in derived for v in uses.defs.get(n, ()) for c in ast.walk(v)):
+            continue
+        axes = {a for n in derived if (a := uses.pid_axis(ast.Name(id=n, ctx=ast.Load()))) is not None}
+        if len(axes) == 1:
+            return ("axis", axes.pop(), tile.id)
+    return None
