@@ -892,7 +892,9 @@ class Uses:
         for node in ast.walk(self.fn):
             if isinstance(node, ast.Call) and call_name(node) in ("arange", "zeros", "full", "reshape", "view",
                                                                   "static_range", "make_block_ptr"):
-                positional = node.args[1:] if call_name(node) == "arange" else node.args
+                # `static_range(0, H, BLOCK_H)`: only its step is a tile; its end is where the walk stops.
+                positional = node.args[1:] if call_name(node) == "arange" else node.args[2:] \
+                    if call_name(node) == "static_range" and len(node.args) == 3 else node.args
                 for arg in [*positional, *(k.value for k in node.keywords)]:
                     tiles |= self._names(arg)
             if isinstance(node, (ast.List, ast.Tuple)):
@@ -911,7 +913,7 @@ class Uses:
                         and not isinstance(c.comparators[0], ast.Constant) and self._names(c.left) - {p}:
                     bounds = True
             for it in self.loops.values():
-                if isinstance(it, ast.Call) and call_name(it) == "range" and len(it.args) >= 2:
+                if isinstance(it, ast.Call) and call_name(it) in ("range", "static_range") and len(it.args) >= 2:
                     end = it.args[1]
                     if isinstance(end, ast.Call) and call_name(end) == "cdiv" and end.args:
                         end = end.args[0]  # `cdiv(n, BLOCK)`: n is the size, BLOCK (and what it multiplies) not
