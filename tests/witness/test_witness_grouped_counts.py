@@ -4,7 +4,8 @@
 Before: the count was filled as an index (0): `pid_m * BLOCK_M >= num_rows` returned every program, as
 `pid_m` is computed from the program id (no bare `program_id(0) * BLOCK_M`); with both flags guessed
 False, `b_ptrs` was never defined; and `(pid_n * BLOCK_N + arange) % N` was bounded by the grid (two
-columns), so the weight's rows overlapped (vLLM `fused_moe_kernel_gptq_awq`)."""
+columns), so the weight's rows overlapped; and the weight was laid out by the branch not taken too (K rows
+an expert where the packed side holds K // 2) (vLLM and flag-gems `fused_moe_kernel_gptq_awq`)."""
 
 from __future__ import annotations
 
@@ -85,4 +86,8 @@ def test_the_weight_load_is_confirmed_and_its_fix_validated(tmp_path: Path) -> N
     args = {a["name"]: a for a in (w.launch or {})["args"]}
     assert args["num_rows_ptr"]["fill"] == "count"
     assert args["PACKED"]["value"] is True  # the first definition's branch, so `b_ptrs` is defined
+    # Laid out by the packed definition the launch takes (K // 2 rows an expert), not the `elif WIDE:`
+    # one (K rows), which would leave the tail inside the allocation: two experts, no more.
+    assert args["b_ptr"]["numel"] == 2 * args["stride_be"]["value"]
+    assert args["stride_be"]["value"] == -(-(w.launch or {})["sizes"]["K"] // 2) * args["stride_bk"]["value"]
     assert w.validation is not None and w.validation["status"] == "validated", w.validation

@@ -519,7 +519,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             for expr in taken:
                 if uses.block_ptr_of(expr) is not None:
                     continue
-                for other in uses.other_definitions(expr, sizes, strides):
+                for other in uses.other_definitions(
+                        expr, sizes, strides, lambda value: branch_not_taken(kernel.node, value, consts, local)):
                     alternative = [(st, _extent(b, totals, grid, consts, base, axes)) for st, b in other
                                    if (st, b) != (None, None)]
                     numels[p] = max(numels[p], _layout(alternative, dict(stride_values), reach))

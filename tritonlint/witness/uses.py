@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from typing import Any
 
 from tritonlint.witness.extract import Kernel
@@ -378,16 +379,21 @@ class Uses:
             out.append((stride, bound))
         return out
 
-    def other_definitions(self, expr: ast.expr, sizes: set[str], strides: set[str]) -> list[list[tuple[str | None, Any]]]:
+    def other_definitions(self, expr: ast.expr, sizes: set[str], strides: set[str],
+                          skip: Callable[[ast.expr], bool] = lambda value: False) -> list[list[tuple[str | None, Any]]]:
         """The dims of a pointer expression under each other definition of a pointer local it reads
         (`if not IS_KDA: p = a + row` else `p = a + row * K + o_k`): `dims` reads only the first, and
-        a buffer must hold what every definition reaches. One local at a time."""
+        a buffer must hold what every definition reaches. One local at a time. Not the definitions
+        `skip` names (on a constexpr branch the launch does not take: `elif INT8: p = ...` beside the
+        int4 side's `(offs_k // 2) * stride` would lay the buffer out for K rows where it holds K // 2)."""
         out: list[list[tuple[str | None, Any]]] = []
         for name in sorted(self.reached(self._names(expr), depth=4)):
             values = self.defs.get(name, [])
             if len(values) < 2 or name in self.params or not self.root(ast.Name(id=name, ctx=ast.Load())):
                 continue
             for i in range(1, len(values)):
+                if skip(values[i]):
+                    continue
                 self.defs[name] = [values[i], *values[:i], *values[i + 1:]]
                 try:
                     out.append(self.dims(expr, sizes, strides))
