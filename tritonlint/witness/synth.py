@@ -27,6 +27,7 @@ from tritonlint.witness.constraints import (
     satisfy,
 )
 from tritonlint.witness.extract import Extracted, Kernel
+from tritonlint.witness.loaded_bounds import loaded_bounds
 from tritonlint.witness.uses import (
     ACCESS,
     Uses,
@@ -329,10 +330,14 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     # segments' length, made partial like any size; P holds ROW_PROGRAMS segments of that length
     # and the tensors the segments index hold all of them.
     segments = {p: f"len({p} segment)" for p in sorted(uses.segment_pointers()) if p in pointers}
-    uses.aliases = dict(segments)
-    sizes |= set(segments.values())
-    ordered_sizes = list(segments.values()) + ordered_sizes
     counts = scalar_counts(uses)
+    # A size held in memory (`k_end = tl.load(k_end_ptr + pid)` ending the walk): a pseudo size too, the
+    # value the tensor is filled with; every program walks that far, so the tensors it bounds hold one.
+    held = {p: f"value of {p}" for p in sorted(loaded_bounds(uses))
+            if p in pointers and p not in segments and p not in counts}
+    uses.aliases = {**segments, **held}
+    sizes |= set(segments.values()) | set(held.values())
+    ordered_sizes = list(segments.values()) + list(held.values()) + ordered_sizes
     defaults = defaults_of(kernel.node)
     tuned = autotune_config(kernel)
     heur = heuristic_keys(kernel)
@@ -407,7 +412,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     base = min(base, 256)
 
     tile = value_of(facts.tile)
-    int_like = uses.int_params() | set(segments.values())
+    int_like = uses.int_params() | set(segments.values()) | set(held.values())
     # Program axis -> (the size its tiles walk, the tile): the notes, the launch site, the kernel's masks.
     axes: dict[int, tuple[str | None, str | None]] = dict(uses.program_axes())
     for a, pair in launch_axes(facts.launch, uses.params).items():
@@ -523,7 +528,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             for expr in taken:
                 if uses.block_ptr_of(expr) is not None:
                     continue
-                for other in uses.other_definitions(expr, sizes, strides):
+                for other in uses.other_definitions(
+                        expr, sizes, strides, lambda value: branch_not_taken(kernel.node, value, consts, local)):
                     alternative = [(st, _extent(b, totals, grid, consts, base, axes)) for st, b in other
                                    if (st, b) != (None, None)]
                     numels[p] = max(numels[p], _layout(alternative, dict(stride_values), reach))
@@ -531,6 +537,9 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             if p in segments:
                 args.append(Arg(p, "tensor", numel=ROW_PROGRAMS + 1, dtype="int32", fill="segments",
                                 value=size_values[segments[p]]))
+            elif p in held:
+                args.append(Arg(p, "tensor", numel=max(1, numels[p]), dtype="int32", fill="count",
+                                value=size_values[held[p]]))
             elif p in counts:
                 # A row count read from memory: as many rows as the launch's tiles cover on that axis.
                 count_axis, count_tile = counts[p]
@@ -568,7 +577,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             else:
                 args.append(Arg(p, "float", value=0.5))
         shown = {s: size_values[s] for s in ordered_sizes
-                 if s in segments.values() or any(a.name == s and a.kind == "int" for a in args)}
+                 if s in segments.values() or s in held.values() or any(a.name == s and a.kind == "int" for a in args)}
         return Launch(kernel.name, args, grid, axis, shown, label)
 
     pairs: list[tuple[Launch, Launch]] = []
@@ -633,7 +642,9 @@ def _definition_reach(fn: ast.FunctionDef, uses: Uses, facts: Facts) -> list[Any
     for name in sorted(uses.reached(pointer_names, depth=4)):
         values = uses.defs.get(name, ())
         walking = [v for v in values if walk in uses.reached(Uses._names(v), depth=4)]
-        if len(values) > 1 and walking and len(walking) < len(values):
+        # Every definition walking it, each under its own branch (`if USE_INT4: p = ...` / `elif USE_INT8:
+        # p = ...`): the first one's branch, else neither may run and the pointer is never defined.
+        if len(values) > 1 and walking:
             out += reaching(fn, walking[0].lineno)
     return out
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from typing import Any
 
 from tritonlint.witness.extract import Kernel
+from tritonlint.witness.float_values import float_compares, float_locals
 
 ACCESS = {"load", "store", "atomic_add", "atomic_max", "atomic_min", "atomic_cas", "atomic_xchg",
           "atomic_and", "atomic_or", "atomic_xor"}
@@ -81,8 +83,7 @@ class Uses:
                     self.loops[node.target.id] = node.iter
                     self.int_uses |= self._names(node.iter)
             elif isinstance(node, ast.Compare):
-                self.compares.append(node)
-                self.int_uses |= self._names(node)
+                self.compares.append(node)  # int uses unless they compare float data (`int_params`)
             elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mod, ast.FloorDiv, ast.LShift, ast.RShift)):
                 self.int_uses |= self._names(node)
             elif isinstance(node, ast.Call):
@@ -123,10 +124,10 @@ class Uses:
 
     # -- pointers -------------------------------------------------------------------------
 
-    def reached(self, names: set[str], depth: int = 3) -> set[str]:
-        """`names` and the names their local definitions read, `depth` definitions deep."""
-        out = set(names)
-        frontier = set(names)
+    def reached(self, names: set[str], depth: int = 3, skip: frozenset[str] = frozenset()) -> set[str]:
+        """`names` and the names their local definitions read, `depth` definitions deep (not through `skip`)."""
+        out = set(names) - skip
+        frontier = set(out)
         for _ in range(depth):
             nxt: set[str] = set()
             for name in frontier:
@@ -134,6 +135,7 @@ class Uses:
                     nxt |= self._names(value)
                 if name in self.loops:
                     nxt |= self._names(self.loops[name])
+            nxt -= skip
             frontier = nxt - out
             out |= nxt
         return out
@@ -377,16 +379,21 @@ class Uses:
             out.append((stride, bound))
         return out
 
-    def other_definitions(self, expr: ast.expr, sizes: set[str], strides: set[str]) -> list[list[tuple[str | None, Any]]]:
+    def other_definitions(self, expr: ast.expr, sizes: set[str], strides: set[str],
+                          skip: Callable[[ast.expr], bool] = lambda value: False) -> list[list[tuple[str | None, Any]]]:
         """The dims of a pointer expression under each other definition of a pointer local it reads
         (`if not IS_KDA: p = a + row` else `p = a + row * K + o_k`): `dims` reads only the first, and
-        a buffer must hold what every definition reaches. One local at a time."""
+        a buffer must hold what every definition reaches. One local at a time. Not the definitions
+        `skip` names (on a constexpr branch the launch does not take: `elif INT8: p = ...` beside the
+        int4 side's `(offs_k // 2) * stride` would lay the buffer out for K rows where it holds K // 2)."""
         out: list[list[tuple[str | None, Any]]] = []
         for name in sorted(self.reached(self._names(expr), depth=4)):
             values = self.defs.get(name, [])
             if len(values) < 2 or name in self.params or not self.root(ast.Name(id=name, ctx=ast.Load())):
                 continue
             for i in range(1, len(values)):
+                if skip(values[i]):
+                    continue
                 self.defs[name] = [values[i], *values[:i], *values[i + 1:]]
                 try:
                     out.append(self.dims(expr, sizes, strides))
@@ -653,6 +660,9 @@ class Uses:
         return None
 
     def bound_expr(self, expr: ast.expr, sizes: set[str], seen: frozenset[str]) -> Any:
+        # Wrapped around a size (`(pid_n * BLOCK_N + arange) % N`): below N whatever the tile's start.
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod) and self._names(expr.right) & sizes:
+            return ("size", min(self._names(expr.right) & sizes))
         walk = self.tile_walk(expr)
         if walk is not None:
             return walk
@@ -800,7 +810,15 @@ class Uses:
         """Parameters that reach (through locals) a pointer, a comparison, a loop bound or an index."""
         floats = {n.left.id for n in self.compares if isinstance(n.left, ast.Name) and any(
             isinstance(c, ast.Constant) and isinstance(c.value, float) for c in n.comparators)}
-        seeds: set[str] = set(self.int_uses) - floats
+        # Float data (scores, exponentials, quotients) and the comparisons over it: a parameter that
+        # meets only those (`S = apply_softcap(S, softcap)`, `S = tl.dot(q, k)`) is data, not a size.
+        data = frozenset(float_locals(self.defs))
+        over_data = {id(c) for c in float_compares(self.compares, set(data))}
+        seeds: set[str] = set(self.int_uses)
+        for c in self.compares:
+            if id(c) not in over_data:
+                seeds |= self._names(c)
+        seeds -= floats
         for expr in self.accesses:
             seeds |= self._names(expr)
         for call in self.block_ptrs:
@@ -816,7 +834,7 @@ class Uses:
             for kw in call.keywords:
                 if kw.arg in inner_ints:
                     seeds |= self._names(kw.value)
-        return self.reached(seeds, depth=6) & set(self.params)
+        return self.reached(seeds, depth=6, skip=data) & set(self.params)
 
     def loaded_bits(self, pointer: str) -> bool:
         """Whether values loaded through `pointer` take bitwise operators (packed integers)."""
@@ -880,7 +898,9 @@ class Uses:
         for node in ast.walk(self.fn):
             if isinstance(node, ast.Call) and call_name(node) in ("arange", "zeros", "full", "reshape", "view",
                                                                   "static_range", "make_block_ptr"):
-                positional = node.args[1:] if call_name(node) == "arange" else node.args
+                # `static_range(0, H, BLOCK_H)`: only its step is a tile; its end is where the walk stops.
+                positional = node.args[1:] if call_name(node) == "arange" else node.args[2:] \
+                    if call_name(node) == "static_range" and len(node.args) == 3 else node.args
                 for arg in [*positional, *(k.value for k in node.keywords)]:
                     tiles |= self._names(arg)
             if isinstance(node, (ast.List, ast.Tuple)):
@@ -899,7 +919,7 @@ class Uses:
                         and not isinstance(c.comparators[0], ast.Constant) and self._names(c.left) - {p}:
                     bounds = True
             for it in self.loops.values():
-                if isinstance(it, ast.Call) and call_name(it) == "range" and len(it.args) >= 2:
+                if isinstance(it, ast.Call) and call_name(it) in ("range", "static_range") and len(it.args) >= 2:
                     end = it.args[1]
                     if isinstance(end, ast.Call) and call_name(end) == "cdiv" and end.args:
                         end = end.args[0]  # `cdiv(n, BLOCK)`: n is the size, BLOCK (and what it multiplies) not
@@ -996,7 +1016,28 @@ def scalar_counts(uses: Uses) -> dict[str, tuple[int, str]]:
         sides = (c.left, c.comparators[0])
         for mine, other in (sides, sides[::-1]):
             if isinstance(mine, ast.Name) and mine.id in loaded:
-                walk = uses.tile_walk(other)
+                walk = uses.tile_walk(other) or _derived_tile_walk(uses, other)
                 if walk is not None:
                     out.setdefault(loaded[mine.id], (walk[1], walk[2]))
     return out
+
+
+def _derived_tile_walk(uses: Uses, expr: ast.expr) -> tuple[str, int, str] | None:
+    """("axis", a, TILE) for `pid_m * TILE` where `pid_m` is computed from the one program id of axis a
+    by arithmetic (a `GROUP_M` swizzle, `pid // num_pid_n`): the start of that axis's tile, as
+    `tile_walk` reads a bare `program_id(a) * TILE`. Not an index loaded from memory nor a loop's."""
+    if not (isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult)):
+        return None
+    for index, tile in ((expr.left, expr.right), (expr.right, expr.left)):
+        if not (isinstance(index, ast.Name) and isinstance(tile, ast.Name) and tile.id in uses.constexprs) \
+                or index.id in uses.params or index.id in uses.loops:
+            continue
+        derived = uses.reached({index.id}, depth=6)
+        if any(n in uses.loops for n in derived) or any(
+                isinstance(c, ast.Call) and call_name(c) == "load"
+                for n in derived for v in uses.defs.get(n, ()) for c in ast.walk(v)):
+            continue
+        axes = {a for n in derived if (a := uses.pid_axis(ast.Name(id=n, ctx=ast.Load()))) is not None}
+        if len(axes) == 1:
+            return ("axis", axes.pop(), tile.id)
+    return None
