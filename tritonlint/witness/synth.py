@@ -174,12 +174,6 @@ def facts_from(diagnostic: Any, launches: list[Any], even_flags: dict[str, bool]
         args = dict(launch.args)
         multiples |= set(launch.multiples)
         multiples |= padded(launch)
-        # Parameters the launch passes the same host value (`BLOCK_GROUP_SIZE=group_size` beside
-        # `group_size`) are equal: each is a multiple of the other, so no tile of one is partial in the other.
-        same: dict[str, list[str]] = {}
-        for param, text in args.items():
-            same.setdefault(text.strip(), []).append(param)
-        multiples |= {(a, b) for names in same.values() for a in names for b in names if a != b}
     return Facts(diagnostic.line, diagnostic.code, flags, walk, tile, hints, args, multiples, even_flags, first,
                  program_axis, dict(flag_tiles or {}))
 
