@@ -133,6 +133,10 @@ def test_the_two_dimensional_tile_switches_off_rows_past_the_group(tmp_path: Pat
     w = _witness(checked, d)
     assert w.status == "confirmed", w.reason
     assert w.evidence is not None and w.evidence["lanes"] > 0
+    # The fix bounds the rows (`(ch < G)[:, None]`): a bare `ch < G` would land on the columns and
+    # let the padding rows run past the end of X.
+    assert d.fix is not None and "(ch < G)[:, None]" in d.fix.title
+    assert w.validation is not None and w.validation["status"] == "validated", w.validation
 
 
 def test_a_tile_bounded_by_its_group_is_not_confirmed(tmp_path: Path) -> None:
