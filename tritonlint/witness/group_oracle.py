@@ -43,11 +43,14 @@ def group_launch(cand: Launch, block: str, group: str) -> Launch | str:
 
 
 def roomy(launch: Launch) -> Launch:
-    """The launch with every tensor ROOM times larger: the sizing run reads how far each is reached."""
+    """The launch with every tensor ROOM times as large as the largest: the sizing run reads how far each
+    is reached (a tensor the synthesizer sized by a layout it could not read, `X + tl.where(m, offs, -1)`,
+    is as roomy as the others)."""
     out = copy.deepcopy(launch)
+    largest = max((arg.numel for arg in out.args if arg.kind == "tensor"), default=1)
     for arg in out.args:
         if arg.kind == "tensor":
-            arg.numel = max(1, arg.numel) * ROOM
+            arg.numel = max(1, largest) * ROOM
     return out
 
 
