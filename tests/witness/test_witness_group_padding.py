@@ -16,7 +16,7 @@ from typing import Any
 
 from tritonlint.config import check_selectors, load_config
 from tritonlint.witness import analysis
-from tritonlint.witness.group_oracle import group_launch, tile_axis
+from tritonlint.witness.group_oracle import ROOM, fitted, group_launch, roomy, tile_axis
 from tritonlint.witness.runner import witness
 from tritonlint.witness.synth import Arg, Launch
 
@@ -170,3 +170,12 @@ def test_the_tile_axis_is_read_from_the_broadcast() -> None:
     assert tile_axis("w = ch[:, None] * W + col[None, :]", "ch") == (0, 2)
     assert tile_axis("w = row[None, :] + col", "row") == (1, 2)
     assert tile_axis("idx = g * G + lane", "idx") == (None, None)
+
+
+def test_the_sizing_run_is_roomy_and_the_judging_runs_fit_the_groups() -> None:
+    launch = Launch("k", [Arg("X", "tensor", numel=40), Arg("S", "tensor", numel=2), Arg("G", "int", 9)], [2], "n")
+    big = roomy(launch)
+    assert [a.numel for a in big.args if a.kind == "tensor"] == [40 * ROOM, 40 * ROOM]
+    fit = fitted(launch, {"X": 17})
+    assert [a.numel for a in fit.args if a.kind == "tensor"] == [18, 2]  # S, never reached, keeps its size
+    assert launch.args[0].numel == 40
