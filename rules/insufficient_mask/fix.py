@@ -166,7 +166,14 @@ def _bound_fix(kernel: KernelContext, hazard: TailHazard, verdict: SufficiencyVe
             return CallFix(f"the in-group offsets have no name: bound the lanes by the group "
                            f"(`tl.arange(0, {verdict.slices[0]}) < {verdict.slices[1]}`)", Applicability.DISPLAY_ONLY,
                            None)
-        bound = f"{offsets} < {verdict.slices[1]}"
+        lands = _broadcasts_of(kernel, access, offsets)
+        if lands is None:
+            return CallFix(f"`{offsets}` is broadcast more than one way in the pointer: bound its lanes by the "
+                           f"group as the pointer broadcasts them (`{offsets} < {verdict.slices[1]}`)",
+                           Applicability.DISPLAY_ONLY, None)
+        # A 2-D tile's in-group offsets (`ch[:, None] * W + col[None, :]`): the bound lands on their axis,
+        # not on the last one a bare 1-D comparison broadcasts to.
+        bound = f"({offsets} < {verdict.slices[1]}){lands}" if lands else f"{offsets} < {verdict.slices[1]}"
         source = "the lanes of the group"
     new_call = with_arguments(kernel, access, {"mask": combined_mask(kernel, access, bound, None)})
     return CallFix(f"Add the bound `{bound}` to the mask ({source})", Applicability.UNSAFE, new_call)
@@ -182,6 +189,31 @@ def _in_group_offsets(kernel: KernelContext, access: Access, block: str) -> str 
                     spaceless(d.value.args[1].value) == block:
                 found.add(name)
     return next(iter(found)) if len(found) == 1 else None
+
+
+def _broadcasts_of(kernel: KernelContext, access: Access, offsets: str) -> str | None:
+    """How the pointer broadcasts the in-group offsets or a name made from them (`chan[:, None]` with
+    `chan = g * G + ch`): `[:, None]`, or "" where it uses them bare; None where it does so more than one way."""
+    chain = kernel.chain(access.pointer, access)
+    values = {name: [d.value for d in defs if d.kind == "assign" and d.value is not None]
+              for name, defs in chain.items()}
+    made = {offsets}  # the offsets and every name of the chain computed from them
+    grew = True
+    while grew:
+        grew = False
+        for name, exprs in values.items():
+            if name not in made and any(isinstance(n, cst.Name) and n.value in made
+                                        for e in exprs for n in nodes_under(e)):
+                made.add(name)
+                grew = True
+    seen: set[str] = set()
+    for root in [access.pointer, *(e for exprs in values.values() for e in exprs)]:
+        for node in nodes_under(root):
+            if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and node.value.value in made:
+                seen.add(slice_text(node))
+    if len(seen) > 1:
+        return None
+    return next(iter(seen), "")
 
 
 def _shifted_bound(kernel: KernelContext, access: Access, shifted: str) -> tuple[str, str] | None:

@@ -423,7 +423,7 @@ def _kernel_stack() -> list[tuple[str, int, str]]:
             if f.f_code.co_name == "__call__" and absf.endswith(os.path.join("runtime", "interpreter.py")) \
                     and "self" in f.f_locals and hasattr(f.f_locals["self"], "grid"):
                 break
-        elif not absf.startswith(_VERIFY_DIR):
+        elif not absf.startswith(_VERIFY_DIR) and not f.f_globals.get("GUARD_TRANSPARENT"):
             out.append((absf, f.f_lineno, f.f_code.co_name))
         f = f.f_back
     return out

@@ -14,7 +14,8 @@ from typing import Any
 from tritonlint.config import Config
 from tritonlint.diagnostics import Diagnostic
 
-__all__ = ["CheckedFile", "Config", "check_paths", "edits_of", "fixed_text", "fixing_config", "render", "write_fixed"]
+__all__ = ["CheckedFile", "Config", "check_paths", "edits_of", "fixed_text", "fixing_config", "padded_group", "render",
+           "write_fixed"]
 
 
 @dataclass(frozen=True)
@@ -114,3 +115,15 @@ def write_fixed(file: CheckedFile, fixed: str) -> str | None:
     if decode_source(source, data)[0] != file.text:
         return "changed on disk since it was read; fixes not written"
     return write_atomic(file.path, fixed, data)
+
+
+def padded_group(diagnostic: Diagnostic) -> tuple[str, str] | None:
+    """(block-size parameter, group-size parameter) of a TL104 finding of a tile wider than its group
+    (`BLOCK=next_power_of_2(G)`, the pointer stepping by `G`), read from the finding's own words; None
+    for every other finding."""
+    import re
+
+    if diagnostic.code != "TL104":
+        return None
+    m = re.search(r"the tile of (\w+) lanes is wider than the group of `(\w+)", diagnostic.message)
+    return (m.group(1), m.group(2)) if m else None

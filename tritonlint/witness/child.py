@@ -18,6 +18,13 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from tritonlint.witness.padding_patch import (
+    conflicts,
+    record_reach,
+    record_writers,
+    switch_off_padding,
+)
+
 
 def _load(path: str) -> Any:
     name = "_tritonlint_witness_" + Path(path).stem
@@ -171,13 +178,38 @@ def run_job(job: dict[str, Any], out: Path) -> None:
             written: dict[str, dict[int, int]] = {}
             # Installed before the guard, so that the guard's frame walk still starts at its own frame.
             undo = _record_stores(guard, launch, written)
+            # The group oracle's patches (TL104, a tile wider than its group): padding lanes switched
+            # off at the access, or every program's writes at the flagged store recorded.
+            padding: dict[str, Any] = {}
+            writes: dict[str, dict[int, dict[tuple[int, ...], float]]] = {}
+            reach: dict[str, int] = {}
+            # Inside the guard: the sizing run's reach (it sees the lanes the padding patch leaves on).
+            undo_reach = record_reach(guard, reach) if launch.get("reach") else (lambda: None)
             try:
                 with guard:
-                    kernel[tuple(launch["grid"])](**values)
+                    # Outside the guard (installed after it): the lanes switched off are never checked,
+                    # so an original run's padding lanes past every tensor drop out as a mask would.
+                    # Their frames are transparent to the guard's walk (GUARD_TRANSPARENT).
+                    undo_padding = switch_off_padding(dict(launch["padding"], module=launch["module"]), padding,
+                                                      guard) if launch.get("padding") else (lambda: None)
+                    undo_writers = record_writers(guard, launch["module"], set(launch["writers"]), writes) \
+                        if launch.get("writers") else (lambda: None)
+                    try:
+                        kernel[tuple(launch["grid"])](**values)
+                    finally:
+                        undo_writers()
+                        undo_padding()
             finally:
+                undo_reach()
                 undo()
             result["status"] = "ok"
             result["written"] = written
+            if launch.get("padding"):
+                result["padding"] = padding
+            if launch.get("writers"):
+                result["conflicts"] = conflicts(writes)
+            if launch.get("reach"):
+                result["reach"] = reach
             tensors = {n: v.clone() for n, v in values.items() if isinstance(v, torch.Tensor)}
             torch.save(tensors, out / f"outputs{i}.pt")
         except BaseException as error:  # noqa: BLE001 - the kernel's failure is a result

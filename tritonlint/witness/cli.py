@@ -54,8 +54,9 @@ def run(args: argparse.Namespace, config: Config) -> int:
         out = Path(args.emit_repro)
         out.mkdir(parents=True, exist_ok=True)
         for i, (f, d) in enumerate(work):
-            # A TL105 confirmation is a difference between two runs, not an access past an end.
-            if results[i].status == "confirmed" and d.code != "TL105":
+            # A TL105 confirmation, or a padded group's (TL104), is a difference between two runs, not
+            # an access past an end: the repro's guard would show nothing.
+            if results[i].status == "confirmed" and d.code != "TL105" and analysis.padded_group(d) is None:
                 written = emit(out, f.display, d, results[i])
                 print(f"tritonlint: wrote {written}", file=sys.stderr)
     sources = {f.display: f.text for f in files}

@@ -163,6 +163,11 @@ def plan(path: Path, root: Path, package: str | None, folder: Path, *, timeout: 
                 # the poisoned comparison of the two trees cannot judge it.
                 out.findings.append(Planned(where, d.code, "skipped", "TL105: judged by `witness`, not by poison"))
                 continue
+            if analysis.padded_group(d) is not None:
+                # A padded group's lanes stay inside the allocation: its fix changes the outputs on purpose.
+                out.findings.append(Planned(where, d.code, "skipped",
+                                            "TL104 (a tile wider than its group): judged by `witness`, not by poison"))
+                continue
             progress(f"witness: {where} {d.code}")
             w = witness(f.path, f.display, f.text, d, f.launches, f.flags, fixed, timeout=timeout)
             launch = None

@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tritonlint.witness import analysis
 from tritonlint.witness.extract import ExtractError, enclosing_kernel, extract
+from tritonlint.witness.group_oracle import fitted, group_launch, padding_evidence, roomy, tile_axis
 from tritonlint.witness.synth import Facts, Launch, SynthesisError, facts_from, synthesize
 
 MAX_PAIRS = 3  # candidate launches tried per finding (each with its full-tile control)
@@ -118,8 +120,10 @@ def _target(extracted: Any, text: str, line: int, column: int) -> tuple[str, str
     from tritonlint.witness.uses import Uses
 
     tree = ast.parse(text)
-    call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.lineno == line
-                 and n.col_offset == column - 1), None)
+    # `tl.load(p, ...).to(tl.float32)` starts where its load does: the access, not the cast, is the call.
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.lineno == line and n.col_offset == column - 1]
+    call = next((n for n in calls if ast.unparse(n.func).split(".")[-1] in ("load", "store")
+                 or ast.unparse(n.func).split(".")[-1].startswith("atomic")), calls[0] if calls else None)
     if call is None:
         return ("any", None)
     name = ast.unparse(call.func).split(".")[-1]
@@ -310,6 +314,9 @@ def _owner(text: str, line: int, fallback: str) -> str:
 
 def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
          pairs: list[tuple[Launch, Launch]], fixed: str | None, timeout: float, fill: int) -> Witness:
+    group = analysis.padded_group(diagnostic)
+    if group is not None:  # never out of bounds: judged by the wrong-data oracle instead
+        return _run_group(path, text, diagnostic, extracted, facts, pairs, fixed, timeout, fill, group)
     lines = set(range(diagnostic.line, diagnostic.end_line + 1))
     with tempfile.TemporaryDirectory(prefix="tritonlint-witness-") as tmp:
         workdir = Path(tmp)
@@ -474,3 +481,158 @@ def _validation(results: list[dict[str, Any]], chosen: tuple[Launch, dict[str, i
                 f"except {explained} element(s) only one of the two flagged stores wrote"}
     against = "the identity run" if "ident" in step else "the original's at a zero fill"
     return {"status": "validated", "reason": f"runs in bounds; outputs equal {against} at {cand.brief()}"}
+
+
+def _run_group(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
+               pairs: list[tuple[Launch, Launch]], fixed: str | None, timeout: float, fill: int,
+               group: tuple[str, str]) -> Witness:
+    """A tile wider than its group: each candidate (its group size made no power of two) runs as it is
+    and with the access's padding lanes switched off; confirmed when the outputs differ, or when the
+    store's padding lanes write what another program writes with another value."""
+    block, size = group
+    lines = set(range(diagnostic.line, diagnostic.end_line + 1))
+    gen_lines = sorted(ln + extracted.offset for ln in lines)
+    axis, rank = tile_axis(extracted.source, facts.walk)
+    try:
+        kind = _target(extracted, text, diagnostic.line, diagnostic.column)[0]
+    except (SyntaxError, ValueError):
+        kind = "any"
+    stores = kind in ("store", "any")
+    problems: list[str] = []
+    plan: list[tuple[Launch, dict[str, int]]] = []
+    with tempfile.TemporaryDirectory(prefix="tritonlint-witness-") as tmp:
+        workdir = Path(tmp)
+        module = str(workdir / "witness_module.py")
+        Path(module).write_text(extracted.source)
+        fixed_module: str | None = None
+        fixed_lines: set[int] = set()
+        fix_problem = ""
+        if fixed is not None:
+            try:
+                fixed_extracted = extract(path, fixed, extracted.kernel.name)
+                fixed_module = str(workdir / "witness_fixed.py")
+                Path(fixed_module).write_text(fixed_extracted.source)
+                fixed_lines = {ln + fixed_extracted.offset for ln in _fixed_lines(text, fixed, lines)}
+            except (ExtractError, SyntaxError) as error:
+                fix_problem = f"the fixed file cannot be cut out: {error}"
+        padded: list[Launch] = []
+        for cand, _control in pairs:
+            launch = group_launch(cand, block, size)
+            if isinstance(launch, str):
+                problems.append(launch)
+            else:
+                padded.append(launch)
+        if not padded:
+            return Witness("cannot-synthesize", f"no launch pads the group: {problems[0] if problems else 'none built'}")
+
+        def padding(launch: Launch, group: int | None) -> dict[str, Any]:
+            return {"lines": gen_lines, "group": group, "axis": axis, "ndim": rank,
+                    "block": next(a.value for a in launch.args if a.name == block)}
+
+        # First the groups' own lanes alone, in roomy tensors: how far each tensor is reached. The runs
+        # that judge get tensors of exactly that size, as a launch whose extent is its groups' would.
+        sizing = _Job()
+        for launch in padded:
+            i = sizing.add(roomy(launch), module)
+            sizing.launches[i]["padding"] = padding(launch, launch.sizes[size])
+            sizing.launches[i]["reach"] = True
+        (workdir / "sizing").mkdir()
+        reached = _child(sizing, workdir / "sizing", fill, max(5.0, timeout / 3))
+        if isinstance(reached, list):
+            padded = [fitted(launch, r.get("reach")) if r["status"] == "ok" and not r["violations"] else launch
+                      for launch, r in zip(padded, reached)]
+        job = _Job()
+        for launch in padded:
+            watch = set(gen_lines) if stores else None
+            step = {"cand": job.add(launch, module, watch=watch), "padless": job.add(launch, module, watch=watch)}
+            if stores:
+                job.launches[step["cand"]]["writers"] = gen_lines
+            # The original's lanes that point past every tensor (the last group's padding, in tensors
+            # sized to the groups) are dropped: out of bounds is another finding's claim, not this one's.
+            job.launches[step["cand"]]["padding"] = padding(launch, None)
+            job.launches[step["padless"]]["padding"] = padding(launch, launch.sizes[size])
+            job.compare.append((step["cand"], step["padless"]))
+            if fixed_module is not None:
+                step["fixed"] = job.add(launch, fixed_module)
+                job.compare.append((step["padless"], step["fixed"]))
+            plan.append((launch, step))
+        results = _child(job, workdir, fill, timeout)
+        source = extracted.source
+    if isinstance(results, str):
+        return Witness("error", results, plan[0][0].to_dict())
+    errors: list[str] = []
+    chosen: tuple[Launch, dict[str, int]] | None = None
+    witness: Witness | None = None
+    for launch, step in plan:
+        original, padless = results[step["cand"]], results[step["padless"]]
+        if original["status"] != "ok" or padless["status"] != "ok":
+            errors.append(f"{launch.label}: {original['error'] or padless['error'] or 'crashed'}")
+            continue
+        if original["violations"]:
+            # Poisoned reads would differ for another reason than the group: the launch proves nothing.
+            v = original["violations"][0]
+            errors.append(f"{launch.label}: {v['kind']} out of bounds of `{v['tensor']}` at line "
+                          f"{v['line'] - extracted.offset}: the launch does not match the kernel's indexing")
+            continue
+        chosen = chosen or (launch, step)
+        if not (padless.get("padding") or {}).get("lanes"):
+            unknown = (padless.get("padding") or {}).get("unknown_axis")
+            errors.append(f"{launch.label}: " + ("the tile's axis could not be told" if unknown
+                                                  else "no padding lane was active at the access"))
+            continue
+        diffs = dict(original.get("differs", {}).get(str(step["padless"])) or {})
+        if stores:
+            # A store's padding lanes change only what they write: an element no program of this launch
+            # owns (a group past the grid's programs) is no evidence; one its owner also writes is.
+            owned = padless.get("written", {})
+            diffs = {n: d for n, d in diffs.items()
+                     if any(owned.get(n, {}).get(str(i), 0) for i in d.get("where", ()))}
+        evidence = padding_evidence(original, padless, diffs, launch, size)
+        if evidence is not None:
+            witness = Witness("confirmed", evidence["summary"], launch.to_dict(), evidence)
+            chosen = (launch, step)
+            break
+    if witness is None:
+        tried = ", ".join(launch.label for launch, _ in plan)
+        note = f" ({errors[0]})" if errors else ""
+        if chosen is None and all(results[step["cand"]]["status"] != "ok" for _, step in plan):
+            witness = Witness("error", f"the kernel does not run under the interpreter: {errors[0]}",
+                              plan[0][0].to_dict())
+        elif chosen is None:
+            witness = Witness("not-reproduced", f"no launch tried matches the kernel's indexing: {errors[0]}",
+                              plan[0][0].to_dict())
+        else:
+            witness = Witness("not-reproduced", "outputs equal the run with the lanes past the group switched "
+                              f"off, and no store race, at {tried}{note}", chosen[0].to_dict())
+    witness.module_source = source
+    witness.module_offset = extracted.offset
+    if fixed is None:
+        return witness
+    witness.validation = _group_validation(results, chosen, fixed_module, fixed_lines, fix_problem)
+    return witness
+
+
+def _group_validation(results: list[dict[str, Any]], chosen: tuple[Launch, dict[str, int]] | None,
+                      fixed_module: str | None, lines: set[int], problem: str) -> dict[str, str]:
+    """The fix of a padded group must compute what the run with the padding lanes switched off does."""
+    if problem:
+        return {"status": "failed", "reason": problem}
+    if chosen is None or fixed_module is None:
+        return {"status": "not-run", "reason": "no launch of the original ran in a way that matches its indexing"}
+    launch, step = chosen
+    res = results[step["fixed"]]
+    if res["status"] != "ok":
+        return {"status": "failed", "reason": f"the fixed kernel does not run: {res['error']}"}
+    stray = [v for v in res["violations"] if v["path"] == fixed_module and v["line"] in lines]
+    if stray:
+        return {"status": "failed", "reason": f"the fixed access goes out of bounds of `{stray[0]['tensor']}` "
+                f"at {launch.brief()}"}
+    diffs = results[step["padless"]].get("differs", {}).get(str(step["fixed"]))
+    if diffs is None:
+        return {"status": "failed", "reason": "the outputs could not be compared"}
+    if diffs:
+        name, d = next(iter(diffs.items()))
+        return {"status": "failed", "reason": f"`{name}` differs from the run with the lanes past the group "
+                f"switched off in {d['elements']} element(s) (max |diff| {d['max_abs']}) at {launch.brief()}"}
+    return {"status": "validated", "reason": "runs in bounds; outputs equal the run with the lanes past the "
+            f"group switched off at {launch.brief()}"}
