@@ -26,6 +26,10 @@ Portable (carried by generated modules, and installed here):
   kernel's globals holding one are patched for the run too. libdevice's functions with a builtin twin
   in `tl.math` (`rsqrt`, `exp`, `erf`, ...; the interpreter has no extern calls) run as that twin,
   called through `libdevice` or through such an alias.
+* `a and b`, `a or b` on tensors: the compiler joins tensor operands with `logical_and`/`logical_or`
+  (a constexpr operand may end the expression early); the interpreter ran Python's operator, which
+  returns one operand whole, so `(rows < M) and (cols < N)` lost its row bound. The interpreter's
+  source rewriter writes each such operator as a call doing what the compiler does.
 * `tl.extra.cuda.num_warps()` and `num_threads()` under the interpreter: the compiler answers with
   the launch's `num_warps` option (4 when the launch gives none), which the interpreter drops; the
   launch's value is kept while it runs and returned (times 32 for threads), as the compiler would.
@@ -296,6 +300,63 @@ def _compat_launch_num_warps() -> None:
     function.run = run_recording
 
 
+def _compat_bool_ops() -> None:
+    # `a and b`, `a or b` in a kernel: the compiler evaluates the operands in order, lets a constexpr
+    # operand end the expression early (a false one an `and`, a true one an `or`) and joins the tensor
+    # operands with `logical_and`/`logical_or`. The interpreter runs Python's operator instead, which
+    # takes a block tensor's truth and returns one operand whole: `(rows < M) and (cols < N)` becomes
+    # `cols < N` and the row bound is lost. Its source rewriter is taught to write each such operator
+    # as a call that does what the compiler does (the operands as thunks, so they are evaluated in order
+    # and only as far as the compiler evaluates them).
+    import ast
+    from typing import Any  # noqa: F401 - generated modules evaluate annotations
+
+    try:
+        import triton.language as tl
+        from triton.runtime import interpreter as interp
+    except ImportError:
+        return
+    rewriter = getattr(interp, "FunctionRewriter", None)
+    installed = interp.__dict__.setdefault("_compat_shims_installed", set())
+    if rewriter is None or "bool_ops" in installed:
+        return
+    installed.add("bool_ops")
+
+    def bool_op(is_and: bool, *operands: Any) -> Any:
+        tensors, value = [], None
+        for operand in operands:
+            value = operand()
+            if not isinstance(value, tl.tensor):
+                if bool(value) is not is_and:  # a false constexpr ends an `and`, a true one an `or`
+                    return value
+                continue
+            tensors.append(value)
+        if not tensors:
+            return value
+        joined = tensors[0]
+        for other in tensors[1:]:
+            joined = joined.logical_and(other) if is_and else joined.logical_or(other)
+        return joined
+
+    base = type(rewriter.ast_transformer)
+
+    class BoolOpsAsCompiled(base):  # type: ignore[valid-type, misc]
+        def visit_Assign(self, node: Any) -> Any:
+            node.value = self.visit(node.value)  # the interpreter's own visit leaves the value unvisited
+            return super().visit_Assign(node)
+
+        def visit_BoolOp(self, node: Any) -> Any:
+            self.generic_visit(node)
+            empty = ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[])
+            thunks = [ast.Lambda(args=empty, body=value) for value in node.values]
+            call = ast.Call(func=ast.Name(id="_compat_bool_op", ctx=ast.Load()),
+                            args=[ast.Constant(isinstance(node.op, ast.And)), *thunks], keywords=[])
+            return ast.copy_location(call, node)
+
+    interp._compat_bool_op = bool_op  # the rewriter copies the interpreter's globals into the kernel's
+    rewriter.ast_transformer = BoolOpsAsCompiled()
+
+
 # What a generated module carries: the shim, and whether the kernels it holds need it.
 _PORTABLE: tuple[tuple[Callable[[], None], Callable[[ast.AST], bool]], ...] = (
     (_compat_old_dot_keywords, lambda fn: uses_old_dot(fn)),  # defined below
@@ -303,6 +364,7 @@ _PORTABLE: tuple[tuple[Callable[[], None], Callable[[ast.AST], bool]], ...] = (
     (_compat_global_builtin_aliases, lambda fn: True),
     (_compat_dot_scaled, lambda fn: _calls(fn, "dot_scaled")),
     (_compat_launch_num_warps, lambda fn: _calls(fn, "num_warps") or _calls(fn, "num_threads")),
+    (_compat_bool_ops, lambda fn: any(isinstance(n, ast.BoolOp) for n in ast.walk(fn))),
 )
 
 OLD_DOT_KEYWORDS = ("trans_a", "trans_b")
