@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -527,6 +528,11 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                     alternative = [(st, _extent(b, totals, grid, consts, base, axes)) for st, b in other
                                    if (st, b) != (None, None)]
                     numels[p] = max(numels[p], _layout(alternative, dict(stride_values), reach))
+        # A tensor the host pads to X elements (`torch.zeros(X)` filled from a shorter one) holds X here too.
+        for p, length in getattr(facts.launch, "padded", {}).items():
+            held_length = _padded_value(length, facts.launch.args, {**consts, **size_values})
+            if p in numels and held_length is not None:
+                numels[p] = max(numels[p], held_length)
         for p in uses.params:
             if p in segments:
                 args.append(Arg(p, "tensor", numel=ROW_PROGRAMS + 1, dtype="int32", fill="segments",
@@ -788,3 +794,15 @@ def _shapes_with(node: ast.AST, name: str) -> bool:
                         if isinstance(n, ast.Name)}
     return isinstance(node, (ast.List, ast.Tuple)) and any(isinstance(e, ast.Name) and e.id == name
                                                            for e in node.elts)
+
+
+def _padded_value(length: str, launch_args: Mapping[str, str], values: Mapping[str, Any]) -> int | None:
+    """The value of a host length text in this launch: a literal, or the kernel parameter the launch
+    passes that same text to (`H=H_padded` for `torch.zeros(H_padded)`)."""
+    if length.isdigit():
+        return int(length)
+    for param, text in launch_args.items():
+        value = values.get(param)
+        if text == length and isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
