@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tritonlint.witness.extract import ExtractError, enclosing_kernel, extract
+from tritonlint.witness.padded_rows import in_padding, padded_rows
 from tritonlint.witness.synth import Facts, Launch, SynthesisError, facts_from, synthesize
 
 MAX_PAIRS = 3  # candidate launches tried per finding (each with its full-tile control)
@@ -321,11 +322,13 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
         except (SyntaxError, ValueError):
             target = ("any", None)
         fixed_module = None
+        fixed_source: str | None = None
         fixed_gen_lines: set[int] = set()
         fix_problem = ""
         if fixed is not None:
             try:
                 fixed_extracted = extract(path, fixed, extracted.kernel.name)
+                fixed_source = fixed_extracted.source
                 fixed_module = str(workdir / "witness_fixed.py")
                 Path(fixed_module).write_text(fixed_extracted.source)
                 fixed_gen_lines = {ln + fixed_extracted.offset for ln in _fixed_lines(text, fixed, lines)}
@@ -417,7 +420,50 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
     if fixed is None:
         return witness
     witness.validation = _validation(results, chosen, fixed_module, fixed_gen_lines, fix_problem, target)
+    if witness.validation["status"] == "failed" and witness.validation["reason"].startswith("`") \
+            and identity is None and chosen is not None and fixed_source is not None:
+        # The outputs differ: where the original's over-read landed in the next row, inside the tensor,
+        # its outputs are no oracle. Once more on rows padded past their length.
+        again = _padded_validation(extracted, fixed_source, chosen[0], fixed_gen_lines, target, fill, timeout)
+        if again is not None:
+            witness.validation = again
     return witness
+
+
+def _padded_validation(extracted: Any, fixed_source: str, cand: Launch, fixed_lines: set[int],
+                       target: tuple[str, str | None], fill: int, timeout: float) -> dict[str, str] | None:
+    """The fix validated on the candidate's launch with padded rows (padded_rows), or None where no such
+    launch exists or the fixed kernel's outputs differ there too (the plain launch's failure stands)."""
+    tiles = [a.value for a in cand.args if a.kind == "constexpr" and isinstance(a.value, int)
+             and not isinstance(a.value, bool) and a.value > 1]
+    built = padded_rows(extracted, cand, min(256, max(tiles + [16])))
+    if built is None:
+        return None
+    original, poisoned = built
+    with tempfile.TemporaryDirectory(prefix="tritonlint-witness-rows-") as tmp:
+        workdir = Path(tmp)
+        module, fixed_module = str(workdir / "witness_module.py"), str(workdir / "witness_fixed.py")
+        Path(module).write_text(extracted.source)
+        Path(fixed_module).write_text(fixed_source)
+        job = _Job()
+        a, b = job.add(original, module), job.add(poisoned, fixed_module)
+        job.compare.append((a, b))
+        results = _child(job, workdir, fill, timeout)
+    if isinstance(results, str) or results[a]["status"] != "ok" or results[b]["status"] != "ok" \
+            or _hits(results[b], fixed_module, fixed_lines, target):
+        return None
+    diffs = results[a].get("differs", {}).get(str(b))
+    if diffs is None:
+        return None
+    # The padding itself differs (zero bits in one run, poison in the other): only the rows are compared.
+    left = {name: d for name, d in diffs.items()
+            if not (in_padding(poisoned, name, d.get("where", [])) and d.get("elements", 0) == len(d.get("where", [])))}
+    if left:
+        return None
+    rows = next((arg.pad[0] for arg in poisoned.args if arg.pad), 0)
+    return {"status": "validated", "reason": f"runs in bounds at {cand.brief()}; outputs equal the original's "
+            f"on rows padded to {rows} elements (the original's over-read leaves the row into zeros there; "
+            f"the fixed kernel runs with the padding poisoned)"}
 
 
 def _validation(results: list[dict[str, Any]], chosen: tuple[Launch, dict[str, int]] | None,

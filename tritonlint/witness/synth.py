@@ -61,10 +61,12 @@ class Arg:
     # (row length, valid prefix): the tensor is rows of that length whose elements past the prefix are
     # padding, zero bits: lanes past a row's extent read zeros there, as a masked load's `other=0` gives.
     pad: tuple[int, int] | None = None
+    # The padding poisoned (all bits set) instead: a fixed kernel that still reads past a row shows it.
+    pad_poison: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "kind": self.kind, "value": self.value, "numel": self.numel,
-                "dtype": self.dtype, "fill": self.fill, "pad": self.pad}
+                "dtype": self.dtype, "fill": self.fill, "pad": self.pad, "pad_poison": self.pad_poison}
 
 
 @dataclass
