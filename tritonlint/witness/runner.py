@@ -151,6 +151,13 @@ def _evidence(v: dict[str, Any], launch: Launch, offset: int) -> dict[str, Any]:
 def _latent(facts: Facts, launch: Launch) -> str:
     """Why the callers never launch this shape, if they say so."""
     extent = launch.sizes.get(launch.axis or "", 0)
+    # A dispatch around the launch keeps the size within a block (`if n <= BLOCK:`): past it, never.
+    values = {a.name: a.value for a in launch.args if a.kind in ("constexpr", "int")}
+    for block, pairs in sorted(getattr(facts.launch, "covers", {}).items()):
+        bound = values.get(block)
+        for size, test in pairs:
+            if size == launch.axis and isinstance(bound, int) and not isinstance(bound, bool) and extent > bound:
+                return f"the callers keep {size} <= {block} ({test})"
     for a, b in sorted(facts.multiples):
         if a != launch.axis:
             continue
@@ -363,6 +370,7 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
     errors: list[str] = []
     chosen: tuple[Launch, dict[str, int]] | None = None
     witness: Witness | None = None
+    excluded: tuple[Witness, tuple[Launch, dict[str, int]]] | None = None  # the first latent confirmation
     for (cand, control), step in zip(pairs, plan):
         res = results[step["cand"]]
         if res["status"] != "ok":
@@ -400,9 +408,14 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
         latent = _latent(facts, cand)
         reason = evidence["summary"] + (f"; latent: {latent}" if latent else "")
         evidence["latent"] = latent or None
+        if latent:  # a shape the callers exclude: another candidate may confirm it on one they allow
+            excluded = excluded or (Witness("confirmed", reason, cand.to_dict(), evidence), (cand, step))
+            continue
         witness = Witness("confirmed", reason, cand.to_dict(), evidence)
         chosen = (cand, step)
         break
+    if witness is None and excluded is not None:
+        witness, chosen = excluded
     if witness is None:
         if chosen is None and all(results[step["cand"]]["status"] != "ok" for step in plan):
             witness = Witness("error", f"the kernel does not run under the interpreter: {errors[0]}",
