@@ -51,7 +51,9 @@ def argument_value(arg: dict[str, Any], generator: Any) -> Any:
         if pad:  # rows of pad[0] elements, those past pad[1] zero bits (0 in every element type)
             row, valid = int(pad[0]), int(pad[1])
             bits = value.view({1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[value.element_size()])
-            bits[(torch.arange(bits.numel()) % row) >= valid] = 0
+            # or poisoned: all bits set (NaN in every float type)
+            bits[(torch.arange(bits.numel()) % row) >= valid] = (255 if bits.dtype == torch.uint8 else -1) \
+                if arg.get("pad_poison") else 0
         return value
     if kind == "none":
         return None

@@ -15,6 +15,7 @@ from typing import Any
 from tritonlint.witness import analysis
 from tritonlint.witness.extract import ExtractError, enclosing_kernel, extract
 from tritonlint.witness.group_oracle import fitted, group_launch, padding_evidence, roomy, tile_axis
+from tritonlint.witness.padded_rows import in_padding, padded_rows
 from tritonlint.witness.synth import Facts, Launch, SynthesisError, facts_from, synthesize
 
 MAX_PAIRS = 3  # candidate launches tried per finding (each with its full-tile control)
@@ -154,6 +155,13 @@ def _evidence(v: dict[str, Any], launch: Launch, offset: int) -> dict[str, Any]:
 def _latent(facts: Facts, launch: Launch) -> str:
     """Why the callers never launch this shape, if they say so."""
     extent = launch.sizes.get(launch.axis or "", 0)
+    # A dispatch around the launch keeps the size within a block (`if n <= BLOCK:`): past it, never.
+    values = {a.name: a.value for a in launch.args if a.kind in ("constexpr", "int")}
+    for block, pairs in sorted(getattr(facts.launch, "covers", {}).items()):
+        bound = values.get(block)
+        for size, test in pairs:
+            if size == launch.axis and isinstance(bound, int) and not isinstance(bound, bool) and extent > bound:
+                return f"the callers keep {size} <= {block} ({test})"
     for a, b in sorted(facts.multiples):
         if a != launch.axis:
             continue
@@ -328,11 +336,13 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
         except (SyntaxError, ValueError):
             target = ("any", None)
         fixed_module = None
+        fixed_source: str | None = None
         fixed_gen_lines: set[int] = set()
         fix_problem = ""
         if fixed is not None:
             try:
                 fixed_extracted = extract(path, fixed, extracted.kernel.name)
+                fixed_source = fixed_extracted.source
                 fixed_module = str(workdir / "witness_fixed.py")
                 Path(fixed_module).write_text(fixed_extracted.source)
                 fixed_gen_lines = {ln + fixed_extracted.offset for ln in _fixed_lines(text, fixed, lines)}
@@ -367,6 +377,7 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
     errors: list[str] = []
     chosen: tuple[Launch, dict[str, int]] | None = None
     witness: Witness | None = None
+    excluded: tuple[Witness, tuple[Launch, dict[str, int]]] | None = None  # the first latent confirmation
     for (cand, control), step in zip(pairs, plan):
         res = results[step["cand"]]
         if res["status"] != "ok":
@@ -404,9 +415,14 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
         latent = _latent(facts, cand)
         reason = evidence["summary"] + (f"; latent: {latent}" if latent else "")
         evidence["latent"] = latent or None
+        if latent:  # a shape the callers exclude: another candidate may confirm it on one they allow
+            excluded = excluded or (Witness("confirmed", reason, cand.to_dict(), evidence), (cand, step))
+            continue
         witness = Witness("confirmed", reason, cand.to_dict(), evidence)
         chosen = (cand, step)
         break
+    if witness is None and excluded is not None:
+        witness, chosen = excluded
     if witness is None:
         if chosen is None and all(results[step["cand"]]["status"] != "ok" for step in plan):
             witness = Witness("error", f"the kernel does not run under the interpreter: {errors[0]}",
@@ -424,7 +440,50 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
     if fixed is None:
         return witness
     witness.validation = _validation(results, chosen, fixed_module, fixed_gen_lines, fix_problem, target)
+    if witness.validation["status"] == "failed" and witness.validation["reason"].startswith("`") \
+            and identity is None and chosen is not None and fixed_source is not None:
+        # The outputs differ: where the original's over-read landed in the next row, inside the tensor,
+        # its outputs are no oracle. Once more on rows padded past their length.
+        again = _padded_validation(extracted, fixed_source, chosen[0], fixed_gen_lines, target, fill, timeout)
+        if again is not None:
+            witness.validation = again
     return witness
+
+
+def _padded_validation(extracted: Any, fixed_source: str, cand: Launch, fixed_lines: set[int],
+                       target: tuple[str, str | None], fill: int, timeout: float) -> dict[str, str] | None:
+    """The fix validated on the candidate's launch with padded rows (padded_rows), or None where no such
+    launch exists or the fixed kernel's outputs differ there too (the plain launch's failure stands)."""
+    tiles = [a.value for a in cand.args if a.kind == "constexpr" and isinstance(a.value, int)
+             and not isinstance(a.value, bool) and a.value > 1]
+    built = padded_rows(extracted, cand, min(256, max(tiles + [16])))
+    if built is None:
+        return None
+    original, poisoned = built
+    with tempfile.TemporaryDirectory(prefix="tritonlint-witness-rows-") as tmp:
+        workdir = Path(tmp)
+        module, fixed_module = str(workdir / "witness_module.py"), str(workdir / "witness_fixed.py")
+        Path(module).write_text(extracted.source)
+        Path(fixed_module).write_text(fixed_source)
+        job = _Job()
+        a, b = job.add(original, module), job.add(poisoned, fixed_module)
+        job.compare.append((a, b))
+        results = _child(job, workdir, fill, timeout)
+    if isinstance(results, str) or results[a]["status"] != "ok" or results[b]["status"] != "ok" \
+            or _hits(results[b], fixed_module, fixed_lines, target):
+        return None
+    diffs = results[a].get("differs", {}).get(str(b))
+    if diffs is None:
+        return None
+    # The padding itself differs (zero bits in one run, poison in the other): only the rows are compared.
+    left = {name: d for name, d in diffs.items()
+            if not (in_padding(poisoned, name, d.get("where", [])) and d.get("elements", 0) == len(d.get("where", [])))}
+    if left:
+        return None
+    rows = next((arg.pad[0] for arg in poisoned.args if arg.pad), 0)
+    return {"status": "validated", "reason": f"runs in bounds at {cand.brief()}; outputs equal the original's "
+            f"on rows padded to {rows} elements (the original's over-read leaves the row into zeros there; "
+            f"the fixed kernel runs with the padding poisoned)"}
 
 
 def _validation(results: list[dict[str, Any]], chosen: tuple[Launch, dict[str, int]] | None,

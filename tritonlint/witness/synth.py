@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,10 +61,12 @@ class Arg:
     # (row length, valid prefix): the tensor is rows of that length whose elements past the prefix are
     # padding, zero bits: lanes past a row's extent read zeros there, as a masked load's `other=0` gives.
     pad: tuple[int, int] | None = None
+    # The padding poisoned (all bits set) instead: a fixed kernel that still reads past a row shows it.
+    pad_poison: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "kind": self.kind, "value": self.value, "numel": self.numel,
-                "dtype": self.dtype, "fill": self.fill, "pad": self.pad}
+                "dtype": self.dtype, "fill": self.fill, "pad": self.pad, "pad_poison": self.pad_poison}
 
 
 @dataclass
@@ -206,6 +209,27 @@ def padded(launch: Any) -> set[tuple[str, str]]:
                     named = [p for p, arg in launch.args.items() if arg == c]
                     out.add((param, c if c.isdigit() else (named[0] if named else c)))
                     break
+    return out
+
+
+def rounded_from(launch: Any) -> dict[str, tuple[str, str]]:
+    """Kernel parameter -> (kernel parameter, C) where the host passes the second's argument rounded up
+    to a multiple of C as the first (`seqlen_q_rounded = math.ceil(seqlen_q / 128) * 128`, both passed):
+    the witness keeps the relation, so rows the host pads stay padded in its launch."""
+    out: dict[str, tuple[str, str]] = {}
+    for param, values in getattr(launch, "allocations", {}).items():
+        if len(values) != 1:
+            continue
+        text = values[0][0].strip()
+        for pattern in _ROUNDED:
+            m = pattern.search(text)
+            if m:
+                x, c = m.group("x").strip(), m.group("c")
+                sources = [p for p, arg in launch.args.items() if arg == x and p != param]
+                named = [p for p, arg in launch.args.items() if arg == c]
+                if sources:
+                    out[param] = (sources[0], c if c.isdigit() else (named[0] if named else c))
+                break
     return out
 
 
@@ -458,6 +482,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         for size, t in walked.items():
             own_base.setdefault(size, min(base, 2 * value_of(t)))
 
+    rounded = rounded_from(facts.launch)
+
     def build(axis: str | None, extent: int | None, label: str) -> Launch:
         # A size a program axis walks in its own tiles gets two of them, not two of the largest tile:
         # the same partial tiles, a fraction of the programs (the interpreter runs each one).
@@ -491,6 +517,16 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         # A tensor bounded by a segment's end holds every segment.
         totals = {k: v * ROW_PROGRAMS if k in segments.values() else v for k, v in size_values.items()}
         stride_values: dict[str, int] = dict(size_values)  # a size used as a row length keeps its value
+        # A size the host passes rounded up from another (`seqlen_q_rounded`): rounded up from the value here.
+        padded_rows: dict[str, int] = {}  # the rounded parameter -> its value
+        for p, (source, c) in rounded.items():
+            step = int(c) if c.isdigit() else consts.get(c)
+            if p != axis and source in size_values and isinstance(step, int) and not isinstance(step, bool) \
+                    and step > 0:
+                padded_rows[p] = -(-size_values[source] // step) * step
+                stride_values[p] = padded_rows[p]
+                if p in size_values:
+                    size_values[p] = padded_rows[p]
         # A constexpr row length (`slot * D`) is a stride whose value the launch already fixes.
         # A constexpr stride nobody gives a value (`stride_am: tl.constexpr`) takes the layout's, like an int one.
         stride_values.update({k: v for k, v in consts.items() if isinstance(v, int) and not isinstance(v, bool)
@@ -509,11 +545,18 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                         continue  # a constant term (`... else 0`): it spans nothing, and must not hide the unit dim
                     if all(d[0] != e[0] for e in dims):
                         dims.append(d)
+            # Rows laid out with a rounded-up stride are as long as it: the host allocates them padded.
+            row_lengths = {rounded[st][0]: padded_rows[st] for st, _b in dims if st in padded_rows}
             for stride, bound in dims:
                 if stride is not None and stride.isdigit():
                     stride_values[stride] = int(stride)  # a literal row length (`index * 24`)
                 past = 1 if isinstance(bound, tuple) and bound[0] == "size" and bound[1] in ends else 0
-                extents.append((stride, _extent(bound, totals, grid, consts, base, axes) + past))
+                extent = _extent(bound, totals, grid, consts, base, axes) + past
+                walked = bound[1] if isinstance(bound, tuple) and bound[0] == "size" else \
+                    axes.get(bound[1], (None, None))[0] if isinstance(bound, tuple) and bound[0] == "axis" else None
+                if stride is None and walked in row_lengths:
+                    extent = max(extent, row_lengths[walked])
+                extents.append((stride, extent))
             # A literal offset past the indexed terms (`index * 24 + 17`) reaches that far into the row.
             reach = max((uses.constant_reach(e) for e in exprs if uses.block_ptr_of(e) is None), default=0)
             numels[p] = _layout(extents, stride_values, reach)
@@ -527,6 +570,11 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                     alternative = [(st, _extent(b, totals, grid, consts, base, axes)) for st, b in other
                                    if (st, b) != (None, None)]
                     numels[p] = max(numels[p], _layout(alternative, dict(stride_values), reach))
+        # A tensor the host pads to X elements (`torch.zeros(X)` filled from a shorter one) holds X here too.
+        for p, length in getattr(facts.launch, "padded", {}).items():
+            held_length = _padded_value(length, facts.launch.args, {**consts, **size_values})
+            if p in numels and held_length is not None:
+                numels[p] = max(numels[p], held_length)
         for p in uses.params:
             if p in segments:
                 args.append(Arg(p, "tensor", numel=ROW_PROGRAMS + 1, dtype="int32", fill="segments",
@@ -788,3 +836,15 @@ def _shapes_with(node: ast.AST, name: str) -> bool:
                         if isinstance(n, ast.Name)}
     return isinstance(node, (ast.List, ast.Tuple)) and any(isinstance(e, ast.Name) and e.id == name
                                                            for e in node.elts)
+
+
+def _padded_value(length: str, launch_args: Mapping[str, str], values: Mapping[str, Any]) -> int | None:
+    """The value of a host length text in this launch: a literal, or the kernel parameter the launch
+    passes that same text to (`H=H_padded` for `torch.zeros(H_padded)`)."""
+    if length.isdigit():
+        return int(length)
+    for param, text in launch_args.items():
+        value = values.get(param)
+        if text == length and isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None

@@ -29,6 +29,7 @@ from tritonlint.semantic.host.host_guards import (
     kept_whole,
 )
 from tritonlint.semantic.host.module_constants import module_constants
+from tritonlint.semantic.host.padded_allocations import padded_length
 from tritonlint.semantic.host.predicates import Imported, Predicates
 from tritonlint.source.imports import statements_breadth_first
 from tritonlint.source.outline import line_starts
@@ -69,6 +70,9 @@ class Launch:
     # block parameter -> (size parameter, host test) pairs where a test around the launch keeps the
     # size within the block (`if n_cols <= BLOCK_SIZE:`): the tile covers the size, padded past it
     covers: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict, hash=False)
+    # pointer parameter -> host text X where the host pads the tensor it passes to at least X elements
+    # (`torch.zeros(X)` filled from the shorter one; padded_allocations): reads up to X stay inside it
+    padded: Mapping[str, str] = field(default_factory=dict, hash=False)
 
     def sizes(self, axis: Axis) -> frozenset[str]:
         """The kernel-side names and literals the axis's divisor stands for."""
@@ -304,8 +308,10 @@ class _Finder:
         multiples = _multiples(args, ifs, scope, line, self.display, self.constants)
         multiples |= {pair: guard for pair, guard in self.inherited_multiples(args, ifs, scope, line).items()
                       if pair not in multiples}
+        padded = {param: length for param, value in bound.items() if isinstance(value, ast.Name)
+                  for length in [padded_length(scope.statements, value.id, line)] if length is not None}
         return Launch(kernel, f"{self.display}:{line}", tuple(axes), args, allocations, predicates, self.local,
-                      multiples, _covers(args, ifs, self.display))
+                      multiples, _covers(args, ifs, self.display), padded)
 
     def inherited_multiples(self, args: Mapping[str, str], ifs: tuple[tuple[ast.expr, bool], ...], scope: _Scope,
                             line: int) -> dict[tuple[str, str], str]:
