@@ -30,6 +30,13 @@ Portable (carried by generated modules, and installed here):
   (a constexpr operand may end the expression early); the interpreter ran Python's operator, which
   returns one operand whole, so `(rows < M) and (cols < N)` lost its row bound. The interpreter's
   source rewriter writes each such operator as a call doing what the compiler does.
+* `k.to(tl.int64)` on a value the interpreter holds as a plain Python number: a `range` loop's
+  variable, or an int in a tuple assignment (`a, start = pid, 0`). The compiler makes both tensors
+  (the loop's induction variable; every non-constexpr value assigned), so `.to` is a cast there;
+  the interpreter keeps Python ints ("'int' object has no attribute 'to'"). Its AST rewriter already
+  turns `x = value` into a tensor; the receiver of every `.to` is now turned into one too when it
+  is a plain int, float or bool (as the compiler's `to_tensor` would type it); tensors and
+  constexprs (which have no `.to` when compiled either) pass as they are.
 * `tl.extra.cuda.num_warps()` and `num_threads()` under the interpreter: the compiler answers with
   the launch's `num_warps` option (4 when the launch gives none), which the interpreter drops; the
   launch's value is kept while it runs and returned (times 32 for threads), as the compiler would.
@@ -357,6 +364,52 @@ def _compat_bool_ops() -> None:
     rewriter.ast_transformer = BoolOpsAsCompiled()
 
 
+
+def _compat_scalar_casts() -> None:
+    # `x.to(dtype)` with `x` a plain Python number under the interpreter (a `range` loop variable, an int
+    # of a tuple assignment): the compiler holds such values as tensors, so the cast is valid there.
+    # The interpreter's AST rewriter is extended to turn the receiver of `.to` into a tensor first.
+    import ast as _ast
+    from typing import Any  # noqa: F401 - generated modules evaluate annotations
+
+    try:
+        from triton.runtime import interpreter as interp
+    except ImportError:
+        return
+    rewriter = getattr(interp, "FunctionRewriter", None)
+    semantic = getattr(interp, "interpreter_semantic", None)
+    installed = interp.__dict__.setdefault("_compat_shims_installed", set())
+    if rewriter is None or semantic is None or "scalar_casts" in installed:
+        return
+    installed.add("scalar_casts")
+
+    def as_tensor(value: Any) -> Any:
+        # bool before int: the compiler types a Python bool as int1
+        if type(value) in (bool, int, float):
+            return semantic.to_tensor(value, False)
+        return value
+
+    # The rewritten kernel's globals receive the interpreter module's names: the receiver wrapper is one.
+    interp._compat_scalar_receiver = as_tensor
+    base = type(rewriter.ast_transformer)
+
+    class CastReceivers(base):  # type: ignore[misc, valid-type]
+        def visit_Assign(self, node: Any) -> Any:
+            # the interpreter's own visit_Assign rewrites the targets only: the value is visited here
+            node.value = self.visit(node.value)
+            return super().visit_Assign(node)
+
+        def visit_Attribute(self, node: Any) -> Any:
+            self.generic_visit(node)
+            if node.attr == "to" and isinstance(node.ctx, _ast.Load):
+                wrapped = _ast.Call(func=_ast.Name(id="_compat_scalar_receiver", ctx=_ast.Load()),
+                                    args=[node.value], keywords=[])
+                node.value = _ast.copy_location(wrapped, node.value)
+            return node
+
+    rewriter.ast_transformer = CastReceivers()
+
+
 # What a generated module carries: the shim, and whether the kernels it holds need it.
 _PORTABLE: tuple[tuple[Callable[[], None], Callable[[ast.AST], bool]], ...] = (
     (_compat_old_dot_keywords, lambda fn: uses_old_dot(fn)),  # defined below
@@ -365,6 +418,7 @@ _PORTABLE: tuple[tuple[Callable[[], None], Callable[[ast.AST], bool]], ...] = (
     (_compat_dot_scaled, lambda fn: _calls(fn, "dot_scaled")),
     (_compat_launch_num_warps, lambda fn: _calls(fn, "num_warps") or _calls(fn, "num_threads")),
     (_compat_bool_ops, lambda fn: any(isinstance(n, ast.BoolOp) for n in ast.walk(fn))),
+    (_compat_scalar_casts, lambda fn: _calls(fn, "to")),
 )
 
 OLD_DOT_KEYWORDS = ("trans_a", "trans_b")

@@ -35,6 +35,54 @@ class DType:
     name: str
 
 
+class _Present:
+    """The value of an optional runtime parameter (a pointer or size the kernel tests with `is None`)
+    that the launch passes: only `is None` / `is not None` can be decided about it."""
+
+    def __repr__(self) -> str:
+        return "PRESENT"
+
+
+PRESENT = _Present()
+
+
+class _Absent:
+    """An optional runtime parameter the launch passes as None (reads as None in every test)."""
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+ABSENT = _Absent()
+
+
+def _none_tested(fn: ast.FunctionDef, helpers: dict[str, Any], depth: int = 0) -> set[str]:
+    """The parameters of `fn` tested with `is None` / `is not None`, in it or in a jit helper it hands
+    them to unchanged (`float_to_flex(out, YExpectedScale, ...)`, tested there)."""
+    tested: set[str] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
+            sides = (node.left, node.comparators[0])
+            if any(isinstance(x, ast.Constant) and x.value is None for x in sides):
+                tested |= {x.id for x in sides if isinstance(x, ast.Name)}
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in helpers \
+                and node.func.id != fn.name and depth < 3:
+            inner = helpers[node.func.id].node
+            names = [a.arg for a in params_of(inner)]
+            passed = {names[i]: a.id for i, a in enumerate(node.args) if i < len(names) and isinstance(a, ast.Name)}
+            passed.update({k.arg: k.value.id for k in node.keywords if k.arg and isinstance(k.value, ast.Name)})
+            inner_tested = _none_tested(inner, helpers, depth + 1)
+            tested |= {outer for name, outer in passed.items() if name in inner_tested}
+    return tested
+
+
+def optional_params(fn: ast.FunctionDef, constexprs: set[str], helpers: dict[str, Any] | None = None) -> list[str]:
+    """The runtime parameters the kernel (or a jit helper it hands them to) tests with `is None` /
+    `is not None` (`if ExptData is None:`): the launch may pass None for them."""
+    tested = _none_tested(fn, helpers or {})
+    return [a.arg for a in params_of(fn) if a.arg not in constexprs and a.arg in tested]
+
+
 @dataclass
 class Constraint:
     """`test` must hold wherever every one of `guards` holds (the constexpr branches around it)."""
@@ -212,6 +260,8 @@ def evaluate(expr: ast.expr, env: dict[str, Any], local: dict[str, ast.expr], de
     if isinstance(expr, ast.Name):
         if expr.id in env:
             value = env[expr.id]
+            if value is ABSENT:
+                return None
             return DType(value["dtype"]) if isinstance(value, dict) and "dtype" in value else value
         if expr.id in local:
             return ev(local[expr.id])
@@ -233,6 +283,8 @@ def evaluate(expr: ast.expr, env: dict[str, Any], local: dict[str, ast.expr], de
             raise Unknown(str(error)) from error
     if isinstance(expr, ast.UnaryOp):
         v = ev(expr.operand)
+        if v is PRESENT:
+            raise Unknown("a runtime value")
         if isinstance(expr.op, ast.Not):
             return not v
         if isinstance(expr.op, ast.USub) and isinstance(v, (int, float)):
@@ -259,6 +311,8 @@ def evaluate(expr: ast.expr, env: dict[str, Any], local: dict[str, ast.expr], de
             right = ev(right_node)
             if type(op) not in _CMP:
                 raise Unknown("compare")
+            if (left is PRESENT or right is PRESENT) and not isinstance(op, (ast.Is, ast.IsNot)):
+                raise Unknown("a runtime value")  # only whether it is None is known
             try:
                 ok = _CMP[type(op)](left, right)
             except TypeError as error:
@@ -312,6 +366,10 @@ def _candidates(name: str, current: Any, c: Constraint) -> list[Any]:
     if isinstance(current, dict) and "dtype" in current:
         return [{"dtype": n.attr} for n in ast.walk(c.test) if isinstance(n, ast.Attribute)
                 and dotted(n.value) in ("tl", "triton.language") and n.attr != current["dtype"]]
+    if current is PRESENT:
+        return [ABSENT]
+    if current is ABSENT:
+        return [PRESENT]
     if isinstance(current, str) or current is None:
         return [v for v in literals if isinstance(v, str) or v is None] + ([None] if current is not None else [])
     if isinstance(current, int):

@@ -37,6 +37,10 @@ _KEPT_MODULES = ("triton", "math", "functools", "torch", "typing", "numpy", "ope
 _REEXPORTS = {"tl": "import triton.language as tl", "triton": "import triton",
               "language": "import triton.language as language", "libdevice": ""}
 _BUILTINS = set(dir(builtins))
+# How many names deep a foreign definition is followed (a helper's helper, a re-export of a re-export):
+# a kernel's epilogue reaches `triton.language.target_info` through five steps in packages that vendor
+# their numerics helpers, and a step costs one file read at most.
+MAX_IMPORT_DEPTH = 8
 
 
 class ExtractError(Exception):
@@ -371,7 +375,7 @@ class _Builder:
                         f"{as_name} = _tritonlint_types.SimpleNamespace(" + ", ".join(fields) + ")"]
 
     def add_foreign(self, path: Path, name: str, as_name: str, depth: int) -> None:
-        if depth > 4:
+        if depth > MAX_IMPORT_DEPTH:
             self.missing.append(f"`{name}` (imports nested too deep)")
             return
         if path not in self.foreign:

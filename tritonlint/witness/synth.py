@@ -19,11 +19,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tritonlint.witness.constraints import (
+    ABSENT,
+    PRESENT,
     branch_not_taken,
     broken,
     constraints_of,
     locals_of,
     module_constants,
+    optional_params,
     reaching,
     satisfy,
 )
@@ -410,10 +413,29 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     reach = reaching(kernel.node, facts.line) if kernel.node.lineno <= facts.line <= (kernel.node.end_lineno or 0) \
         else []
     reach += _definition_reach(kernel.node, uses, facts)
-    before_reach = dict(consts)
-    consts, _unreached = satisfy(reach, consts, chosen_order, local)
-    steered = {p for p in chosen_order if consts[p] != before_reach[p]}
-    consts, _still_broken = satisfy(rules, consts, [p for p in chosen_order if p not in steered], local)
+    # Runtime parameters the kernel tests with `is None`. An optional input pointer (a bias, a flexpoint
+    # scale, expert routing data) is passed as None, as callers do that lack it: each one the launch
+    # gives brings its own dtype rules and data layout the finding does not need. Not the pointer the
+    # flagged access goes through, nor one the branches the line sits under or an assertion ask for
+    # (`if ExptData is None: ... else: tl.static_assert(M is None)`); sizes are given unless asked for.
+    # Where the flagged line is in a helper, which of its arguments it reads is not followed: all given.
+    optional = [p for p in optional_params(kernel.node, uses.constexprs, extracted.helpers) if p not in consts]
+    optional.sort(key=lambda p: p not in pointers)
+    in_kernel = kernel.node.lineno <= facts.line <= (kernel.node.end_lineno or 0)
+    flagged = {uses.root(e) for e in uses.accesses if e.lineno <= facts.line <= (e.end_lineno or e.lineno)}
+    env = {**consts, **{p: ABSENT if in_kernel and p in pointers and p not in flagged else PRESENT for p in optional}}
+    free = chosen_order + optional
+    before_reach = dict(env)
+    env, _unreached = satisfy(reach, env, free, local)
+    steered = {p for p in free if env[p] is not before_reach[p] and env[p] != before_reach[p]}
+    # An optional parameter the line needs as it is (its pointer, or a branch on it the line sits under)
+    # stays so: an assertion elsewhere is no reason to drop the access the finding is about.
+    steered |= {p for p in optional if (in_kernel and p in flagged) or len(broken(
+        reach, {**env, p: ABSENT if env[p] is PRESENT else PRESENT}, local)) > len(_unreached)}
+    env, _still_broken = satisfy(rules, env, [p for p in free if p not in steered], local)
+    nulls = {p for p in optional if env[p] is ABSENT}
+    consts = {k: v for k, v in env.items() if k not in optional}
+    branch_env = env  # constexprs and which optional parameters are None: the branches the launch takes
     # Non-constexpr flags the finding names (`EVEN_K` passed as a plain bool).
     flag_args = {p: v for p, v in facts.flags_off.items() if p in sizes}
 
@@ -535,7 +557,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         for p, exprs in pointers.items():
             # Only the accesses on the constexpr branches this launch takes (`tl.load(w + k * s + n) if
             # W_KMAJOR else tl.load(w + n * s + k)` lays out `w` one way or the other).
-            taken = [e for e in exprs if not branch_not_taken(kernel.node, e, consts, local)] or exprs
+            taken = [e for e in exprs if not branch_not_taken(kernel.node, e, branch_env, local)] or exprs
             extents: list[tuple[str | None, int]] = []
             ends = uses.inclusive_ends(p)  # `n + 1` entries by the kernel's repeated `v <= n`
             dims: list[tuple[str | None, Any]] = []
@@ -566,7 +588,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 if uses.block_ptr_of(expr) is not None:
                     continue
                 for other in uses.other_definitions(
-                        expr, sizes, strides, lambda value: branch_not_taken(kernel.node, value, consts, local)):
+                        expr, sizes, strides, lambda value: branch_not_taken(kernel.node, value, branch_env, local)):
                     alternative = [(st, _extent(b, totals, grid, consts, base, axes)) for st, b in other
                                    if (st, b) != (None, None)]
                     numels[p] = max(numels[p], _layout(alternative, dict(stride_values), reach))
@@ -576,7 +598,9 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             if p in numels and held_length is not None:
                 numels[p] = max(numels[p], held_length)
         for p in uses.params:
-            if p in segments:
+            if p in nulls:
+                args.append(Arg(p, "none"))
+            elif p in segments:
                 args.append(Arg(p, "tensor", numel=ROW_PROGRAMS + 1, dtype="int32", fill="segments",
                                 value=size_values[segments[p]]))
             elif p in held:
@@ -629,7 +653,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         for m, r in ((2, tile // 2), (0, tile // 2), (1, 1)):
             if axis is None or r <= 0 or r >= tile:
                 continue
-            if axis in const_sizes and [c for c in broken(rules, {**consts, axis: m * tile + r}, local)
+            if axis in const_sizes and [c for c in broken(rules, {**branch_env, axis: m * tile + r}, local)
                                         if c not in _still_broken]:
                 continue  # the kernel asserts this constexpr size away (`tl.static_assert(n % BLOCK == 0)`)
             # The control: the same launch with the axis a whole number of tiles.
@@ -751,7 +775,17 @@ def _layout(extents: list[tuple[str | None, int]], stride_values: dict[str, int]
 
 
 def _guess_constexpr(uses: Uses, name: str) -> Any:
-    """A value for a constexpr nobody sets: a string it is compared with, False for a flag, else 16."""
+    """A value for a constexpr nobody sets: None where the kernel tests it with `is None`, a string
+    it is compared with, False for a flag, else 16."""
+    for c in uses.compares:
+        # An optional constexpr (`if ACTIVATION_FN is not None: out = ACTIVATION_FN(acc)`, a swizzle mode
+        # `SWIZZLE is None or SWIZZLE == "HOPPER"`): absent, as its default callers leave it. A mode the
+        # flagged line needs is taken from the branches it sits under; an unneeded one (a layout of the
+        # values another operand's dtype must match) only adds rules the launch would have to keep.
+        if any(isinstance(op, (ast.Is, ast.IsNot)) for op in c.ops) \
+                and any(isinstance(y, ast.Name) and y.id == name for y in (c.left, *c.comparators)) \
+                and any(isinstance(y, ast.Constant) and y.value is None for y in (c.left, *c.comparators)):
+            return None
     for c in uses.compares:
         if name in Uses._names(c):
             for x in [c.left, *c.comparators]:
@@ -763,13 +797,6 @@ def _guess_constexpr(uses: Uses, name: str) -> Any:
                         and isinstance(c.ops[0], (ast.Eq, ast.NotEq)) and x.value > 0 \
                         and any(isinstance(y, ast.Name) and y.id == name for y in (c.left, *c.comparators)):
                     return x.value  # a mode (`X_DIM == 2`): a value the kernel has a branch for
-    for c in uses.compares:
-        # An optional constexpr (`if ACTIVATION_FN is not None: out = ACTIVATION_FN(acc)`): absent, as
-        # its default callers leave it; 16 was called as a function.
-        if any(isinstance(op, (ast.Is, ast.IsNot)) for op in c.ops) \
-                and any(isinstance(y, ast.Name) and y.id == name for y in (c.left, *c.comparators)) \
-                and any(isinstance(y, ast.Constant) and y.value is None for y in (c.left, *c.comparators)):
-            return None
     for node in ast.walk(uses.fn):
         if isinstance(node, (ast.If, ast.IfExp, ast.While)) and isinstance(node.test, ast.Name) and node.test.id == name:
             return False
