@@ -58,15 +58,15 @@ class _Substitution:
             fields = _FIELDS[cls] = tuple(field.name for field in dataclasses.fields(cls))
         fresh = object.__new__(cls)
         for name in fields:
-            value = getattr(node, name)
-            if isinstance(value, cst.CSTNode):
+            child: object = getattr(node, name)
+            if isinstance(child, cst.CSTNode):
                 if (cls is cst.Attribute and name == "attr") or (cls is cst.Arg and name == "keyword"):
                     pass  # `x.to(...)`, `axis=0`: a name that is no variable, kept as it is
                 else:
-                    value = self.copy(value)
-            elif isinstance(value, (tuple, list)):
-                value = tuple(self.copy(item) if isinstance(item, cst.CSTNode) else item for item in value)
-            object.__setattr__(fresh, name, value)
+                    child = self.copy(child)
+            elif isinstance(child, (tuple, list)):
+                child = tuple(self.copy(item) if isinstance(item, cst.CSTNode) else item for item in child)
+            object.__setattr__(fresh, name, child)
         if cls is cst.Call and self.origins is not None:
             self.origins[id(fresh)] = node  # type: ignore[assignment]  # `tl.load(p, mask=m)` of the helper, now `tl.load(X + offs, ...)`
         return fresh
