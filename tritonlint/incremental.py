@@ -17,6 +17,7 @@ from tritonlint.kernel_splice import spliced
 from tritonlint.report import FileReport
 from tritonlint.semantic.host.launches import launch_pattern
 from tritonlint.source.groups import kernel_groups
+from tritonlint.source.locations import StatementRanks, reusing_ranks
 from tritonlint.source.outline import NESTED_PREFIX, KernelSource, outline
 from tritonlint.suppressions import Suppression, file_suppressions
 
@@ -77,6 +78,9 @@ class IncrementalChecker:
         # The last run's kernels by name (names given to one kernel only): an edited kernel's new
         # tree is its old one with the edited statements parsed again (`kernel_splice`).
         self._previous: dict[str, KernelSource] = {}
+        # The findings' places: the ranked nodes under each statement, kept by the statement node
+        # (shared by the trees of successive versions), so only edited statements are walked again.
+        self._ranks = StatementRanks()
 
     @collector_paused()  # as in the engine: the outline's syntax tree would wake the collector for nothing
     def check(self, text: str) -> FileReport:
@@ -147,8 +151,9 @@ class IncrementalChecker:
         self._previous = {kernel.name: kernel for kernel in every if names[kernel.name] == 1}
 
     def _engine(self, text: str) -> FileReport:
-        return check_source(self.path, text, self.config, deferred=None if self.fixes else self._deferred,
-                            parses=self._parses)
+        with reusing_ranks(self._ranks):
+            return check_source(self.path, text, self.config, deferred=None if self.fixes else self._deferred,
+                                parses=self._parses)
 
     def release(self) -> None:
         """Free the last run's analysis now (it is kept for `complete`)."""

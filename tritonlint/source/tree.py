@@ -111,10 +111,13 @@ def nodes_under(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
     while pending:
         node = pending.pop()
         yield node
-        if type(node) is cst.FunctionDef:
-            children = [*node.decorators, *(c for c in child_nodes(node) if type(c) is not cst.Decorator)]
-        elif type(node) is cst.IfExp:
-            children = [node.body, node.test, node.orelse]
-        else:
-            children = list(child_nodes(node))
-        pending.extend(reversed(children))
+        pending.extend(reversed(ordered_children(node)))
+
+
+def ordered_children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """A node's children in source order (see `nodes_under`)."""
+    if type(node) is cst.FunctionDef:
+        return [*node.decorators, *(c for c in child_nodes(node) if type(c) is not cst.Decorator)]
+    if type(node) is cst.IfExp:
+        return [node.body, node.test, node.orelse]
+    return list(child_nodes(node))

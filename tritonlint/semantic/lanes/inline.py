@@ -10,6 +10,7 @@ language (`tl`, an imported helper); anything else is not inlined.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -22,30 +23,53 @@ if TYPE_CHECKING:
     from tritonlint.semantic.context import KernelContext
 
 
-class _Substitute(cst.CSTTransformer):
-    def __init__(self, bound: dict[str, cst.BaseExpression], origins: dict[int, cst.Call] | None = None) -> None:
-        super().__init__()
+# The child fields of each node class, in declaration order (libcst nodes are slotted dataclasses).
+_FIELDS: dict[type[cst.CSTNode], tuple[str, ...]] = {}
+# The leaves a libcst transformer gives back as they are (their `_visit_and_replace_children`
+# returns the node itself); every other node it rebuilds.
+_KEPT_LEAVES = (cst.SimpleWhitespace, cst.Newline, cst.Comment, cst.ImportStar)
+
+
+class _Substitution:
+    """A fresh copy of a helper's expression with the parameters and locals replaced: what a
+    libcst transformer (`leave_Name` and friends) gives, built without libcst's visitor, whose
+    dispatch and validating constructors cost ten times the copy (inlining was most of an edit
+    of a file of helpers). Every node of the result is new, as a transformer's are (the memos of
+    the caller's reading key nodes by id, so no node of the helper's own tree may appear in it),
+    except the whitespace leaves (as a transformer keeps them), the attribute names and argument
+    keywords, kept as the helper's (no variables), and the caller's nodes put in for the names."""
+
+    def __init__(self, bound: dict[str, cst.BaseExpression], origins: dict[int, cst.Call] | None) -> None:
         self.bound = bound
         self.origins = origins  # each call of the helper's as rewritten -> the helper's own node
 
-    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        if self.origins is not None and updated is not original:
-            self.origins[id(updated)] = original  # `tl.load(p, mask=m)` of the helper, now `tl.load(X + offs, ...)`
-        return updated
-
-    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
-        value = self.bound.get(original.value)
-        if value is None:
-            return updated
-        if isinstance(value, (cst.Name, cst.Call, cst.Subscript, cst.Attribute)) or value.lpar:
-            return value  # the caller's own node: a load stays the load the tracks know
-        return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-
-    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
-        return updated.with_changes(attr=original.attr)  # `x.to(...)`: the attribute name is no variable
-
-    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
-        return updated.with_changes(keyword=original.keyword)  # `axis=0`: a keyword is no variable
+    def copy(self, node: cst.CSTNode) -> cst.CSTNode:
+        cls = type(node)
+        if cls is cst.Name:
+            value = self.bound.get(node.value)  # type: ignore[attr-defined]
+            if value is not None:
+                if isinstance(value, (cst.Name, cst.Call, cst.Subscript, cst.Attribute)) or value.lpar:
+                    return value  # the caller's own node: a load stays the load the tracks know
+                return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        if cls in _KEPT_LEAVES:
+            return node
+        fields = _FIELDS.get(cls)
+        if fields is None:
+            fields = _FIELDS[cls] = tuple(field.name for field in dataclasses.fields(cls))
+        fresh = object.__new__(cls)
+        for name in fields:
+            child: object = getattr(node, name)
+            if isinstance(child, cst.CSTNode):
+                if (cls is cst.Attribute and name == "attr") or (cls is cst.Arg and name == "keyword"):
+                    pass  # `x.to(...)`, `axis=0`: a name that is no variable, kept as it is
+                else:
+                    child = self.copy(child)
+            elif isinstance(child, (tuple, list)):
+                child = tuple(self.copy(item) if isinstance(item, cst.CSTNode) else item for item in child)
+            object.__setattr__(fresh, name, child)
+        if cls is cst.Call and self.origins is not None:
+            self.origins[id(fresh)] = node  # type: ignore[assignment]  # `tl.load(p, mask=m)` of the helper, now `tl.load(X + offs, ...)`
+        return fresh
 
 
 def _function(kernel: KernelContext, name: str) -> tuple[cst.FunctionDef, bool] | None:
@@ -103,7 +127,7 @@ def _substituted(node: cst.BaseExpression, bound: dict[str, cst.BaseExpression],
     free = set(names_in(node)) - set(bound) - set(local)
     if imported and free - {"tl", "triton"}:
         return None  # the other module's names mean nothing in the caller's
-    result = node.visit(_Substitute({**bound, **local}, origins))
+    result = _Substitution({**bound, **local}, origins).copy(node)
     return result if isinstance(result, cst.BaseExpression) else None
 
 
