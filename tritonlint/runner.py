@@ -289,10 +289,8 @@ def cache_digest(file: SourceFile, data: bytes) -> str:
 
 def _imports_from(text: str, module: str) -> bool:
     """Whether `text` holds `from <...>module import ...` (a name it may read from that module)."""
-    if module not in text:
-        return False
     if _DOTTED_NAME.fullmatch(module) is None:  # (a stem no module path can spell: the general search)
-        return re.search(rf"\bfrom\s+[\w.]*\b{re.escape(module)}\s+import\b", text) is not None
+        return module in text and re.search(rf"\bfrom\s+[\w.]*\b{re.escape(module)}\s+import\b", text) is not None
     return module in _imported_tails(text)
 
 
