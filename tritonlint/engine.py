@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import gc
 import os
+import re
 import traceback
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -177,7 +178,12 @@ def importing_callers(path: str, found: Outline, helpers: dict[str, KernelContex
         if not imported:
             continue
         try:
-            other_found, other_kernels = parse_file(other)
+            other_found = outline(other) if might_hold_kernels(other) else Outline(ImportMap())
+            # Only the groups of kernels that name an imported helper are parsed and built: a kernel
+            # reads no context outside its group (`kernel_groups`), and the others call no helper here.
+            chosen = {id(kernel) for group in kernel_groups(other_found.kernels)
+                      if any(_names_one(kernel.text, imported) for kernel in group) for kernel in group}
+            other_kernels = _parsed([kernel for kernel in other_found.kernels if id(kernel) in chosen])
             contexts, other_helpers, _ = build_contexts(display, other, other_found, other_kernels, config, None)
         except Exception:  # noqa: BLE001, S112  (that file reports its own errors when it is checked)
             continue
@@ -188,6 +194,14 @@ def importing_callers(path: str, found: Outline, helpers: dict[str, KernelContex
         shared.append(other_helpers)
         depends.add(display)
     return callers, shared
+
+
+_NAME = re.compile(r"[^\W\d]\w*")
+
+
+def _names_one(text: str, names: Iterable[str]) -> bool:
+    """Whether a word of `text` (comments and strings too: never fewer than the names it uses) is one of `names`."""
+    return any(name in text for name in names) and not set(_NAME.findall(text)).isdisjoint(names)
 
 
 def _function_in(module: cst.Module) -> cst.FunctionDef:
