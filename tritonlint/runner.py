@@ -303,7 +303,7 @@ _WORD = re.compile(r"\w")
 
 @functools.lru_cache(maxsize=256)
 def _imported_tails(text: str) -> frozenset[str]:
-    """Each `from a.b.c import` of `text` as its tails (`a.b.c`, `b.c`, `c`): one pass over the text
+    r"""Each `from a.b.c import` of `text` as its tails (`a.b.c`, `b.c`, `c`): one pass over the text
     for every module asked about, where a search per module was most of a warm run (the same answers:
     the module path `[\w.]*\bmodule` ends with the module, starting where a word starts)."""
     tails: set[str] = set()
