@@ -64,21 +64,26 @@ LIBDEVICE = textwrap.dedent("""\
         interpreter_compat.install()
 
     inverse_root = libdevice.rsqrt
+    fast_log = libdevice.fast_logf
 
 
     @triton.jit
-    def inverse_roots(X, Y, Z, BLOCK: tl.constexpr):
+    def inverse_roots(X, Y, Z, L, BLOCK: tl.constexpr):
         offs = tl.arange(0, BLOCK)
         x = tl.load(X + offs)
         tl.store(Y + offs, inverse_root(x))
         tl.store(Z + offs, libdevice.rsqrt(x))
+        # a `fast_<f>f` approximation computes `<f>` under the interpreter
+        tl.store(L + offs, fast_log(x) + libdevice.fast_expf(x * 0.0))
 
 
     x = torch.tensor([1.0, 4.0, 16.0, 64.0])
     y = torch.zeros(4)
     z = torch.zeros(4)
-    inverse_roots[(1,)](x, y, z, BLOCK=4)
+    lg = torch.zeros(4)
+    inverse_roots[(1,)](x, y, z, lg, BLOCK=4)
     print("ran", y.tolist(), z.tolist())
+    print("fast", [round(v, 4) for v in lg.tolist()])
 """)
 
 
@@ -90,5 +95,7 @@ def test_libdevice_functions_with_a_math_twin_run(tmp_path: Path, compat: bool) 
                           timeout=300, check=False)
     if compat:
         assert "ran [1.0, 0.5, 0.25, 0.125] [1.0, 0.5, 0.25, 0.125]" in proc.stdout, proc.stderr[-2000:]
+        # log(x) + exp(0): 1 + [0, ln 4, ln 16, ln 64]
+        assert "fast [1.0, 2.3863, 3.7726, 5.1589]" in proc.stdout, proc.stdout + proc.stderr[-2000:]
     else:
         assert "ran" not in proc.stdout

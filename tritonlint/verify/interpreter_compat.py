@@ -116,10 +116,16 @@ def _compat_global_builtin_aliases() -> None:
     except ImportError:
         libdevice = None
     # libdevice's functions that `tl.math` has a builtin twin of (rsqrt, exp, erf, ...): the interpreter
-    # cannot run libdevice (no extern calls), the twin computes the same function.
-    twins = {n: getattr(libdevice, n) for n in dir(libdevice) if not n.startswith("_")
-             and tl.core.is_builtin(getattr(tl.math, n, None))} if libdevice is not None else {}
-    twin_of = {id(f): n for n, f in twins.items()}  # patched at every helper call: a lookup, not a scan
+    # cannot run libdevice (no extern calls), the twin computes the same function. A `fast_<f>f` is the
+    # fast single-precision approximation of `<f>` (`fast_expf`, `fast_logf`): its twin is `<f>`'s.
+    def twin(name: str) -> Any:
+        fast = name[len("fast_"):-1] if name.startswith("fast_") and name.endswith("f") else ""
+        return next((n for n in (name, fast) if n and tl.core.is_builtin(getattr(tl.math, n, None))), None)
+
+    twins = {n: t for n in dir(libdevice) if not n.startswith("_")
+             and (t := twin(n)) is not None} if libdevice is not None else {}
+    originals = {n: getattr(libdevice, n) for n in twins}  # as they are before a run patches them
+    twin_of = {id(f): n for n, f in originals.items()}  # patched at every helper call: a lookup, not a scan
 
     class GlobalsView:  # the kernel's globals as an object the interpreter's patch scope can set and restore
         def __init__(self, names: Any) -> None:
@@ -139,14 +145,14 @@ def _compat_global_builtin_aliases() -> None:
 
     def patched(fn: Any) -> Any:
         scope = inner(fn)
-        for name in twins:  # `libdevice.rsqrt(x)`: the interpreter's `tl.math.rsqrt`, patched just above
-            scope.set_attr(libdevice, name, getattr(tl.math, name))
+        for name, math_name in twins.items():  # `libdevice.rsqrt(x)`: the interpreter's `tl.math.rsqrt`
+            scope.set_attr(libdevice, name, getattr(tl.math, math_name))
         names = getattr(fn, "__globals__", {})
         view = GlobalsView(names)
         for name, value in list(names.items()):
             twin = twin_of.get(id(value))
-            if twin is not None and twins[twin] is value:  # `rsqrt = libdevice.rsqrt` at module level
-                scope.set_attr(view, name, getattr(tl.math, twin))
+            if twin is not None and originals[twin] is value:  # `rsqrt = libdevice.rsqrt` at module level
+                scope.set_attr(view, name, getattr(tl.math, twins[twin]))
             elif tl.core.is_builtin(value):
                 patch_attr(view, name, value, interp.interpreter_builder, scope)
         return scope
