@@ -486,17 +486,29 @@ def _padded_validation(extracted: Any, fixed_source: str, cand: Launch, fixed_li
             f"the fixed kernel runs with the padding poisoned)"}
 
 
-def _validation(results: list[dict[str, Any]], chosen: tuple[Launch, dict[str, int]] | None,
-                fixed_module: str | None, lines: set[int], problem: str,
-                target: tuple[str, str | None]) -> dict[str, str]:
+def _fixed_run_verdict(results: list[dict[str, Any]], chosen: tuple[Launch, dict[str, int]] | None,
+                       fixed_module: str | None, problem: str) -> dict[str, str] | None:
+    """What every fix validation says before comparing anything: the fix was rejected, nothing ran to
+    compare it with, or the fixed kernel does not run. None when the fixed run is there to judge."""
     if problem:
         return {"status": "failed", "reason": problem}
     if chosen is None or fixed_module is None:
         return {"status": "not-run", "reason": "no launch of the original ran in a way that matches its indexing"}
-    cand, step = chosen
-    res = results[step["fixed"]]
+    res = results[chosen[1]["fixed"]]
     if res["status"] != "ok":
         return {"status": "failed", "reason": f"the fixed kernel does not run: {res['error']}"}
+    return None
+
+
+def _validation(results: list[dict[str, Any]], chosen: tuple[Launch, dict[str, int]] | None,
+                fixed_module: str | None, lines: set[int], problem: str,
+                target: tuple[str, str | None]) -> dict[str, str]:
+    early = _fixed_run_verdict(results, chosen, fixed_module, problem)
+    if early is not None:
+        return early
+    assert chosen is not None and fixed_module is not None  # else the verdict above said not-run
+    cand, step = chosen
+    res = results[step["fixed"]]
     hits = _hits(res, fixed_module, lines, target)
     if hits:
         v = hits[0]
@@ -674,14 +686,12 @@ def _run_group(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Fa
 def _group_validation(results: list[dict[str, Any]], chosen: tuple[Launch, dict[str, int]] | None,
                       fixed_module: str | None, lines: set[int], problem: str) -> dict[str, str]:
     """The fix of a padded group must compute what the run with the padding lanes switched off does."""
-    if problem:
-        return {"status": "failed", "reason": problem}
-    if chosen is None or fixed_module is None:
-        return {"status": "not-run", "reason": "no launch of the original ran in a way that matches its indexing"}
+    early = _fixed_run_verdict(results, chosen, fixed_module, problem)
+    if early is not None:
+        return early
+    assert chosen is not None and fixed_module is not None  # else the verdict above said not-run
     launch, step = chosen
     res = results[step["fixed"]]
-    if res["status"] != "ok":
-        return {"status": "failed", "reason": f"the fixed kernel does not run: {res['error']}"}
     stray = [v for v in res["violations"] if v["path"] == fixed_module and v["line"] in lines]
     if stray:
         return {"status": "failed", "reason": f"the fixed access goes out of bounds of `{stray[0]['tensor']}` "
