@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import json
+import statistics
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -45,9 +47,11 @@ def run(args: argparse.Namespace, config: Config) -> int:
         return witness(f.path, f.display, f.text, d, f.launches, f.flags, analysis.fixed_text(f.text, d),
                        timeout=args.timeout, flag_tiles=f.flag_tiles)
 
+    started = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
         for i, w in zip(range(len(work)), pool.map(one, range(len(work)))):
             results[i] = w
+    wall = time.monotonic() - started
     if args.emit_repro:
         from tritonlint.witness.repro import emit
 
@@ -71,7 +75,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
     elif args.output_format == "sarif":
         sys.stdout.write(_sarif(analysis, diagnostics, sources, by_id))
     else:
-        sys.stdout.write(_text(analysis, diagnostics, sources, by_id, applied))
+        sys.stdout.write(_text(analysis, diagnostics, sources, by_id, applied, wall))
     statuses = [w.status for w in results.values()]
     if write_failed or (errors and not statuses):
         return EXIT_ERROR
@@ -137,7 +141,7 @@ def _sarif(analysis: Any, diagnostics: list[Any], sources: dict[str, str], by_id
 
 
 def _text(analysis: Any, diagnostics: list[Any], sources: dict[str, str], by_id: dict[int, Any],
-          applied: dict[int, tuple[bool, str]] | None = None) -> str:
+          applied: dict[int, tuple[bool, str]] | None = None, wall: float = 0.0) -> str:
     lines: list[str] = []
     ordered = _ordered(diagnostics)
     for d in ordered:
@@ -154,7 +158,11 @@ def _text(analysis: Any, diagnostics: list[Any], sources: dict[str, str], by_id:
         counts[by_id[id(d)].status] = counts.get(by_id[id(d)].status, 0) + 1
     if ordered:
         shown = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
-        lines.append(f"Witnessed {len(ordered)} finding{'s' if len(ordered) != 1 else ''}: {shown}.")
+        # What a run costs is part of the answer: the budget is per finding, and --jobs
+        # makes the wall time differ from the sum.
+        median = statistics.median(by_id[id(d)].seconds for d in ordered)
+        lines.append(f"Witnessed {len(ordered)} finding{'s' if len(ordered) != 1 else ''}: {shown} "
+                     f"(median {median:.1f} s per finding, {wall:.1f} s in all).")
     else:
         lines.append("All checks passed!")
     return "\n".join(lines) + "\n"
