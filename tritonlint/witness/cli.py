@@ -58,11 +58,10 @@ def run(args: argparse.Namespace, config: Config) -> int:
         out = Path(args.emit_repro)
         out.mkdir(parents=True, exist_ok=True)
         for i, (f, d) in enumerate(work):
-            # A TL105 confirmation, or a padded group's (TL104), is a difference between two runs, not
-            # an access past an end: the repro's guard would show nothing.
-            if results[i].status == "confirmed" and d.code != "TL105" and analysis.padded_group(d) is None:
+            if results[i].status == "confirmed":
                 written = emit(out, f.display, d, results[i])
-                print(f"tritonlint: wrote {written}", file=sys.stderr)
+                if written is not None:
+                    print(f"tritonlint: wrote {written}", file=sys.stderr)
     sources = {f.display: f.text for f in files}
     diagnostics = [d for _, d in work]
     by_id = {id(d): results[i] for i, (_, d) in enumerate(work)}

@@ -35,6 +35,10 @@ class Witness:
     # For --emit-repro: the generated module's source and the original line it was judged at.
     module_source: str = ""
     module_offset: int = 0
+    # For --emit-repro of a two-run confirmation (TL104's padded group, TL105): how the second run
+    # changes the flagged access ({"kind": "padding", "group", "axis", "ndim", "block"} or
+    # {"kind": "identity", "value"}); None for a bounds confirmation.
+    second_run: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"status": self.status, "reason": self.reason, "launch": self.launch, "evidence": self.evidence}
@@ -399,7 +403,8 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
                             "summary": (f"`{name}` differs from the run with the masked-off lanes set to "
                                         f"{identity} in {d['elements']} element(s) (max |diff| "
                                         f"{d['max_abs']:.4g}, {d.get('nan', 0)} NaN), {cand.brief()}")}
-                witness = Witness("confirmed", evidence["summary"], cand.to_dict(), evidence)
+                witness = Witness("confirmed", evidence["summary"], cand.to_dict(), evidence,
+                                  second_run={"kind": "identity", "value": identity})
                 chosen = (cand, step)
                 break
             continue
@@ -660,7 +665,8 @@ def _run_group(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Fa
                      if any(owned.get(n, {}).get(str(i), 0) for i in d.get("where", ()))}
         evidence = padding_evidence(original, padless, diffs, launch, size)
         if evidence is not None:
-            witness = Witness("confirmed", evidence["summary"], launch.to_dict(), evidence)
+            witness = Witness("confirmed", evidence["summary"], launch.to_dict(), evidence,
+                              second_run={"kind": "padding", **padding(launch, launch.sizes[size])})
             chosen = (launch, step)
             break
     if witness is None:
