@@ -21,11 +21,17 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from tritonlint.source.parsed import ast_dotted
 
 
-def pruned_multiples(function: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Module, params: Sequence[str],
-                     display: str) -> dict[tuple[str, str], str]:
+def module_functions(tree: ast.Module) -> dict[str, ast.FunctionDef]:
+    """The module's top-level functions by name (a later `def` of a name wins): where a pruner is looked up."""
+    return {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+
+
+def pruned_multiples(function: ast.FunctionDef | ast.AsyncFunctionDef, functions: Mapping[str, ast.FunctionDef],
+                     params: Sequence[str], display: str) -> dict[tuple[str, str], str]:
     """(size, block) kernel parameters that the kernel's autotune pruner keeps multiples, each with
-    the pruner's test and place (for notes); {} when there is no such pruner."""
-    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    the pruner's test and place (for notes); {} when there is no such pruner. `functions` is
+    `module_functions` of the kernel's module, taken once per file (per kernel, a file of thousands
+    of kernels spent most of its launch search building it)."""
     found: dict[tuple[str, str], str] = {}
     for decorator in function.decorator_list:
         if not (isinstance(decorator, ast.Call) and (ast_dotted(decorator.func) or "").split(".")[-1] == "autotune"):
