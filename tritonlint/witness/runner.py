@@ -162,6 +162,12 @@ def _latent(facts: Facts, launch: Launch) -> str:
         for size, test in pairs:
             if size == launch.axis and isinstance(bound, int) and not isinstance(bound, bool) and extent > bound:
                 return f"the callers keep {size} <= {block} ({test})"
+    # A predicate the module offers beside the launcher refuses the size (`k % block_k == 0`): callers
+    # that test it, as it is offered for, never launch this shape.
+    for (a, b), test in sorted(getattr(facts.launch, "offered", {}).items()):
+        step = int(b) if b.isdigit() else values.get(b)
+        if a == launch.axis and isinstance(step, int) and not isinstance(step, bool) and step > 0 and extent % step:
+            return f"the callers keep {a} a multiple of {b} ({test})"
     for a, b in sorted(facts.multiples):
         if a != launch.axis:
             continue

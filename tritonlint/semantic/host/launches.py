@@ -29,6 +29,7 @@ from tritonlint.semantic.host.host_guards import (
     kept_whole,
 )
 from tritonlint.semantic.host.module_constants import module_constants
+from tritonlint.semantic.host.offered_predicates import offered_multiples
 from tritonlint.semantic.host.padded_allocations import padded_length
 from tritonlint.semantic.host.predicates import Imported, Predicates
 from tritonlint.source.imports import statements_breadth_first
@@ -73,6 +74,14 @@ class Launch:
     # pointer parameter -> host text X where the host pads the tensor it passes to at least X elements
     # (`torch.zeros(X)` filled from the shorter one; padded_allocations): reads up to X stay inside it
     padded: Mapping[str, str] = field(default_factory=dict, hash=False)
+    # (a, b) kernel parameters that a public predicate the module offers beside the launching function
+    # requires multiples (`gemv_supported(x, w)`: `k % block_k == 0`), each with its test, for notes.
+    # Callers are meant to test it, but nothing at the launch shows they do: the witness reads these
+    # to mark a confirmation latent; `check` does not trust them (offered_predicates).
+    offered: Mapping[tuple[str, str], str] = field(default_factory=dict, hash=False)
+    # block parameter -> (size parameter, where) pairs where the block never exceeds the size
+    # (an autotune pruner setting `BLOCK_N = min(tile, N)`): witness-only, like `offered`.
+    at_most: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict, hash=False)
 
     def sizes(self, axis: Axis) -> frozenset[str]:
         """The kernel-side names and literals the axis's divisor stands for."""
@@ -341,8 +350,11 @@ class _Finder:
                       if pair not in multiples}
         padded = {param: length for param, value in bound.items() if isinstance(value, ast.Name)
                   for length in [padded_length(scope.statements, value.id, line)] if length is not None}
+        offered = offered_multiples(scope.function, self.functions, self.predicates.expand, args, lambda: scope.body, line,
+                                    self.display, self.constants)
         return Launch(kernel, f"{self.display}:{line}", tuple(axes), args, allocations, predicates, self.local,
-                      multiples, _covers(args, ifs, self.display), padded)
+                      multiples, _covers(args, ifs, self.display), padded,
+                      {pair: test for pair, test in offered.items() if pair not in multiples})
 
     def inherited_multiples(self, args: Mapping[str, str], ifs: tuple[tuple[ast.expr, bool], ...], scope: _Scope,
                             line: int) -> dict[tuple[str, str], str]:
