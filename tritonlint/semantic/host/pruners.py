@@ -123,11 +123,20 @@ def _config_at_most(value: ast.expr, assigned: Mapping[str, list[ast.expr | None
             continue
         bounds = _min_of(given, assigned)
         for bound in bounds:
-            size = _read(bound, assigned, lambda node: _key(node, sources, "launch"))
+            size = _read(bound, assigned, lambda node: _either_key(node, sources))
             if size:
                 found[key.value] = size
                 break
     return found
+
+
+def _either_key(node: ast.expr, sources: set[str]) -> str:
+    """The launch argument a read gives, through a conditional whose both sides read it
+    (`kwargs["N"] if "N" in kwargs else named_args["N"]`)."""
+    if isinstance(node, ast.IfExp):
+        keys = {_either_key(node.body, sources), _either_key(node.orelse, sources)}
+        return keys.pop() if len(keys) == 1 else ""
+    return _key(node, sources, "launch")
 
 
 def _min_of(node: ast.expr, assigned: Mapping[str, list[ast.expr | None]]) -> list[ast.expr]:
