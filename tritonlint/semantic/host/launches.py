@@ -311,11 +311,21 @@ class _Finder:
     def launch(self, kernel: str, call: ast.Call, grid: ast.expr, ifs: tuple[tuple[ast.expr, bool], ...],
                scope: _Scope) -> Launch:
         params = self.params.get(kernel, [])
-        bound: dict[str, ast.expr] = {}  # kernel parameter -> its argument (none after a `*args`)
-        for param, value in zip(params, call.args):
+        bound: dict[str, ast.expr] = {}  # kernel parameter -> its argument (none after a `*args` of unknown length)
+        position = 0
+        for value in call.args:
             if isinstance(value, ast.Starred):
+                # A tuple of known length (`*strides` with `strides = (a, b, c) if x else (0, 0, 0)`) fills
+                # that many parameters, its elements unnamed: the arguments after it bind on.
+                length = _starred_length(value.value, scope, call.lineno)
+                if length is None:
+                    break
+                position += length
+                continue
+            if position >= len(params):
                 break
-            bound[param] = value
+            bound[params[position]] = value
+            position += 1
         bound |= {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg is not None
                   and (keyword.arg != "grid" or isinstance(call.func, ast.Subscript))}
         args = {param: squash(_text(value)) for param, value in bound.items()}
@@ -743,6 +753,18 @@ def _assignments(scope: _Scope, name: str, before: int) -> ast.expr | None:
             if returned is not None:
                 found = ast.Lambda(node.args, returned)
     return found
+
+
+def _starred_length(node: ast.expr, scope: _Scope, line: int) -> int | None:
+    """How many arguments `*node` spreads into: a tuple or list literal, directly or through the name's
+    last assignment before the launch, or a conditional between two literals of one length; None if unknown."""
+    value = _resolved(node, scope, line)
+    options = [value.body, value.orelse] if isinstance(value, ast.IfExp) else [value]
+    lengths = {len(o.elts) for o in options if isinstance(o, (ast.Tuple, ast.List))
+               and not any(isinstance(e, ast.Starred) for e in o.elts)}
+    if len(lengths) != 1 or not all(isinstance(o, (ast.Tuple, ast.List)) for o in options):
+        return None
+    return lengths.pop()
 
 
 def _resolved(node: ast.expr, scope: _Scope, line: int) -> ast.expr:
