@@ -100,10 +100,10 @@ def test_a_size_the_offered_predicate_refuses_is_latent(tmp_path: Path) -> None:
 
 
 def test_a_block_chosen_as_a_module_constant_matches_the_predicates_literal(tmp_path: Path) -> None:
-    # `K % _BLOCK_K == 0` reads as `K % 32 == 0`; `block_k` is 32 on every path of `_pick`.
+    # `K % _BLOCK_K == 0` reads as `K % 32 == 0`; `block_k` is 32 on every path of `_pick` (notes keep its spelling).
     for w in _witness(tmp_path, ROWDOT_CONSTANT):
         assert w["status"] == "confirmed", w
-        assert w["evidence"]["latent"] and "`K % 32 == 0`" in w["evidence"]["latent"], w["evidence"]
+        assert w["evidence"]["latent"] and "`K % _BLOCK_K == 0`" in w["evidence"]["latent"], w["evidence"]
 
 
 def test_a_predicate_without_the_divisibility_marks_nothing(tmp_path: Path) -> None:

@@ -70,9 +70,14 @@ def offered_multiples(function: ast.FunctionDef | None, functions: Mapping[str, 
         if expanded is call:
             continue  # not plain
         where = f"the module's predicate `{name}` requires it ({display}:{candidate.lineno})"
-        for mod in held(expanded, True):
+        mods = held(expanded, True)
+        # The predicate's own spelling for notes (`k % block_k`), when its conjuncts map one to one.
+        last = candidate.body[-1]
+        own = held(last.value, True) if isinstance(last, ast.Return) and last.value is not None else []
+        spelled = own if len(own) == len(mods) else mods
+        for mod, spelling in zip(mods, spelled):
             for pair in _pairs(mod, args, body, line, display, functions, constants):
-                found.setdefault(pair, f"`{ast.unparse(mod)} == 0`: {where}")
+                found.setdefault(pair, f"`{ast.unparse(spelling)} == 0`: {where}")
     return found
 
 
