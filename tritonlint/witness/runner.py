@@ -166,6 +166,19 @@ def _latent(facts: Facts, launch: Launch) -> str:
         for size, test in pairs:
             if size == launch.axis and isinstance(bound, int) and not isinstance(bound, bool) and extent > bound:
                 return f"the callers keep {size} <= {block} ({test})"
+    # The autotune pruner sets the block to `min(tile, N)`: no launch runs a block larger than N.
+    for block, pairs in sorted(getattr(facts.launch, "at_most", {}).items()):
+        bound = values.get(block)
+        for size, where in pairs:
+            held = launch.sizes.get(size)
+            if isinstance(bound, int) and not isinstance(bound, bool) and isinstance(held, int) and held < bound:
+                return f"the callers keep {block} <= {size} ({where})"
+    # A predicate the module offers beside the launcher refuses the size (`k % block_k == 0`): callers
+    # that test it, as it is offered for, never launch this shape.
+    for (a, b), test in sorted(getattr(facts.launch, "offered", {}).items()):
+        step = int(b) if b.isdigit() else values.get(b)
+        if a == launch.axis and isinstance(step, int) and not isinstance(step, bool) and step > 0 and extent % step:
+            return f"the callers keep {a} a multiple of {b} ({test})"
     for a, b in sorted(facts.multiples):
         if a != launch.axis:
             continue
