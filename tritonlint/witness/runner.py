@@ -14,8 +14,8 @@ from typing import Any
 
 from tritonlint.witness import analysis
 from tritonlint.witness.extract import ExtractError, enclosing_kernel, extract
-from tritonlint.witness.hits import hits as _hits
 from tritonlint.witness.group_oracle import fitted, group_launch, padding_evidence, roomy, tile_axis
+from tritonlint.witness.hits import hits as _hits
 from tritonlint.witness.padded_rows import in_padding, padded_rows
 from tritonlint.witness.synth import Facts, Launch, SynthesisError, facts_from, synthesize
 
