@@ -17,6 +17,7 @@ from tritonlint.witness.extract import ExtractError, enclosing_kernel, extract
 from tritonlint.witness.group_oracle import fitted, group_launch, padding_evidence, roomy, tile_axis
 from tritonlint.witness.hits import hits as _hits
 from tritonlint.witness.padded_rows import in_padding, padded_rows
+from tritonlint.witness.pinned import reaching_first
 from tritonlint.witness.synth import Facts, Launch, SynthesisError, facts_from, synthesize
 
 MAX_PAIRS = 3  # candidate launches tried per finding (each with its full-tile control)
@@ -150,6 +151,8 @@ def _evidence(v: dict[str, Any], launch: Launch, offset: int) -> dict[str, Any]:
 
 def _latent(facts: Facts, launch: Launch) -> str:
     """Why the callers never launch this shape, if they say so."""
+    if launch.unpinned:  # a constexpr branch no caller takes (every one passes another literal)
+        return "the callers pass " + ", ".join(f"{p}={text}" for p, text in sorted(launch.unpinned.items()))
     extent = launch.sizes.get(launch.axis or "", 0)
     # A dispatch around the launch keeps the size within a block (`if n <= BLOCK:`): past it, never.
     values = {a.name: a.value for a in launch.args if a.kind in ("constexpr", "int")}
@@ -228,7 +231,8 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
         except ExtractError as error:
             reasons.append(f"`{name}`: {error}")
             continue
-        facts = facts_from(diagnostic, launches.get(name, []), flags.get(name, {}), flag_tiles.get(name, {}))
+        sites = reaching_first(extracted, diagnostic.line, launches.get(name, []))
+        facts = facts_from(diagnostic, sites, flags.get(name, {}), flag_tiles.get(name, {}))
         try:
             pairs = synthesize(extracted, facts, owner=_owner(text, diagnostic.line, holder))[:MAX_PAIRS]
         except SynthesisError as error:

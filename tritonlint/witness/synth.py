@@ -82,6 +82,10 @@ class Launch:
     axis: str | None  # the size made partial
     sizes: dict[str, int] = field(default_factory=dict)
     label: str = ""
+    # Constexprs the callers pass as literals that this launch sets otherwise, to take the branch the
+    # finding's line sits under (`if not IS_KDA: ... else: <line>` with every caller passing False):
+    # parameter -> the callers' text. A confirmation on such a launch is latent.
+    unpinned: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {"kernel": self.kernel, "grid": self.grid, "axis": self.axis, "label": self.label,
@@ -427,6 +431,16 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     free = chosen_order + optional
     before_reach = dict(env)
     env, _unreached = satisfy(reach, env, free, local)
+    unpinned: dict[str, str] = {}
+    if _unreached:
+        # The callers' literals keep the line's branch from running: the other side is taken all the
+        # same (the finding is then latent, `runner._latent`), the other literals kept as they pass them.
+        pinned = [p for p in consts if p in kept and p not in facts.flags_off and p not in facts.even_flags
+                  and p in facts.launch_args and _launch_literal(facts.launch_args[p]) is not None]
+        trial, still = satisfy(reach, env, pinned, local)
+        if len(still) < len(_unreached):
+            unpinned = {p: facts.launch_args[p] for p in pinned if trial[p] != env[p]}
+            env, _unreached = trial, still
     steered = {p for p in free if env[p] is not before_reach[p] and env[p] != before_reach[p]}
     # An optional parameter the line needs as it is (its pointer, or a branch on it the line sits under)
     # stays so: an assertion elsewhere is no reason to drop the access the finding is about.
@@ -644,7 +658,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 args.append(Arg(p, "float", value=0.5))
         shown = {s: size_values[s] for s in ordered_sizes
                  if s in segments.values() or s in held.values() or any(a.name == s and a.kind == "int" for a in args)}
-        return Launch(kernel.name, args, grid, axis, shown, label)
+        return Launch(kernel.name, args, grid, axis, shown, label, dict(unpinned))
 
     pairs: list[tuple[Launch, Launch]] = []
     candidate_axes: list[str | None] = list(axis_order) or [None]
