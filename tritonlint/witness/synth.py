@@ -33,6 +33,7 @@ from tritonlint.witness.constraints import (
 )
 from tritonlint.witness.extract import Extracted, Kernel
 from tritonlint.witness.loaded_bounds import loaded_bounds
+from tritonlint.witness.loop_counts import LOOP_COUNT, loop_counted
 from tritonlint.witness.uses import (
     ACCESS,
     Uses,
@@ -520,11 +521,14 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             own_base.setdefault(size, min(base, 2 * value_of(t)))
 
     rounded = rounded_from(facts.launch)
+    counted = loop_counted(kernel.node, sizes, segments) - set(axis_order[:1])
 
     def build(axis: str | None, extent: int | None, label: str) -> Launch:
         # A size a program axis walks in its own tiles gets two of them, not two of the largest tile:
         # the same partial tiles, a fraction of the programs (the interpreter runs each one).
         size_values: dict[str, int] = {s: own_base.get(s, base) for s in ordered_sizes}
+        # A size a loop counts one by one costs a pass of its body per unit: two passes show its stepping.
+        size_values.update({s: min(size_values[s], LOOP_COUNT) for s in counted if s in size_values})
         if axis is not None and extent is not None:
             size_values[axis] = extent
         # Keep sizes the host keeps multiples of each other multiples.
