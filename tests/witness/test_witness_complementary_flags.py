@@ -61,3 +61,21 @@ def test_complementary_flags_are_never_both_off(tmp_path: Path) -> None:
     assert "UnboundLocalError" not in w["reason"], w
     args = {a["name"]: a["value"] for a in w["launch"]["args"]}
     assert args["USE_STARTS"] != args["ROW_STARTS"], args
+
+
+def test_a_name_bound_only_under_branches_is_bound_where_read(tmp_path: Path) -> None:
+    # No launch read (the host passes the flags through an object the launch reader does not follow):
+    # the kernel itself says that `start` needs one of its two branches taken.
+    host = SRC.index("\n\ndef copy(")
+    path = tmp_path / "rows.py"
+    path.write_text(SRC[:host] + "\n")
+    done = subprocess.run([sys.executable, "-m", "tritonlint", "witness", "--output-format", "json", str(path)],
+                          capture_output=True, text=True, timeout=300, check=False,
+                          env={**os.environ, "TRITON_INTERPRET": "1"})
+    assert done.returncode in (0, 1), done.stderr[-2000:]
+    found = [f for f in json.loads(done.stdout) if f["line"] == 15]
+    assert len(found) == 1, done.stdout[-3000:]
+    w = found[0]["witness"]
+    assert "UnboundLocalError" not in w["reason"], w
+    args = {a["name"]: a["value"] for a in w["launch"]["args"]}
+    assert args["USE_STARTS"] or args["ROW_STARTS"], args

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tritonlint.witness.bindings import bound_where_read
 from tritonlint.witness.complementary import complementary, launch_tests
 from tritonlint.witness.constraints import (
     ABSENT,
@@ -411,7 +412,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     # promises whole ones (fixture flag_named_oddly's `else:` twin).
     kept = {p for p in consts if p in facts.flags_off or p in facts.even_flags or _assigned(facts, p) is not None
             or (p in facts.launch_args and _launch_literal(facts.launch_args[p]) is not None)}
-    rules = constraints_of(kernel.node, extracted.helpers) + complementary(launch_tests(facts.launch), uses.constexprs)
+    rules = constraints_of(kernel.node, extracted.helpers) + complementary(launch_tests(facts.launch), uses.constexprs) \
+        + bound_where_read(kernel.node)
     local = {**module_constants(extracted.source), **locals_of(kernel.node)}
     chosen_order = sorted((p for p in consts if p not in kept), key=lambda p: (p in tuned, p in defaults))
     # First the constexpr branches the flagged line sits under (taken from the side that reaches it),
