@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from tritonlint.witness.constraints import broken, locals_of, reaching
-from tritonlint.witness.synth import _launch_literal
+from tritonlint.witness.synth import launch_literal
 
 
 def reaching_first(extracted: Any, line: int, launches: list[Any]) -> list[Any]:
@@ -23,7 +23,7 @@ def reaching_first(extracted: Any, line: int, launches: list[Any]) -> list[Any]:
     local = locals_of(fn)
 
     def missed(launch: Any) -> int:
-        env = {p: v for p, text in launch.args.items() if (v := _launch_literal(text)) is not None}
+        env = {p: v for p, text in launch.args.items() if (v := launch_literal(text)) is not None}
         return len(broken(reach, env, local))
 
     return sorted(launches, key=missed)

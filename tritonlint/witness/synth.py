@@ -275,7 +275,7 @@ def _assigned(facts: Facts, param: str) -> Any:
     return min(values) if values else None
 
 
-def _launch_literal(text: str) -> Any:
+def launch_literal(text: str) -> Any:
     """The literal a launch site passes (`BLOCK=64`), or None; a host text that is no Python expression
     on its own (cut out of a longer call) is no literal."""
     try:
@@ -381,8 +381,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         value: Any = None
         if p in facts.flags_off:
             value = facts.flags_off[p]
-        elif p in facts.launch_args and _launch_literal(facts.launch_args[p]) is not None:
-            value = _launch_literal(facts.launch_args[p])
+        elif p in facts.launch_args and launch_literal(facts.launch_args[p]) is not None:
+            value = launch_literal(facts.launch_args[p])
         elif _assigned(facts, p) is not None:
             value = _assigned(facts, p)
         elif p in tuned:
@@ -411,7 +411,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     # other side to reach a line (or keep an assertion) would launch partial tiles under a flag that
     # promises whole ones (fixture flag_named_oddly's `else:` twin).
     kept = {p for p in consts if p in facts.flags_off or p in facts.even_flags or _assigned(facts, p) is not None
-            or (p in facts.launch_args and _launch_literal(facts.launch_args[p]) is not None)}
+            or (p in facts.launch_args and launch_literal(facts.launch_args[p]) is not None)}
     rules = constraints_of(kernel.node, extracted.helpers) + complementary(launch_tests(facts.launch), uses.constexprs) \
         + bound_where_read(kernel.node)
     local = {**module_constants(extracted.source), **locals_of(kernel.node)}
@@ -440,7 +440,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         # The callers' literals keep the line's branch from running: the other side is taken all the
         # same (the finding is then latent, `runner._latent`), the other literals kept as they pass them.
         pinned = [p for p in consts if p in kept and p not in facts.flags_off and p not in facts.even_flags
-                  and p in facts.launch_args and _launch_literal(facts.launch_args[p]) is not None]
+                  and p in facts.launch_args and launch_literal(facts.launch_args[p]) is not None]
         trial, still = satisfy(reach, env, pinned, local)
         if len(still) < len(_unreached):
             unpinned = {p: facts.launch_args[p] for p in pinned if trial[p] != env[p]}
