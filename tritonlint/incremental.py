@@ -13,6 +13,7 @@ from tritonlint.config import Config
 from tritonlint.deferred_fixes import DeferredFixes, Key, key_of
 from tritonlint.diagnostics import Diagnostic, Edit
 from tritonlint.engine import check_source, collector_paused
+from tritonlint.kernel_memo import KernelMemo
 from tritonlint.kernel_splice import spliced
 from tritonlint.report import FileReport
 from tritonlint.semantic.host.launches import launch_pattern
@@ -66,6 +67,7 @@ class IncrementalChecker:
         # Kernels analysed by the engine in the last run (the rest came from memory); for tests
         # and the benchmark, which must tell a reused result from a recomputed one.
         self.analysed: tuple[str, ...] = ()
+        self.replayed: tuple[str, ...] = ()
         # Without fixes: the last run's text, its kernels, how to complete the diagnostics the
         # engine found in it, and the diagnostics completed so far.
         self._text: str | None = None
@@ -81,6 +83,9 @@ class IncrementalChecker:
         # The findings' places: the ranked nodes under each statement, kept by the statement node
         # (shared by the trees of successive versions), so only edited statements are walked again.
         self._ranks = StatementRanks()
+        # Each kernel's findings by what they depend on: within a group analysed again, a kernel
+        # that the edit did not reach is not run through the rules again.
+        self._memo = KernelMemo()
 
     @collector_paused()  # as in the engine: the outline's syntax tree would wake the collector for nothing
     def check(self, text: str) -> FileReport:
@@ -115,7 +120,10 @@ class IncrementalChecker:
         # Only the trees of the kernels now in the buffer are kept (an edited kernel's old tree goes).
         sources = {NESTED_PREFIX + k.text if k.indented else k.text for k in found.kernels}
         self._parses = {source: tree for source, tree in self._parses.items() if source in sources}
+        self._memo.prune({k.text for k in found.kernels})
         self.analysed = tuple(kernel.name for kernel in found.kernels if id(kernel) not in skipped)
+        # Of those, the kernels whose findings the engine replayed from memory (no rule ran on them).
+        self.replayed = tuple(self._memo.replayed)
         kept_now: dict[tuple[object, ...], _Kept] = {}
         if not (report.errors or report.crashes):
             everything = (*report.diagnostics, *reused)
@@ -153,7 +161,7 @@ class IncrementalChecker:
     def _engine(self, text: str) -> FileReport:
         with reusing_ranks(self._ranks):
             return check_source(self.path, text, self.config, deferred=None if self.fixes else self._deferred,
-                                parses=self._parses)
+                                parses=self._parses, memo=self._memo)
 
     def release(self) -> None:
         """Free the last run's analysis now (it is kept for `complete`)."""
