@@ -309,19 +309,15 @@ class _Run:
 
     def whole(self, found: Outline, neighbours: Neighbours | None) -> None:
         """Every kernel parsed and built, then the rules over each in file order."""
+        if self.memo is not None and neighbours is None:
+            self.remembered(found, self.memo)
+            return
         kernels = _parsed(found.kernels, self.parses)
         models, helpers, depends = build_contexts(self.path, self.text, found, kernels, self.config, neighbours,
                                                   starts=self.starts, strict=self.strict, crashes=self.crashes)
         self.depends = depends
         own = {id(model) for _, model in models}
         callers, caller_helpers = importing_callers(self.path, found, helpers, self.config, neighbours, depends)
-        if self.memo is not None and not callers:
-            self._memo_keys(found, models)
-            self.memo.start()
-            for kernel, model in models:
-                self.check_remembered(kernel, model, self.memo)
-            self.memo.finish()
-            models = []
         for kernel, model in models:
             self.check(kernel, model)
         # A jit function of this file imported and called by a kernel of a neighbouring module: its
@@ -471,13 +467,39 @@ class _Run:
             helpers.clear()
         return share
 
-    def _memo_keys(self, found: Outline, models: list[tuple[KernelSource, KernelContext]]) -> None:
+    def remembered(self, found: Outline, memo: KernelMemo) -> None:
+        """`whole` in the editor's mode (no neighbours): only the kernels whose findings `memo` does
+        not hold, and the jit functions they name, are parsed and built; the others' findings are
+        replayed, every kernel's placed in file order as `whole` places them."""
+        launches = find_file_launches(self.path, self.text, found, None) if found.kernels else {}
+        self._memo_keys(found, {name for name, sites in launches.items() if sites})
+        needed: set[int] = set()
+        for kernel in found.kernels:
+            key, closure = self.memo_keys[id(kernel)]
+            if not memo.holds(key):
+                needed.update(id(each) for each in closure)
+        kernels = _parsed([kernel for kernel in found.kernels if id(kernel) in needed], self.parses)
+        models, helpers, depends = build_contexts(self.path, self.text, found, kernels, self.config, None,
+                                                  starts=self.starts, strict=self.strict, crashes=self.crashes,
+                                                  launches=launches)
+        self.depends = depends
+        built = {id(kernel): model for kernel, model in models}
+        memo.start()
+        for kernel in found.kernels:
+            if id(kernel) in built or id(kernel) not in needed:
+                self.check_remembered(kernel, built.get(id(kernel)), memo)
+        memo.finish()
+        if self.deferred is not None:
+            self.deferred.hold(helpers)
+        else:
+            helpers.clear()
+
+    def _memo_keys(self, found: Outline, launched: set[str]) -> None:
         """Each kernel's key in the memo: its closure's texts, the imports, the host code if launched."""
         by_name = {kernel.name: kernel for kernel in found.kernels}
         if len(by_name) < len(found.kernels):  # two jit functions of one name: which one a call means is not kept
             self.memo_keys = {id(kernel): (None, [kernel]) for kernel in found.kernels}
             return
-        launched = {kernel.name for kernel, model in models if model.launches}
         host = host_code(self.text, found.kernels) if launched else ""
         imports = tuple(sorted(found.imports.bindings.items()))
         self.memo_keys = {}
@@ -486,7 +508,7 @@ class _Run:
             fed = any(each.name in launched for each in closure)
             self.memo_keys[id(kernel)] = (memo_key(closure, imports, host if fed else None), closure)
 
-    def check_remembered(self, kernel: KernelSource, model: KernelContext, memo: KernelMemo) -> None:
+    def check_remembered(self, kernel: KernelSource, model: KernelContext | None, memo: KernelMemo) -> None:
         """`check` in the editor's mode: the kernel's findings from `memo` when its key is there, else
         from the rules (and stored); then deduplicated and placed as `check` does, an access's key
         being its place in the file (the same access whether found now or replayed)."""
@@ -495,6 +517,8 @@ class _Run:
         remembered = memo.recall(key, closure)
         if remembered is not None:
             raws = [(code, keyed, diagnostic, None) for code, keyed, diagnostic in remembered]
+        elif model is None:
+            return  # (not built: `remembered` builds every kernel whose key the memo does not hold)
         else:
             crashes = len(self.crashes)
             raws = self._raw_findings(kernel, model)

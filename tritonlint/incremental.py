@@ -20,6 +20,7 @@ from tritonlint.semantic.host.launches import launch_pattern
 from tritonlint.source.groups import kernel_groups
 from tritonlint.source.locations import StatementRanks, reusing_ranks
 from tritonlint.source.outline import NESTED_PREFIX, KernelSource, outline
+from tritonlint.source.parsed import seed_blanked
 from tritonlint.suppressions import Suppression, file_suppressions
 
 _NOT_NEWLINE = re.compile(r"[^\r\n]")
@@ -116,7 +117,11 @@ class IncrementalChecker:
                                      group[index].first_line - kept.spans[index][1], lines))
         skipped = {id(kernel) for kernel in blanked}
         self._splice([kernel for kernel in found.kernels if id(kernel) not in skipped], found.kernels)
-        report = self._engine(_blank(text, blanked))
+        shown = _blank(text, blanked)
+        if all(kernel.function is not None for kernel in blanked):
+            # Its tree is the buffer's without the blanked kernels: not parsed again.
+            seed_blanked(text, shown, [kernel.function for kernel in blanked if kernel.function is not None])
+        report = self._engine(shown)
         # Only the trees of the kernels now in the buffer are kept (an edited kernel's old tree goes).
         sources = {NESTED_PREFIX + k.text if k.indented else k.text for k in found.kernels}
         self._parses = {source: tree for source, tree in self._parses.items() if source in sources}

@@ -60,6 +60,9 @@ class KernelMemo:
         self._entries = {key: entry for key, entry in self._entries.items()
                          if isinstance(key, tuple) and all(text in texts for text in key[0])}
 
+    def holds(self, key: Hashable | None) -> bool:
+        return key is not None and key in self._entries
+
     def recall(self, key: Hashable | None, closure: Sequence[KernelSource]) -> list[Raw] | None:
         """The findings stored under `key`, moved to where the `closure` kernels now sit; None if none."""
         entry = self._entries.get(key) if key is not None else None
