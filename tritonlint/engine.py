@@ -236,7 +236,8 @@ def collector_paused() -> Iterator[None]:
 @collector_paused()
 def check_source(path: str, text: str, config: Config, *, strict: bool = False,
                  neighbours: Neighbours | None = None, deferred: DeferredFixes | None = None,
-                 parses: dict[str, cst.Module] | None = None, memo: KernelMemo | None = None) -> FileReport:
+                 parses: dict[str, cst.Module] | None = None, memo: KernelMemo | None = None,
+                 found: Outline | None = None) -> FileReport:
     """Every enabled rule over every kernel of one file.
 
     Syntax errors become a one-line error for the file; a crashing rule becomes an
@@ -247,11 +248,13 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False,
     Given `parses` (kernel source -> its libcst module, filled here), a kernel whose text is
     already there is not parsed again: the editor's memory of the kernels an edit left alone.
     Given `memo` (with `deferred`), a kernel whose inputs are unchanged since a run that stored it
-    has its findings replayed from there, not the rules run again (`kernel_memo`).
+    has its findings replayed from there, not the rules run again (`kernel_memo`). `found`: the
+    text's outline, when the caller has it already.
     """
     # The text goes with the error so that a notebook's parse error is placed in its cell.
     try:
-        found = outline(text) if might_hold_kernels(text) else Outline(ImportMap())
+        if found is None:
+            found = outline(text) if might_hold_kernels(text) else Outline(ImportMap())
     except SyntaxError as error:
         return FileReport(path, errors=(f"{path}:{error.lineno or 0}: syntax error: {error.msg}",), unchecked=True,
                           text=text)

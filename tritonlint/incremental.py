@@ -19,7 +19,13 @@ from tritonlint.report import FileReport
 from tritonlint.semantic.host.launches import launch_pattern
 from tritonlint.source.groups import kernel_groups
 from tritonlint.source.locations import StatementRanks, reusing_ranks
-from tritonlint.source.outline import NESTED_PREFIX, KernelSource, outline
+from tritonlint.source.outline import (
+    NESTED_PREFIX,
+    KernelSource,
+    Outline,
+    might_hold_kernels,
+    outline,
+)
 from tritonlint.source.parsed import seed_blanked
 from tritonlint.suppressions import Suppression, file_suppressions
 
@@ -121,7 +127,8 @@ class IncrementalChecker:
         if all(kernel.function is not None for kernel in blanked):
             # Its tree is the buffer's without the blanked kernels: not parsed again.
             seed_blanked(text, shown, [kernel.function for kernel in blanked if kernel.function is not None])
-        report = self._engine(shown)
+        # (The buffer's own outline, when nothing is blanked: the engine's would be the same.)
+        report = self._engine(shown, found if shown is text and might_hold_kernels(text) else None)
         # Only the trees of the kernels now in the buffer are kept (an edited kernel's old tree goes).
         sources = {NESTED_PREFIX + k.text if k.indented else k.text for k in found.kernels}
         self._parses = {source: tree for source, tree in self._parses.items() if source in sources}
@@ -163,10 +170,10 @@ class IncrementalChecker:
         names = Counter(kernel.name for kernel in every)
         self._previous = {kernel.name: kernel for kernel in every if names[kernel.name] == 1}
 
-    def _engine(self, text: str) -> FileReport:
+    def _engine(self, text: str, found: Outline | None = None) -> FileReport:
         with reusing_ranks(self._ranks):
             return check_source(self.path, text, self.config, deferred=None if self.fixes else self._deferred,
-                                parses=self._parses, memo=self._memo)
+                                parses=self._parses, memo=self._memo, found=found)
 
     def release(self) -> None:
         """Free the last run's analysis now (it is kept for `complete`)."""
