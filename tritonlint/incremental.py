@@ -63,7 +63,10 @@ class IncrementalChecker:
     text outside its own kernel is always analysed.
 
     Without `fixes` (the editor's mode), the reports leave the fixes of accesses out (and the notes
-    only a fix writes): `complete` computes one diagnostic's when a code action asks for it.
+    only a fix writes): `complete` computes one diagnostic's when a code action asks for it. Then,
+    within a group analysed again, a kernel whose own text, the helpers it names and the launches
+    feeding it are unchanged has its findings replayed by the engine (`kernel_memo`): only the
+    edited kernel and its callers go through the rules again.
     """
 
     def __init__(self, path: str, config: Config, *, fixes: bool = True) -> None:
