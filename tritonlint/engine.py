@@ -22,7 +22,7 @@ from tritonlint.diagnostics import Applicability, Diagnostic
 from tritonlint.finding import FileView
 from tritonlint.fixing.edits import DEFAULT_LINE_LENGTH, apply_edits
 from tritonlint.forked import Forked, forking_possible
-from tritonlint.kernel_memo import KernelMemo, closure_of, host_code, memo_key
+from tritonlint.kernel_memo import KernelMemo, closure_of, host_code, memo_key, mentions
 from tritonlint.report import FileReport
 from tritonlint.rule import Rule, all_rules
 from tritonlint.semantic.context import KernelContext
@@ -506,8 +506,9 @@ class _Run:
         host = host_code(self.text, found.kernels) if launched else ""
         imports = tuple(sorted(found.imports.bindings.items()))
         self.memo_keys = {}
+        named = mentions(found.kernels)
         for kernel in found.kernels:
-            closure = closure_of(kernel, by_name)
+            closure = closure_of(kernel, by_name, named)
             fed = any(each.name in launched for each in closure)
             self.memo_keys[id(kernel)] = (memo_key(closure, imports, host if fed else None), closure)
 

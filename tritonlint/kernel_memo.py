@@ -93,18 +93,25 @@ class KernelMemo:
         self._kept[key] = _Entry(spans, tuple(findings))
 
 
-def closure_of(kernel: KernelSource, by_name: Mapping[str, KernelSource]) -> list[KernelSource]:
-    """The kernel and the jit functions of its file it names, transitively (every word of the text:
-    never fewer than it calls), the kernel first, then in file order."""
-    found = {kernel.name: kernel}
-    pending = [kernel]
+def mentions(kernels: Sequence[KernelSource]) -> dict[str, set[str]]:
+    """Per kernel (by name), the other jit functions of its file it names: every word of its text
+    (comments and strings too), never fewer than it calls. Read once per kernel and run."""
+    names = {kernel.name for kernel in kernels}
+    return {kernel.name: set(_WORD.findall(kernel.text)) & names - {kernel.name} for kernel in kernels}
+
+
+def closure_of(kernel: KernelSource, by_name: Mapping[str, KernelSource],
+               named: Mapping[str, set[str]]) -> list[KernelSource]:
+    """The kernel and the jit functions it names (`named`, from `mentions`), transitively: the
+    kernel first, then in file order."""
+    found = {kernel.name}
+    pending = [kernel.name]
     while pending:
-        current = pending.pop()
-        for name in set(_WORD.findall(current.text)) & by_name.keys():
+        for name in named.get(pending.pop(), ()):
             if name not in found:
-                found[name] = by_name[name]
-                pending.append(by_name[name])
-    rest = sorted((k for name, k in found.items() if name != kernel.name), key=lambda k: k.start_offset)
+                found.add(name)
+                pending.append(name)
+    rest = sorted((by_name[name] for name in found if name != kernel.name), key=lambda k: k.start_offset)
     return [kernel, *rest]
 
 
