@@ -72,3 +72,29 @@ def test_pages_of_rows_times_columns(tmp_path: Path) -> None:
     w = _witness(tmp_path, PAGES, "z = tl.load(")
     assert w.status == "confirmed", w.reason  # type: ignore[attr-defined]
     assert w.evidence["tensor"] == "Z"  # type: ignore[attr-defined]
+
+
+HEAD_ROWS_ONLY = textwrap.dedent("""\
+    import triton
+    import triton.language as tl
+
+
+    @triton.jit
+    def head_rows(X, Out, H, T, D: tl.constexpr, BLOCK: tl.constexpr):
+        pid_t = tl.program_id(0)
+        pid_h = tl.program_id(1)
+        rows = pid_t * BLOCK + tl.arange(0, BLOCK)
+        cols = tl.arange(0, D)
+        x = tl.load(X + pid_h * D + rows[:, None] * (H * D) + cols[None, :])
+        tl.store(Out + pid_h * D + rows[:, None] * (H * D) + cols[None, :], x * 2, mask=(rows < T)[:, None])
+""")
+
+
+def test_a_factor_only_the_product_uses_takes_the_rows_length(tmp_path: Path) -> None:
+    # `H` is read nowhere but in `H * D`: the layout gives the product its length, and `H` the value
+    # that makes `H * D` that long, so the launch's heads fit in a row (not H=1 with two head programs).
+    w = _witness(tmp_path, HEAD_ROWS_ONLY, "x = tl.load(")
+    assert w.status == "confirmed", w.reason  # type: ignore[attr-defined]
+    args = {a["name"]: a for a in w.launch["args"]}  # type: ignore[attr-defined]
+    heads = w.launch["grid"][1]  # type: ignore[attr-defined]
+    assert args["H"]["value"] >= heads, (args["H"], w.launch["grid"])  # type: ignore[attr-defined]

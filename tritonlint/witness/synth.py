@@ -554,10 +554,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         stride_values.update({k: v for k, v in consts.items() if isinstance(v, int) and not isinstance(v, bool)
                               and k not in stride_values and k not in free_strides})
         numels: dict[str, int] = {}
-        # Tensors whose rows are products of parameters (`o_c * (H * D)`) last: the parameters take
-        # their values from the plainer tensors first (`lse + o_c * H`: H is that tensor's row length).
-        for p, exprs in sorted(pointers.items(), key=lambda item: any(
-                "*" in str(d[0]) for e in item[1] for d in uses.dims(e, sizes, strides))):
+        for p, exprs in pointers.items():
             # Only the accesses on the constexpr branches this launch takes (`tl.load(w + k * s + n) if
             # W_KMAJOR else tl.load(w + n * s + k)` lays out `w` one way or the other).
             taken = [e for e in exprs if not branch_not_taken(kernel.node, e, branch_env, local)] or exprs
