@@ -582,6 +582,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             extents: list[tuple[str | None, int]] = []
             ends = uses.inclusive_ends(p)  # `n + 1` entries by the kernel's repeated `v <= n`
             dims: list[tuple[str | None, Any]] = []
+            products: list[str] = []  # row lengths spelled as products (`H*D`)
             for expr in taken:
                 for d in uses.dims(expr, sizes, strides):
                     if d == (None, None):
@@ -593,6 +594,11 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             for stride, bound in dims:
                 if stride is not None and stride.isdigit():
                     stride_values[stride] = int(stride)  # a literal row length (`index * 24`)
+                if stride is not None and "*" in stride:
+                    product = _row_product(stride, stride_values)  # `o_c * (H * D)`: rows of H * D
+                    if product is not None:
+                        stride_values[stride] = product
+                    products.append(stride)
                 past = 1 if isinstance(bound, tuple) and bound[0] == "size" and bound[1] in ends else 0
                 extent = _extent(bound, totals, grid, consts, base, axes) + past
                 walked = bound[1] if isinstance(bound, tuple) and bound[0] == "size" else \
@@ -603,6 +609,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             # A literal offset past the indexed terms (`index * 24 + 17`) reaches that far into the row.
             reach = max((uses.constant_reach(e) for e in exprs if uses.block_ptr_of(e) is None), default=0)
             numels[p] = _layout(extents, stride_values, reach)
+            if _settle_products(products, stride_values):
+                numels[p] = _layout(extents, stride_values, reach)
             # A pointer local defined on several branches: the buffer holds what each definition reaches
             # (of the accesses on the branches this launch takes, as above).
             for expr in taken:
@@ -734,6 +742,31 @@ def _definition_reach(fn: ast.FunctionDef, uses: Uses, facts: Facts) -> list[Any
         if len(values) > 1 and walking:
             out += reaching(fn, walking[0].lineno)
     return out
+
+
+def _row_product(stride: str, stride_values: dict[str, int]) -> int | None:
+    """The value of a row length spelled as a product (`H*D`), from the values its factors take in
+    this launch; None where one has none yet (the layout then lays it out contiguously)."""
+    values = [int(part) if part.isdigit() else stride_values.get(part) for part in stride.split("*")]
+    known = [v for v in values if isinstance(v, int) and not isinstance(v, bool) and v > 0]
+    return _prod(known) if len(known) == len(values) else None
+
+
+def _settle_products(products: list[str], stride_values: dict[str, int]) -> bool:
+    """A product row length the layout gave a value of its own, with one factor the launch has not
+    valued (a stride parameter only this tensor uses): that factor takes the smallest value whose
+    product covers the row, and the product follows. True where a value changed (lay out again)."""
+    changed = False
+    for stride in products:
+        parts = stride.split("*")
+        unknown = [part for part in parts if not part.isdigit() and part not in stride_values]
+        if len(unknown) != 1 or stride not in stride_values:
+            continue
+        known = _prod([int(part) if part.isdigit() else stride_values[part] for part in parts if part != unknown[0]])
+        stride_values[unknown[0]] = max(1, -(-stride_values[stride] // max(1, known)))
+        stride_values[stride] = stride_values[unknown[0]] * known
+        changed = True
+    return changed
 
 
 def _prod(values: list[int]) -> int:

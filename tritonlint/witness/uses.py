@@ -368,6 +368,8 @@ class Uses:
                 self._constexpr_stride(term, factors) or self._literal_stride(term, factors)
             rest = [f for f in factors if not (isinstance(f, ast.Name) and f.id == stride)
                     and not (isinstance(f, ast.Constant) and str(f.value) == stride)]
+            if stride is not None:
+                stride, rest = self._row_product(term, stride, rest, sizes | strides)
             # A tile's start spelled in the pointer (`P + pid * BLOCK + arange(0, BLOCK)`): the axis's
             # extent, not the program count alone (which would drop the tile beside it). Only a bare
             # `pid * TILE`: `pid * BLOCK_M * BLOCK_N` is one page per program, counted by the grid.
@@ -400,6 +402,38 @@ class Uses:
                 finally:
                     self.defs[name] = values
         return out
+
+    def _row_product(self, term: ast.expr, stride: str, rest: list[ast.expr],
+                     sizes: set[str]) -> tuple[str, list[ast.expr]]:
+        """A row length that is a product of scalars (`o_c * (H * D)`, `i_bh * T*V`): the stride is the
+        whole product, spelled `H*D`, not its first size alone (rows of H elements where the kernel
+        steps H * D: every full-tile launch then reads past its tensors). The other sizes multiplied
+        in count; a constexpr only inside a parenthesized product of scalars with the stride
+        (`pid * BLOCK * N` is a page of BLOCK rows per program, walked by the grid)."""
+        grouped: set[str] = set()
+        for node in ast.walk(term):
+            if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)):
+                continue
+            leaves = factors_of(node)
+            names = {f.id for f in leaves if isinstance(f, ast.Name)}
+            if stride in names and all(self._scalar_factor(f, sizes) for f in leaves):
+                grouped |= names
+        parts = [stride]
+        kept: list[ast.expr] = []
+        for f in rest:
+            if isinstance(f, ast.Name) and f.id not in parts and (
+                    f.id in sizes or (f.id in grouped and f.id in self.constexprs)):
+                parts.append(f.id)
+            else:
+                kept.append(f)
+        if len(parts) == 1 or not kept:
+            return stride, rest  # no other factor, or nothing left to index with: a constant offset
+        return "*".join(parts), kept
+
+    def _scalar_factor(self, f: ast.expr, sizes: set[str]) -> bool:
+        if isinstance(f, ast.Constant):
+            return isinstance(f.value, int) and not isinstance(f.value, bool)
+        return isinstance(f, ast.Name) and (f.id in sizes or f.id in self.constexprs)
 
     def _constexpr_stride(self, term: ast.expr, factors: list[ast.expr]) -> str | None:
         """A constexpr row length multiplying a row index (`slot * D`): the index's stride.
