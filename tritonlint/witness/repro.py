@@ -71,6 +71,19 @@ def at_line():
             return True
         frame = frame.f_back
     return False
+
+
+def confined(ptrs, mask, regions):
+    """The mask with every lane that points outside all `regions` (each tensor with its guard) switched
+    off: an access of another line that runs wild would corrupt this process's memory, not report."""
+    p = np.asarray(ptrs.data).astype(np.int64)
+    inside = np.zeros(p.shape, bool)
+    for start, stop in regions:
+        inside |= (p >= start) & (p < stop)
+    active = np.ones(p.shape, bool) if mask is None else np.broadcast_to(np.asarray(getattr(mask, "data", mask), bool), p.shape)
+    if (active & ~inside).any():
+        return interp.TensorHandle(np.array(active & inside), interp.tl.int1)
+    return mask
 '''
 
 # The bounds oracle's body: one run, every active lane at the flagged line checked against the end of
@@ -96,14 +109,18 @@ def check(kind, ptrs, mask):
 load, store = interp.InterpreterBuilder.create_masked_load, interp.InterpreterBuilder.create_masked_store
 
 
+def guarded():
+    return [(start, end + GUARD * size) for start, end, size in starts.values()]
+
+
 def create_masked_load(self, ptrs, mask, *rest):
     check("load", ptrs, mask)
-    return load(self, ptrs, mask, *rest)
+    return load(self, ptrs, confined(ptrs, mask, guarded()), *rest)
 
 
 def create_masked_store(self, ptrs, value, mask, *rest):
     check("store", ptrs, mask)
-    return store(self, ptrs, value, mask, *rest)
+    return store(self, ptrs, value, confined(ptrs, mask, guarded()), *rest)
 
 
 interp.InterpreterBuilder.create_masked_load = create_masked_load
@@ -145,7 +162,7 @@ import json
 SECOND = json.loads({second})  # JSON: an identity may be infinite
 
 load, store = interp.InterpreterBuilder.create_masked_load, interp.InterpreterBuilder.create_masked_store
-state = {{"second": False, "ends": [], "writes": {{}}, "races": set()}}
+state = {{"second": False, "ends": [], "guarded": [], "writes": {{}}, "races": set()}}
 
 
 def lanes_kept(ptrs, mask):
@@ -170,7 +187,7 @@ def lanes_kept(ptrs, mask):
 
 def create_masked_load(self, ptrs, mask, other, *rest):
     if not at_line():
-        return load(self, ptrs, mask, other, *rest)
+        return load(self, ptrs, confined(ptrs, mask, state["guarded"]), other, *rest)
     if SECOND["kind"] == "padding":
         return load(self, ptrs, lanes_kept(ptrs, mask), other, *rest)
     ret = load(self, ptrs, mask, other, *rest)
@@ -182,7 +199,9 @@ def create_masked_load(self, ptrs, mask, other, *rest):
 
 
 def create_masked_store(self, ptrs, value, mask, *rest):
-    if at_line() and SECOND["kind"] == "padding":
+    if not at_line():
+        mask = confined(ptrs, mask, state["guarded"])
+    elif SECOND["kind"] == "padding":
         mask = lanes_kept(ptrs, mask)
         if not state["second"]:
             active = np.asarray(mask.data, bool)
@@ -205,6 +224,7 @@ def run(second):
     args, bounds = make_args()
     state["second"] = second
     state["ends"] = [(v.data_ptr(), v.data_ptr() + bounds[n][0] * bounds[n][1]) for n, v in args.items() if n in bounds]
+    state["guarded"] = [(v.data_ptr(), v.data_ptr() + v.numel() * v.element_size()) for n, v in args.items() if n in bounds]
     kernel[tuple(LAUNCH["grid"])](**args)
     return {{n: v[: bounds[n][0]].double() for n, v in args.items() if n in bounds}}
 
