@@ -8,7 +8,7 @@ import os
 import re
 import traceback
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from functools import partial
@@ -22,6 +22,7 @@ from tritonlint.diagnostics import Applicability, Diagnostic
 from tritonlint.finding import FileView
 from tritonlint.fixing.edits import DEFAULT_LINE_LENGTH, apply_edits
 from tritonlint.forked import Forked, forking_possible
+from tritonlint.kernel_memo import KernelMemo, closure_of, host_code, memo_key, mentions
 from tritonlint.report import FileReport
 from tritonlint.rule import Rule, all_rules
 from tritonlint.semantic.context import KernelContext
@@ -235,7 +236,8 @@ def collector_paused() -> Iterator[None]:
 @collector_paused()
 def check_source(path: str, text: str, config: Config, *, strict: bool = False,
                  neighbours: Neighbours | None = None, deferred: DeferredFixes | None = None,
-                 parses: dict[str, cst.Module] | None = None) -> FileReport:
+                 parses: dict[str, cst.Module] | None = None, memo: KernelMemo | None = None,
+                 found: Outline | None = None) -> FileReport:
     """Every enabled rule over every kernel of one file.
 
     Syntax errors become a one-line error for the file; a crashing rule becomes an
@@ -245,10 +247,14 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False,
     notes only a fix writes): `deferred` completes each diagnostic on demand (the editor's mode).
     Given `parses` (kernel source -> its libcst module, filled here), a kernel whose text is
     already there is not parsed again: the editor's memory of the kernels an edit left alone.
+    Given `memo` (with `deferred`), a kernel whose inputs are unchanged since a run that stored it
+    has its findings replayed from there, not the rules run again (`kernel_memo`). `found`: the
+    text's outline, when the caller has it already.
     """
     # The text goes with the error so that a notebook's parse error is placed in its cell.
     try:
-        found = outline(text) if might_hold_kernels(text) else Outline(ImportMap())
+        if found is None:
+            found = outline(text) if might_hold_kernels(text) else Outline(ImportMap())
     except SyntaxError as error:
         return FileReport(path, errors=(f"{path}:{error.lineno or 0}: syntax error: {error.msg}",), unchecked=True,
                           text=text)
@@ -256,6 +262,7 @@ def check_source(path: str, text: str, config: Config, *, strict: bool = False,
         raise NestedTooDeep(1, "parse") from None
     run = _Run(path, text, config, strict, deferred)
     run.parses = parses
+    run.memo = memo if deferred is not None else None
     groups = kernel_groups(found.kernels) if deferred is None and not _may_have_callers(path, found, neighbours) \
         else [found.kernels]
     try:
@@ -299,9 +306,15 @@ class _Run:
         # go with the group, whose freed objects' ids new ones may take.
         self.keyed: list[tuple[str, object]] = []
         self.parses: dict[str, cst.Module] | None = None  # see check_source
+        self.memo: KernelMemo | None = None  # see check_source
+        # With a memo: each kernel's key there, and the kernels of that key (`_memo_keys`).
+        self.memo_keys: dict[int, tuple[Hashable | None, list[KernelSource]]] = {}
 
     def whole(self, found: Outline, neighbours: Neighbours | None) -> None:
         """Every kernel parsed and built, then the rules over each in file order."""
+        if self.memo is not None and neighbours is None:
+            self.remembered(found, self.memo)
+            return
         kernels = _parsed(found.kernels, self.parses)
         models, helpers, depends = build_contexts(self.path, self.text, found, kernels, self.config, neighbours,
                                                   starts=self.starts, strict=self.strict, crashes=self.crashes)
@@ -456,6 +469,93 @@ class _Run:
         finally:
             helpers.clear()
         return share
+
+    def remembered(self, found: Outline, memo: KernelMemo) -> None:
+        """`whole` in the editor's mode (no neighbours): only the kernels whose findings `memo` does
+        not hold, and the jit functions they name, are parsed and built; the others' findings are
+        replayed, every kernel's placed in file order as `whole` places them."""
+        launches = find_file_launches(self.path, self.text, found, None) if found.kernels else {}
+        self._memo_keys(found, {name for name, sites in launches.items() if sites})
+        needed: set[int] = set()
+        for kernel in found.kernels:
+            key, closure = self.memo_keys[id(kernel)]
+            if not memo.holds(key):
+                needed.update(id(each) for each in closure)
+        kernels = _parsed([kernel for kernel in found.kernels if id(kernel) in needed], self.parses)
+        models, helpers, depends = build_contexts(self.path, self.text, found, kernels, self.config, None,
+                                                  starts=self.starts, strict=self.strict, crashes=self.crashes,
+                                                  launches=launches)
+        self.depends = depends
+        built = {id(kernel): model for kernel, model in models}
+        memo.start()
+        for kernel in found.kernels:
+            if id(kernel) in built or id(kernel) not in needed:
+                self.check_remembered(kernel, built.get(id(kernel)), memo)
+        memo.finish()
+        if self.deferred is not None:
+            self.deferred.hold(helpers)
+        else:
+            helpers.clear()
+
+    def _memo_keys(self, found: Outline, launched: set[str]) -> None:
+        """Each kernel's key in the memo: its closure's texts, the imports, the host code if launched."""
+        by_name = {kernel.name: kernel for kernel in found.kernels}
+        if len(by_name) < len(found.kernels):  # two jit functions of one name: which one a call means is not kept
+            self.memo_keys = {id(kernel): (None, [kernel]) for kernel in found.kernels}
+            return
+        host = host_code(self.text, found.kernels) if launched else ""
+        imports = tuple(sorted(found.imports.bindings.items()))
+        self.memo_keys = {}
+        named = mentions(found.kernels)
+        for kernel in found.kernels:
+            closure = closure_of(kernel, by_name, named)
+            fed = any(each.name in launched for each in closure)
+            self.memo_keys[id(kernel)] = (memo_key(closure, imports, host if fed else None), closure)
+
+    def check_remembered(self, kernel: KernelSource, model: KernelContext | None, memo: KernelMemo) -> None:
+        """`check` in the editor's mode: the kernel's findings from `memo` when its key is there, else
+        from the rules (and stored); then deduplicated and placed as `check` does, an access's key
+        being its place in the file (the same access whether found now or replayed)."""
+        key, closure = self.memo_keys.get(id(kernel), (None, [kernel]))
+        raws: list[tuple[str, bool, Diagnostic, Callable[[], Diagnostic] | None]]
+        remembered = memo.recall(key, closure)
+        if remembered is not None:
+            raws = [(code, keyed, diagnostic, None) for code, keyed, diagnostic in remembered]
+        elif model is None:
+            return  # (not built: `remembered` builds every kernel whose key the memo does not hold)
+        else:
+            crashes = len(self.crashes)
+            raws = self._raw_findings(kernel, model)
+            if len(self.crashes) == crashes and not self.depends:
+                memo.store(key, closure, [(code, keyed, diagnostic) for code, keyed, diagnostic, _ in raws])
+        for code, keyed, diagnostic, complete in raws:
+            place = ("access", diagnostic.start_offset, diagnostic.end_offset) if keyed \
+                else (diagnostic.line, diagnostic.column)
+            if (code, place) in self.reported:
+                continue
+            self.reported.add((code, place))
+            self.suppressed += _place(diagnostic, self.text, self.starts, self.diagnostics, self.used)
+            if self.deferred is not None and complete is not None:
+                self.deferred.defer(diagnostic, complete)
+
+    def _raw_findings(self, kernel: KernelSource, model: KernelContext,
+                      ) -> list[tuple[str, bool, Diagnostic, Callable[[], Diagnostic] | None]]:
+        """Every rule's findings on one context, unplaced: (code, reported once per key, diagnostic,
+        what completes it). A crashing rule is a crash line (re-raised when strict), as in `check`."""
+        raws: list[tuple[str, bool, Diagnostic, Callable[[], Diagnostic] | None]] = []
+        for rule in self.rules:
+            try:
+                for finding in list(rule.check(model)):
+                    diagnostic = finding.diagnostic(rule.code, rule.name, self.file)
+                    raws.append((rule.code, finding.key() is not None, diagnostic,
+                                 partial(finding.diagnostic, rule.code, rule.name, self.complete)))
+            except RecursionError:
+                raise NestedTooDeep(kernel.first_line, "analyse") from None
+            except Exception as error:
+                if self.strict:
+                    raise RuleCrash(f"{rule.code} crashed on {self.path}:{kernel.first_line}") from error
+                self.crashes.append(_crash_line(self.path, kernel, f"{rule.code} ({rule.name})", error))
+        return raws
 
     def check(self, kernel: KernelSource, model: KernelContext, own: set[int] | None = None,
               record: tuple[int, list[tuple[int, str, tuple[int, int] | None, Diagnostic]]] | None = None) -> None:

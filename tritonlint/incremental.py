@@ -13,12 +13,20 @@ from tritonlint.config import Config
 from tritonlint.deferred_fixes import DeferredFixes, Key, key_of
 from tritonlint.diagnostics import Diagnostic, Edit
 from tritonlint.engine import check_source, collector_paused
+from tritonlint.kernel_memo import KernelMemo
 from tritonlint.kernel_splice import spliced
 from tritonlint.report import FileReport
 from tritonlint.semantic.host.launches import launch_pattern
 from tritonlint.source.groups import kernel_groups
 from tritonlint.source.locations import StatementRanks, reusing_ranks
-from tritonlint.source.outline import NESTED_PREFIX, KernelSource, outline
+from tritonlint.source.outline import (
+    NESTED_PREFIX,
+    KernelSource,
+    Outline,
+    might_hold_kernels,
+    outline,
+)
+from tritonlint.source.parsed import seed_blanked
 from tritonlint.suppressions import Suppression, file_suppressions
 
 _NOT_NEWLINE = re.compile(r"[^\r\n]")
@@ -55,7 +63,10 @@ class IncrementalChecker:
     text outside its own kernel is always analysed.
 
     Without `fixes` (the editor's mode), the reports leave the fixes of accesses out (and the notes
-    only a fix writes): `complete` computes one diagnostic's when a code action asks for it.
+    only a fix writes): `complete` computes one diagnostic's when a code action asks for it. Then,
+    within a group analysed again, a kernel whose own text, the helpers it names and the launches
+    feeding it are unchanged has its findings replayed by the engine (`kernel_memo`): only the
+    edited kernel and its callers go through the rules again.
     """
 
     def __init__(self, path: str, config: Config, *, fixes: bool = True) -> None:
@@ -66,6 +77,7 @@ class IncrementalChecker:
         # Kernels analysed by the engine in the last run (the rest came from memory); for tests
         # and the benchmark, which must tell a reused result from a recomputed one.
         self.analysed: tuple[str, ...] = ()
+        self.replayed: tuple[str, ...] = ()
         # Without fixes: the last run's text, its kernels, how to complete the diagnostics the
         # engine found in it, and the diagnostics completed so far.
         self._text: str | None = None
@@ -81,6 +93,9 @@ class IncrementalChecker:
         # The findings' places: the ranked nodes under each statement, kept by the statement node
         # (shared by the trees of successive versions), so only edited statements are walked again.
         self._ranks = StatementRanks()
+        # Each kernel's findings by what they depend on: within a group analysed again, a kernel
+        # that the edit did not reach is not run through the rules again.
+        self._memo = KernelMemo()
 
     @collector_paused()  # as in the engine: the outline's syntax tree would wake the collector for nothing
     def check(self, text: str) -> FileReport:
@@ -111,11 +126,19 @@ class IncrementalChecker:
                                      group[index].first_line - kept.spans[index][1], lines))
         skipped = {id(kernel) for kernel in blanked}
         self._splice([kernel for kernel in found.kernels if id(kernel) not in skipped], found.kernels)
-        report = self._engine(_blank(text, blanked))
+        shown = _blank(text, blanked)
+        if all(kernel.function is not None for kernel in blanked):
+            # Its tree is the buffer's without the blanked kernels: not parsed again.
+            seed_blanked(text, shown, [kernel.function for kernel in blanked if kernel.function is not None])
+        # (The buffer's own outline, when nothing is blanked: the engine's would be the same.)
+        report = self._engine(shown, found if shown is text and might_hold_kernels(text) else None)
         # Only the trees of the kernels now in the buffer are kept (an edited kernel's old tree goes).
         sources = {NESTED_PREFIX + k.text if k.indented else k.text for k in found.kernels}
         self._parses = {source: tree for source, tree in self._parses.items() if source in sources}
+        self._memo.prune({k.text for k in found.kernels})
         self.analysed = tuple(kernel.name for kernel in found.kernels if id(kernel) not in skipped)
+        # Of those, the kernels whose findings the engine replayed from memory (no rule ran on them).
+        self.replayed = tuple(self._memo.replayed)
         kept_now: dict[tuple[object, ...], _Kept] = {}
         if not (report.errors or report.crashes):
             everything = (*report.diagnostics, *reused)
@@ -150,10 +173,10 @@ class IncrementalChecker:
         names = Counter(kernel.name for kernel in every)
         self._previous = {kernel.name: kernel for kernel in every if names[kernel.name] == 1}
 
-    def _engine(self, text: str) -> FileReport:
+    def _engine(self, text: str, found: Outline | None = None) -> FileReport:
         with reusing_ranks(self._ranks):
             return check_source(self.path, text, self.config, deferred=None if self.fixes else self._deferred,
-                                parses=self._parses)
+                                parses=self._parses, memo=self._memo, found=found)
 
     def release(self) -> None:
         """Free the last run's analysis now (it is kept for `complete`)."""

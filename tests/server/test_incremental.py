@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tritonlint.config import Config
+from tritonlint.deferred_fixes import DeferredFixes
 from tritonlint.diagnostics import Diagnostic
 from tritonlint.engine import check_source
 from tritonlint.incremental import IncrementalChecker
@@ -117,14 +118,18 @@ def test_a_file_level_noqa_inside_one_kernel_hides_the_others_findings_too() -> 
     # An exact grid turned into a rounded-up one (TL101/TL102 from launch evidence).
     ("unmasked-tail-load/launch_safe_grids.py", "exact_kernel[(n // BLOCK,)]", "exact_kernel[(triton.cdiv(n, BLOCK),)]"),
 ])
-def test_an_edit_to_a_launch_re_analyses_the_kernel(case: str, before: str, after: str) -> None:
+@pytest.mark.parametrize("fixes", [True, False], ids=["check", "editor"])
+def test_an_edit_to_a_launch_re_analyses_the_kernel(case: str, before: str, after: str, fixes: bool) -> None:
+    """(In the editor's mode, the kernel the launch feeds is not replayed from memory either.)"""
     path = ROOT / "fixtures" / case
     text = path.read_text(encoding="utf-8")
-    checker = IncrementalChecker(str(path), Config())
-    assert exactly(checker.check(text).diagnostics) == exactly(check_source(str(path), text, Config()).diagnostics)
+    checker = IncrementalChecker(str(path), Config(), fixes=fixes)
+    deferred = None if fixes else DeferredFixes
+    assert exactly(checker.check(text).diagnostics) == \
+        exactly(check_source(str(path), text, Config(), deferred=deferred and deferred()).diagnostics)
     changed = text.replace(before, after)
     assert changed != text
-    fresh = check_source(str(path), changed, Config()).diagnostics
+    fresh = check_source(str(path), changed, Config(), deferred=deferred and deferred()).diagnostics
     assert fresh, "the edit makes a finding"
     assert exactly(checker.check(changed).diagnostics) == exactly(fresh)
 
@@ -193,15 +198,19 @@ def mutated(text: str, line: int, rng: random.Random) -> str:
     return "".join(lines)
 
 
-def test_random_edits_give_what_a_cold_check_gives() -> None:
+@pytest.mark.parametrize("fixes", [True, False], ids=["check", "editor"])
+def test_random_edits_give_what_a_cold_check_gives(fixes: bool) -> None:
     """Edits at random places (a helper, a kernel, a launch, the rest of the host code), one after
-    the other: after each, the incremental findings are exactly a cold check's."""
+    the other: after each, the incremental findings are exactly a cold check's. In the editor's
+    mode (no fixes) kernels of a group analysed again are replayed from memory (`kernel_memo`)
+    where their inputs are unchanged: those too must be a cold check's."""
     changed_findings = 0
+    replayed = 0
     for case in GRAPH_FILES:
         path = ROOT / "fixtures" / case
         text = path.read_text(encoding="utf-8")
         rng = random.Random(case)
-        checker = IncrementalChecker(str(path), Config())
+        checker = IncrementalChecker(str(path), Config(), fixes=fixes)
         before = checker.check(text)
         for step in range(24):
             where = places(text)
@@ -210,7 +219,8 @@ def test_random_edits_give_what_a_cold_check_gives() -> None:
                 continue
             after = mutated(text, rng.choice(where[kind]), rng)
             again = checker.check(after)
-            cold = check_source(str(path), after, Config())
+            replayed += len(checker.replayed)
+            cold = check_source(str(path), after, Config(), deferred=None if fixes else DeferredFixes())
             assert exactly(again.diagnostics) == exactly(cold.diagnostics), f"{case}, step {step}: an edit in a {kind}"
             assert again.errors == cold.errors
             if cold.errors:  # a text that does not parse is checked, and the next edit goes elsewhere
@@ -220,6 +230,7 @@ def test_random_edits_give_what_a_cold_check_gives() -> None:
             text, before = after, cold
     # Edits that change what is reported: without them stale findings would pass unseen.
     assert changed_findings >= 3
+    assert fixes or replayed >= 10  # (the editor's memory was used: the comparison says something of it)
 
 
 def test_an_edit_to_one_group_leaves_the_others_alone() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -180,6 +181,11 @@ def test_text_and_sarif_carry_the_witness(tree: Path, capsys: pytest.CaptureFixt
     assert main(["witness", "--select", "ALL", str(tree / "kernels.py")]) == 1
     text = capsys.readouterr().out
     assert "    witness: confirmed: load ran" in text and "    witness: fix validated:" in text
+    # The summary says what the runs cost: the median per finding and the wall time of them all.
+    summary = re.search(r"^Witnessed 1 finding: 1 confirmed \(median (\d+\.\d) s per finding, (\d+\.\d) s in all\)\.$",
+                        text, re.MULTILINE)
+    assert summary is not None, text
+    assert 0 < float(summary[1]) <= float(summary[2]) + 0.1
     assert main(["witness", "--select", "ALL", "--output-format", "sarif", str(tree / "kernels.py")]) == 1
     log = json.loads(capsys.readouterr().out)
     [result] = log["runs"][0]["results"]

@@ -8,7 +8,7 @@ import libcst as cst
 from libcst._nodes.internal import CodegenState
 
 from tritonlint.diagnostics import Edit
-from tritonlint.fixing.wrap import wrap_region
+from tritonlint.fixing.wrap import laid_region, wrap_region
 from tritonlint.semantic.context import KernelContext
 from tritonlint.semantic.verdicts import TailHazard
 from tritonlint.source.locations import Span
@@ -160,7 +160,39 @@ def fitted_edit(model: KernelContext, kernel: KernelSource, hazard: TailHazard, 
 
 def wrapped_edit(text: str, edit: Edit, statement: int, limit: int) -> Edit:
     """`edit` with the lines it leaves over `limit` wrapped; `statement` is the offset where the
-    statement holding it starts (the wrapping reads bracket depths from there)."""
+    statement holding it starts (the wrapping reads bracket depths from there).
+
+    The edited text is made only for a window from the statement's line on, widened until the
+    lines the wrapping reads lie whole inside it: the whole edited file, made per wrapped fix, was
+    a pass over a huge file for each of its fixes."""
+    if statement > edit.start:
+        return _wrapped_whole(text, edit, statement, limit)
+    begin = text.rfind("\n", 0, statement) + 1
+    reach = _WINDOW
+    while True:
+        stop = min(len(text), edit.end + reach)
+        window = text[begin:edit.start] + edit.content + text[edit.end:stop]
+        region = laid_region(window, statement - begin, edit.start + len(edit.content) - begin, limit)
+        if region.read <= len(window) or stop == len(text):
+            break
+        reach *= 4
+    if region.laid is None:
+        return edit
+    laid = window[:region.begin] + region.laid + ("\n" + window[region.read:] if region.read <= len(window) else "")
+    if laid == window:
+        return edit
+    # The edited file is text[:begin] + window + (the text after `stop`), and the wrapped one the same
+    # with `laid` for `window`: the statement's region is compared as `_wrapped_whole` compares it.
+    unchanged = len(window) - region.end  # within the window, after the statement
+    return smallest_edit(text[statement:stop - unchanged], laid[statement - begin:len(laid) - unchanged], statement)
+
+
+# Characters past the edit in the first window `wrapped_edit` tries (a statement and a line after it).
+_WINDOW = 4096
+
+
+def _wrapped_whole(text: str, edit: Edit, statement: int, limit: int) -> Edit:
+    """`wrapped_edit` over the whole edited text (a statement said to start after the edit)."""
     after = text[:edit.start] + edit.content + text[edit.end:]
     laid, region_end = wrap_region(after, statement, edit.start + len(edit.content), limit)
     if laid == after:

@@ -253,6 +253,31 @@ def wrap_region(text: str, start: int, end: int, limit: int) -> tuple[str, int]:
     bracket). Each result is checked to mean what the line meant (the stdlib `ast` of both), else
     the line is kept as it was. Also returns where the statement holding `end` ends in `text`:
     nothing after it changes."""
+    region = laid_region(text, start, end, limit)
+    if region.laid is None:
+        return text, end
+    tail = "\n" + text[region.read:] if region.read <= len(text) else ""
+    return text[:region.begin] + region.laid + tail, region.end
+
+
+@dataclass(frozen=True)
+class Region:
+    """What `laid_region` read and wrote: the lines from offset `begin` up to `read` (just past the
+    newline of the last line read; one more than the text's length when that line ran to its end),
+    laid out (None: nothing can be laid out, the text stays as it is), and where the statement holding
+    the edit ends (`wrap_region`'s second result)."""
+
+    begin: int
+    read: int
+    laid: str | None
+    end: int
+
+
+def laid_region(text: str, start: int, end: int, limit: int) -> Region:
+    """`wrap_region`'s work on the lines it reads: the text from `begin` to `read` is replaced by
+    `laid` (without the newline that ends the last line read). Reads only from the line holding
+    `start` to the line after the statement holding `end`: a caller may pass a window of a huge
+    file, and trust the result where `read` is within the window (every line read was whole)."""
     begin = text.rfind("\n", 0, start) + 1
     last = text.count("\n", begin, end)
     # Only the lines up to the statement's end, and the one after (the layout looks ahead to it),
@@ -262,10 +287,9 @@ def wrap_region(text: str, start: int, end: int, limit: int) -> tuple[str, int]:
     lines: list[str] = []
     depths = _line_depths(source, last, lines)
     if depths is None:
-        return text, end
+        return Region(begin, begin + sum(len(line) + 1 for line in lines), None, end)
     lines.extend(islice(source, 1))
-    after = begin + sum(len(line) + 1 for line in lines)  # where the first line not read starts
-    tail = "\n" + text[after:] if after <= len(text) else ""
+    read = begin + sum(len(line) + 1 for line in lines)  # where the first line not read starts
     # The last line of the statement holding `end` (depths holds one more entry than lines read).
     final_line = max(last, len(depths) - 2)
     region_end = begin + sum(len(line) + 1 for line in lines[:final_line + 1]) - 1
@@ -318,7 +342,7 @@ def wrap_region(text: str, start: int, end: int, limit: int) -> tuple[str, int]:
                 continue
         out.append(line)
         number += 1
-    return text[:begin] + "\n".join(out) + tail, region_end
+    return Region(begin, read, "\n".join(out), region_end)
 
 
 def _lines_from(text: str, begin: int) -> Iterator[str]:

@@ -37,13 +37,37 @@ class KernelStub(ast.FunctionDef):
     """A top-level jit function of a lean tree, without its body (see the module's docstring)."""
 
 
+# A text whose tree is known without parsing it (`seed_blanked`): the editor's buffer with its
+# unchanged kernels blanked out, whose tree is the buffer's without them.
+_seeded: dict[str, ast.Module] = {}
+
+
+def seed_blanked(text: str, blanked: str, removed: list[ast.stmt]) -> None:
+    """Make `parse_text(blanked)` the tree of `text` without the top-level statements `removed`:
+    `blanked` is `text` with exactly those statements' lines turned into blank ones (every other
+    offset and line where it was), so `ast.parse(blanked)` gives that tree, at the same positions.
+    Only the last seed is kept."""
+    _seeded.clear()
+    if blanked == text:
+        return
+    gone = {id(node) for node in removed}
+    tree = parse_text(text)
+    if not gone <= {id(node) for node in tree.body}:
+        return  # not statements of this text's tree: parsed when asked
+    _seeded[blanked] = ast.Module(body=[node for node in tree.body if id(node) not in gone],
+                                  type_ignores=tree.type_ignores)
+
+
 # The last few texts parsed and their trees: a check reads its file and the modules its helpers are
 # imported from; the editor's incremental check reads the buffer, then the buffer with its
-# unchanged kernels blanked out.
+# unchanged kernels blanked out (seeded).
 @functools.lru_cache(maxsize=4)
 def parse_text(text: str) -> ast.Module:
     """`ast.parse(text)` (lean for a huge text), remembered for the last texts asked. Raises what
     `ast.parse` raises."""
+    seeded = _seeded.pop(text, None)
+    if seeded is not None:
+        return seeded
     # `\r` line ends and the one future import that changes the grammar: the whole text at once.
     if len(text) <= LEAN_ABOVE or "\r" in text or "barry_as_FLUFL" in text:
         return ast.parse(text)

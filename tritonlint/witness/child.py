@@ -18,6 +18,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from tritonlint.witness.hits import shown
 from tritonlint.witness.padding_patch import (
     conflicts,
     record_reach,
@@ -222,8 +223,13 @@ def run_job(job: dict[str, Any], out: Path) -> None:
             result["violations"] = [v.to_dict() for v in guard.violations]
             result["elapsed"] = time.monotonic() - t0
         results.append(result)
+        # A step that settles the finding ends the job: the parent takes the first such step, and a
+        # recurrent kernel's run can take seconds a launch under the interpreter (the time limit is the job's).
+        if any(stop["after"] == i and shown(results, stop) for stop in job.get("stops", ())):
+            break
     for a, b in job.get("compare", ()):
-        results[a].setdefault("differs", {})[str(b)] = _compare(out, a, b)
+        if a < len(results) and b < len(results):
+            results[a].setdefault("differs", {})[str(b)] = _compare(out, a, b)
     (out / "results.json").write_text(json.dumps(results, default=str))
 
 

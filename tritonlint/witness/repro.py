@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from tritonlint.witness import child
 # tensor sits at the start of a larger buffer whose tail (the guard region) is filled with NaN or
 # 0x7f..., and the interpreter's load/store entry points check each active lane's address against
 # the exact bounds of its tensor. It needs nothing from tritonlint.
-TEMPLATE = r'''"""Reproduces {code} at {where}: {reason}
+HEAD = r'''"""Reproduces {code} at {where}: {reason}
 
 Found by `tritonlint witness`. Needs only torch and triton (CPU): python {name}
 """
@@ -46,30 +47,43 @@ spec.loader.exec_module(module)
 {fill_source}
 
 
-generator = torch.Generator().manual_seed(0)  # the witness's own draw
-args, bounds = {{}}, {{}}
-for a in LAUNCH["args"]:
-    if a["kind"] == "tensor":
-        dtype = getattr(torch, a["dtype"])
-        buf = torch.full((a["numel"] + GUARD,), float("nan") if dtype.is_floating_point else 0x7F, dtype=dtype)
-        buf[: a["numel"]] = argument_value(a, generator)
-        args[a["name"]] = buf  # the kernel gets the whole buffer; its tensor is the first numel elements
-        bounds[a["name"]] = (a["numel"], buf.element_size())
-    else:
-        args[a["name"]] = argument_value(a, generator)
+def make_args():
+    """The launch's arguments, drawn as the witness drew them (the same values on every call)."""
+    generator = torch.Generator().manual_seed(0)  # the witness's own draw
+    args, bounds = {{}}, {{}}
+    for a in LAUNCH["args"]:
+        if a["kind"] == "tensor":
+            dtype = getattr(torch, a["dtype"])
+            buf = torch.full((a["numel"] + GUARD,), float("nan") if dtype.is_floating_point else 0x7F, dtype=dtype)
+            buf[: a["numel"]] = argument_value(a, generator)
+            args[a["name"]] = buf  # the kernel gets the whole buffer; its tensor is the first numel elements
+            bounds[a["name"]] = (a["numel"], buf.element_size())
+        else:
+            args[a["name"]] = argument_value(a, generator)
+    return args, bounds
 
+
+def at_line():
+    """Whether the interpreter is running the flagged line of the kernel (a caller's frame)."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_code.co_filename == path and frame.f_lineno == LINE:
+            return True
+        frame = frame.f_back
+    return False
+'''
+
+# The bounds oracle's body: one run, every active lane at the flagged line checked against the end of
+# each tensor.
+BOUNDS = r'''
+
+args, bounds = make_args()
 found = []
 starts = {{}}
 
 
 def check(kind, ptrs, mask):
-    frame, hit = sys._getframe(2), False
-    while frame is not None:
-        if frame.f_code.co_filename == path and frame.f_lineno == LINE:
-            hit = True
-            break
-        frame = frame.f_back
-    if not hit:
+    if not at_line():
         return
     p = np.asarray(ptrs.data).astype(np.int64)
     active = np.ones(p.shape, bool) if mask is None else np.broadcast_to(np.asarray(getattr(mask, "data", mask), bool), p.shape)
@@ -121,17 +135,124 @@ if outputs:
 sys.exit(1)
 '''
 
+# The two-run oracles' body (TL104's tile wider than its group, TL105's masked-off lanes): the
+# launch runs as it is and once more with the flagged access changed as SECOND says; the outputs
+# differ where the finding matters. Programs run one after another here, so a store race (two
+# programs writing one element with different values) is counted as the writes happen.
+DIFFERENCE = r'''
+import json
+
+SECOND = json.loads({second})  # JSON: an identity may be infinite
+
+load, store = interp.InterpreterBuilder.create_masked_load, interp.InterpreterBuilder.create_masked_store
+state = {{"second": False, "ends": [], "writes": {{}}, "races": set()}}
+
+
+def lanes_kept(ptrs, mask):
+    # Lanes pointing into no tensor are dropped in both runs (past the last group: another finding's claim).
+    p = np.asarray(ptrs.data).astype(np.int64)
+    keep = np.zeros(p.shape, bool)
+    for start, end in state["ends"]:
+        keep |= (p >= start) & (p < end)
+    if mask is not None:
+        keep &= np.broadcast_to(np.asarray(getattr(mask, "data", mask), bool), p.shape)
+    if state["second"] and SECOND["kind"] == "padding":
+        shape = p.shape
+        axis = 0 if len(shape) == 1 else SECOND["axis"]
+        if axis is None or len(shape) != (SECOND["ndim"] or len(shape)) or shape[axis] != SECOND["block"]:
+            matching = [i for i, n in enumerate(shape) if n == SECOND["block"]]
+            axis = matching[0] if len(matching) == 1 else None
+        if axis is not None:
+            index = np.arange(shape[axis]).reshape([-1 if i == axis else 1 for i in range(len(shape))])
+            keep &= np.broadcast_to(index < SECOND["group"], shape)
+    return interp.TensorHandle(np.array(keep), interp.tl.int1)
+
+
+def create_masked_load(self, ptrs, mask, other, *rest):
+    if not at_line():
+        return load(self, ptrs, mask, other, *rest)
+    if SECOND["kind"] == "padding":
+        return load(self, ptrs, lanes_kept(ptrs, mask), other, *rest)
+    ret = load(self, ptrs, mask, other, *rest)
+    if state["second"] and mask is not None:  # TL105: the masked-off lanes hold the reduction's identity
+        data = np.array(ret.data, copy=True)
+        data[~np.broadcast_to(np.asarray(getattr(mask, "data", mask), bool), data.shape)] = SECOND["value"]
+        ret = interp.TensorHandle(data, ret.dtype)
+    return ret
+
+
+def create_masked_store(self, ptrs, value, mask, *rest):
+    if at_line() and SECOND["kind"] == "padding":
+        mask = lanes_kept(ptrs, mask)
+        if not state["second"]:
+            active = np.asarray(mask.data, bool)
+            p = np.broadcast_to(np.asarray(ptrs.data).astype(np.int64), active.shape)[active]
+            v = np.broadcast_to(np.asarray(value.data), active.shape)[active]
+            program = tuple(self.grid_idx or ())
+            for address, x in zip(p.tolist(), v.tolist()):
+                before = state["writes"].setdefault(address, (program, x))
+                if before[0] != program and before[1] != x:
+                    state["races"].add(address)
+    return store(self, ptrs, value, mask, *rest)
+
+
+interp.InterpreterBuilder.create_masked_load = create_masked_load
+interp.InterpreterBuilder.create_masked_store = create_masked_store
+kernel = getattr(module, LAUNCH["kernel"])
+
+
+def run(second):
+    args, bounds = make_args()
+    state["second"] = second
+    state["ends"] = [(v.data_ptr(), v.data_ptr() + bounds[n][0] * bounds[n][1]) for n, v in args.items() if n in bounds]
+    kernel[tuple(LAUNCH["grid"])](**args)
+    return {{n: v[: bounds[n][0]].double() for n, v in args.items() if n in bounds}}
+
+
+first, second = run(False), run(True)
+changed = []
+for name in first:
+    a, b = first[name], second[name]
+    differ = ~((a == b) | (a.isnan() & b.isnan()))
+    if differ.any():
+        changed.append((name, int(differ.sum()), float((a - b)[differ].abs().nan_to_num(float("inf")).max())))
+what = ("the lanes past the group switched off" if SECOND["kind"] == "padding"
+        else f"the masked-off lanes set to {{SECOND['value']}}")
+for name, elements, max_abs in changed:
+    print(f"`{{name}}` differs from the run with {{what}} at {{WHERE}} in {{elements}} element(s) "
+          f"(max |diff| {{max_abs:.4g}}); grid {{tuple(LAUNCH['grid'])}}, {{LAUNCH['sizes']}}")
+if state["races"]:
+    print(f"the store at {{WHERE}} writes {{len(state['races'])}} element(s) that another program writes with "
+          "another value (a race on a GPU)")
+if not changed and not state["races"]:
+    print(f"the outputs do not depend on {{what}}")
+    sys.exit(0)
+sys.exit(1)
+'''
+
+
 # The witness child's fills, carried as source: the script draws the witness's own values.
 _FILL_SOURCE = "\n\n".join(inspect.getsource(function) for function in (child.fill_tensor, child.argument_value))
 
 
-def emit(folder: Path, display: str, diagnostic: Any, witness: Any) -> Path:
-    """Write the script for one confirmed finding; return its path."""
+def emit(folder: Path, display: str, diagnostic: Any, witness: Any) -> Path | None:
+    """Write the script for one confirmed finding; return its path (None for a two-run confirmation
+    whose second run the witness did not describe: nothing to run again)."""
+    two_runs = diagnostic.code == "TL105" or (witness.evidence or {}).get("kind") in ("padding", "race")
+    if two_runs and witness.second_run is None:
+        return None
     stem = re.sub(r"[^A-Za-z0-9_]+", "_", f"{display}_{diagnostic.line}_{diagnostic.code}").strip("_")
     target = folder / f"repro_{stem[-120:]}.py"
-    offset = witness.module_offset
-    target.write_text(TEMPLATE.format(
+    launch = witness.launch
+    if witness.second_run is not None and witness.second_run["kind"] == "identity":
+        # The witness ran a reduction's check on negative data (a max over it shows a masked-off 0 at
+        # once): the script draws the same.
+        launch = {**launch, "args": [{**a, "fill": "negative"} if a["kind"] == "tensor" and a["fill"] == "randn"
+                                     else a for a in launch["args"]]}
+    body = BOUNDS if witness.second_run is None else DIFFERENCE
+    target.write_text((HEAD + body).format(
         code=diagnostic.code, where=f"{display}:{diagnostic.line}", reason=witness.reason.replace('"""', "'''"),
-        name=target.name, source=witness.module_source, launch=repr(witness.launch),
-        line=diagnostic.line + offset, fill_source=_FILL_SOURCE))
+        name=target.name, source=witness.module_source, launch=repr(launch),
+        line=diagnostic.line + witness.module_offset, fill_source=_FILL_SOURCE,
+        second=repr(json.dumps(witness.second_run))))
     return target

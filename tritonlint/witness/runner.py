@@ -15,7 +15,9 @@ from typing import Any
 from tritonlint.witness import analysis
 from tritonlint.witness.extract import ExtractError, enclosing_kernel, extract
 from tritonlint.witness.group_oracle import fitted, group_launch, padding_evidence, roomy, tile_axis
+from tritonlint.witness.hits import hits as _hits
 from tritonlint.witness.padded_rows import in_padding, padded_rows
+from tritonlint.witness.pinned import reaching_first
 from tritonlint.witness.spin_wait import spin_wait
 from tritonlint.witness.synth import Facts, Launch, SynthesisError, facts_from, synthesize
 
@@ -36,6 +38,10 @@ class Witness:
     # For --emit-repro: the generated module's source and the original line it was judged at.
     module_source: str = ""
     module_offset: int = 0
+    # For --emit-repro of a two-run confirmation (TL104's padded group, TL105): how the second run
+    # changes the flagged access ({"kind": "padding", "group", "axis", "ndim", "block"} or
+    # {"kind": "identity", "value"}); None for a bounds confirmation.
+    second_run: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"status": self.status, "reason": self.reason, "launch": self.launch, "evidence": self.evidence}
@@ -45,6 +51,7 @@ class Witness:
 class _Job:
     launches: list[dict[str, Any]] = field(default_factory=list)
     compare: list[tuple[int, int]] = field(default_factory=list)
+    stops: list[dict[str, Any]] = field(default_factory=list)  # steps that end the job once they show the finding
 
     def add(self, launch: Launch, module: str, identity: dict[str, Any] | None = None,
             watch: set[int] | None = None, negative: bool = False) -> int:
@@ -69,7 +76,8 @@ def _child(job: _Job, workdir: Path, fill: int, timeout: float) -> list[dict[str
     out = workdir / "out"
     out.mkdir(exist_ok=True)
     spec = workdir / "job.json"
-    spec.write_text(json.dumps({"launches": job.launches, "fill": fill, "compare": job.compare}))
+    spec.write_text(json.dumps({"launches": job.launches, "fill": fill, "compare": job.compare,
+                                "stops": job.stops}))
     proc = start_forked(forked_main, (str(spec), str(out), str(workdir / "log.txt")))
     proc.join(timeout)
     if proc.is_alive():
@@ -106,13 +114,6 @@ def _identity(message: str, text: str, line: int) -> float | None:
     if re.search(r"\bexp2?\(", between):
         return float("-inf")
     return 0.0
-
-
-def _hits(result: dict[str, Any], module: str, lines: set[int], target: tuple[str, str | None]) -> list[dict[str, Any]]:
-    """The violations of the flagged access: its lines, its kind, the tensor its pointer is based on."""
-    kind, tensor = target
-    return [v for v in result.get("violations", ()) if v["path"] == module and v["line"] in lines
-            and (kind == "any" or v["kind"] == kind) and (tensor is None or v["tensor"] == tensor)]
 
 
 def _target(extracted: Any, text: str, line: int, column: int) -> tuple[str, str | None]:
@@ -155,6 +156,8 @@ def _evidence(v: dict[str, Any], launch: Launch, offset: int) -> dict[str, Any]:
 
 def _latent(facts: Facts, launch: Launch) -> str:
     """Why the callers never launch this shape, if they say so."""
+    if launch.unpinned:  # a constexpr branch no caller takes (every one passes another literal)
+        return "the callers pass " + ", ".join(f"{p}={text}" for p, text in sorted(launch.unpinned.items()))
     extent = launch.sizes.get(launch.axis or "", 0)
     # A dispatch around the launch keeps the size within a block (`if n <= BLOCK:`): past it, never.
     values = {a.name: a.value for a in launch.args if a.kind in ("constexpr", "int")}
@@ -163,6 +166,19 @@ def _latent(facts: Facts, launch: Launch) -> str:
         for size, test in pairs:
             if size == launch.axis and isinstance(bound, int) and not isinstance(bound, bool) and extent > bound:
                 return f"the callers keep {size} <= {block} ({test})"
+    # The autotune pruner sets the block to `min(tile, N)`: no launch runs a block larger than N.
+    for block, pairs in sorted(getattr(facts.launch, "at_most", {}).items()):
+        bound = values.get(block)
+        for size, where in pairs:
+            held = launch.sizes.get(size)
+            if isinstance(bound, int) and not isinstance(bound, bool) and isinstance(held, int) and held < bound:
+                return f"the callers keep {block} <= {size} ({where})"
+    # A predicate the module offers beside the launcher refuses the size (`k % block_k == 0`): callers
+    # that test it, as it is offered for, never launch this shape.
+    for (a, b), test in sorted(getattr(facts.launch, "offered", {}).items()):
+        step = int(b) if b.isdigit() else values.get(b)
+        if a == launch.axis and isinstance(step, int) and not isinstance(step, bool) and step > 0 and extent % step:
+            return f"the callers keep {a} a multiple of {b} ({test})"
     for a, b in sorted(facts.multiples):
         if a != launch.axis:
             continue
@@ -239,7 +255,8 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
             reasons.append(f"`{name}` spins on memory other programs write ({spinning}): a grid barrier, which "
                            "the interpreter, running programs one after another, never passes")
             continue
-        facts = facts_from(diagnostic, launches.get(name, []), flags.get(name, {}), flag_tiles.get(name, {}))
+        sites = reaching_first(extracted, diagnostic.line, launches.get(name, []))
+        facts = facts_from(diagnostic, sites, flags.get(name, {}), flag_tiles.get(name, {}))
         try:
             pairs = synthesize(extracted, facts, owner=_owner(text, diagnostic.line, holder))[:MAX_PAIRS]
         except SynthesisError as error:
@@ -401,6 +418,12 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
                                         negative=negative)
                 job.compare.append((step.get("ident", step["cand"]), step["fixed"]))
             plan.append(step)
+            if identity is None and not _latent(facts, cand):
+                # The parent takes the first candidate the callers allow that shows the finding: the
+                # steps after it could not change the verdict or the fix's (its fixed run is in the step).
+                job.stops.append({"after": len(job.launches) - 1, "cand": step["cand"], "control": step["control"],
+                                  "module": module, "lines": sorted(gen_lines), "kind": target[0],
+                                  "tensor": target[1]})
         results = _child(job, workdir, fill, timeout)
         source = extracted.source
     if isinstance(results, str):
@@ -411,6 +434,8 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
     witness: Witness | None = None
     excluded: tuple[Witness, tuple[Launch, dict[str, int]]] | None = None  # the first latent confirmation
     for (cand, control), step in zip(pairs, plan):
+        if step["cand"] >= len(results):
+            break  # not run: the job stopped at a step that showed the finding
         res = results[step["cand"]]
         if res["status"] != "ok":
             errors.append(res["error"] or "crashed")
@@ -431,7 +456,8 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
                             "summary": (f"`{name}` differs from the run with the masked-off lanes set to "
                                         f"{identity} in {d['elements']} element(s) (max |diff| "
                                         f"{d['max_abs']:.4g}, {d.get('nan', 0)} NaN), {cand.brief()}")}
-                witness = Witness("confirmed", evidence["summary"], cand.to_dict(), evidence)
+                witness = Witness("confirmed", evidence["summary"], cand.to_dict(), evidence,
+                                  second_run={"kind": "identity", "value": identity})
                 chosen = (cand, step)
                 break
             continue
@@ -456,7 +482,7 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
     if witness is None and excluded is not None:
         witness, chosen = excluded
     if witness is None:
-        if chosen is None and all(results[step["cand"]]["status"] != "ok" for step in plan):
+        if chosen is None and all(results[step["cand"]]["status"] != "ok" for step in plan if step["cand"] < len(results)):
             witness = Witness("error", f"the kernel does not run under the interpreter: {errors[0]}",
                               pairs[0][0].to_dict())
         elif chosen is None:
@@ -692,7 +718,8 @@ def _run_group(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Fa
                      if any(owned.get(n, {}).get(str(i), 0) for i in d.get("where", ()))}
         evidence = padding_evidence(original, padless, diffs, launch, size)
         if evidence is not None:
-            witness = Witness("confirmed", evidence["summary"], launch.to_dict(), evidence)
+            witness = Witness("confirmed", evidence["summary"], launch.to_dict(), evidence,
+                              second_run={"kind": "padding", **padding(launch, launch.sizes[size])})
             chosen = (launch, step)
             break
     if witness is None:

@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tritonlint.witness.bindings import bound_where_read
+from tritonlint.witness.complementary import complementary, launch_tests
 from tritonlint.witness.constraints import (
     ABSENT,
     PRESENT,
@@ -32,6 +34,7 @@ from tritonlint.witness.constraints import (
 )
 from tritonlint.witness.extract import Extracted, Kernel
 from tritonlint.witness.loaded_bounds import loaded_bounds
+from tritonlint.witness.loop_counts import LOOP_COUNT, loop_counted
 from tritonlint.witness.uses import (
     ACCESS,
     Uses,
@@ -82,6 +85,10 @@ class Launch:
     axis: str | None  # the size made partial
     sizes: dict[str, int] = field(default_factory=dict)
     label: str = ""
+    # Constexprs the callers pass as literals that this launch sets otherwise, to take the branch the
+    # finding's line sits under (`if not IS_KDA: ... else: <line>` with every caller passing False):
+    # parameter -> the callers' text. A confirmation on such a launch is latent.
+    unpinned: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {"kernel": self.kernel, "grid": self.grid, "axis": self.axis, "label": self.label,
@@ -268,7 +275,7 @@ def _assigned(facts: Facts, param: str) -> Any:
     return min(values) if values else None
 
 
-def _launch_literal(text: str) -> Any:
+def launch_literal(text: str) -> Any:
     """The literal a launch site passes (`BLOCK=64`), or None; a host text that is no Python expression
     on its own (cut out of a longer call) is no literal."""
     try:
@@ -378,8 +385,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         value: Any = None
         if p in facts.flags_off:
             value = facts.flags_off[p]
-        elif p in facts.launch_args and _launch_literal(facts.launch_args[p]) is not None:
-            value = _launch_literal(facts.launch_args[p])
+        elif p in facts.launch_args and launch_literal(facts.launch_args[p]) is not None:
+            value = launch_literal(facts.launch_args[p])
         elif _assigned(facts, p) is not None:
             value = _assigned(facts, p)
         elif p in tuned:
@@ -408,8 +415,9 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     # other side to reach a line (or keep an assertion) would launch partial tiles under a flag that
     # promises whole ones (fixture flag_named_oddly's `else:` twin).
     kept = {p for p in consts if p in facts.flags_off or p in facts.even_flags or _assigned(facts, p) is not None
-            or (p in facts.launch_args and _launch_literal(facts.launch_args[p]) is not None)}
-    rules = constraints_of(kernel.node, extracted.helpers)
+            or (p in facts.launch_args and launch_literal(facts.launch_args[p]) is not None)}
+    rules = constraints_of(kernel.node, extracted.helpers) + complementary(launch_tests(facts.launch), uses.constexprs) \
+        + bound_where_read(kernel.node)
     local = {**module_constants(extracted.source), **locals_of(kernel.node)}
     chosen_order = sorted((p for p in consts if p not in kept), key=lambda p: (p in tuned, p in defaults))
     # First the constexpr branches the flagged line sits under (taken from the side that reaches it),
@@ -431,6 +439,16 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     free = chosen_order + optional
     before_reach = dict(env)
     env, _unreached = satisfy(reach, env, free, local)
+    unpinned: dict[str, str] = {}
+    if _unreached:
+        # The callers' literals keep the line's branch from running: the other side is taken all the
+        # same (the finding is then latent, `runner._latent`), the other literals kept as they pass them.
+        pinned = [p for p in consts if p in kept and p not in facts.flags_off and p not in facts.even_flags
+                  and p in facts.launch_args and launch_literal(facts.launch_args[p]) is not None]
+        trial, still = satisfy(reach, env, pinned, local)
+        if len(still) < len(_unreached):
+            unpinned = {p: facts.launch_args[p] for p in pinned if trial[p] != env[p]}
+            env, _unreached = trial, still
     steered = {p for p in free if env[p] is not before_reach[p] and env[p] != before_reach[p]}
     # An optional parameter the line needs as it is (its pointer, or a branch on it the line sits under)
     # stays so: an assertion elsewhere is no reason to drop the access the finding is about.
@@ -509,11 +527,14 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             own_base.setdefault(size, min(base, 2 * value_of(t)))
 
     rounded = rounded_from(facts.launch)
+    counted = loop_counted(kernel.node, sizes, segments) - set(axis_order[:1])
 
     def build(axis: str | None, extent: int | None, label: str) -> Launch:
         # A size a program axis walks in its own tiles gets two of them, not two of the largest tile:
         # the same partial tiles, a fraction of the programs (the interpreter runs each one).
         size_values: dict[str, int] = {s: own_base.get(s, base) for s in ordered_sizes}
+        # A size a loop counts one by one costs a pass of its body per unit: two passes show its stepping.
+        size_values.update({s: min(size_values[s], LOOP_COUNT) for s in counted if s in size_values})
         if axis is not None and extent is not None:
             size_values[axis] = extent
         # Keep sizes the host keeps multiples of each other multiples.
@@ -648,7 +669,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 args.append(Arg(p, "float", value=0.5))
         shown = {s: size_values[s] for s in ordered_sizes
                  if s in segments.values() or s in held.values() or any(a.name == s and a.kind == "int" for a in args)}
-        return Launch(kernel.name, args, grid, axis, shown, label)
+        return Launch(kernel.name, args, grid, axis, shown, label, dict(unpinned))
 
     pairs: list[tuple[Launch, Launch]] = []
     largest = max([t for t in tiles if t & (t - 1) == 0] + [tile])  # the largest power-of-two tile

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from tritonlint.semantic.host.launches import Launch, find_launches, kernel_params, may_launch
 from tritonlint.semantic.host.module_constants import module_constants
 from tritonlint.semantic.host.predicates import Imported
-from tritonlint.semantic.host.pruners import pruned_multiples
+from tritonlint.semantic.host.pruners import module_functions, pruned_at_most, pruned_multiples
 from tritonlint.source.imports import statements_breadth_first
 from tritonlint.source.outline import Outline
 
@@ -50,13 +50,18 @@ def find_file_launches(path: str, text: str, found: Outline, neighbours: Neighbo
         by_kernel.setdefault(launch.kernel, []).append(launch)
     if found.tree is not None and "early_config_prune" in text:
         display = os.path.basename(path)
+        functions = module_functions(found.tree)
         for kernel in found.kernels:
             if kernel.function is None or kernel.name not in by_kernel:
                 continue
-            pruned = pruned_multiples(kernel.function, found.tree, params[kernel.name], display)
+            pruned = pruned_multiples(kernel.function, functions, params[kernel.name], display)
             if pruned:
                 # The autotuner prunes before every launch: each launch runs only configs it kept.
                 by_kernel[kernel.name] = [dataclasses.replace(launch, multiples={**pruned, **launch.multiples})
+                                          for launch in by_kernel[kernel.name]]
+            at_most = pruned_at_most(kernel.function, functions, params[kernel.name], display)
+            if at_most:  # (witness-only: `check` does not read `at_most`)
+                by_kernel[kernel.name] = [dataclasses.replace(launch, at_most={**at_most, **launch.at_most})
                                           for launch in by_kernel[kernel.name]]
     return by_kernel
 

@@ -438,26 +438,27 @@ Choice = tuple[str, tuple[Fact, ...]]
 
 
 def choices(text: str, body: Body, line: int, functions: Mapping[str, ast.FunctionDef], display: str,
-            depth: int = 6) -> list[Choice] | None:
+            depth: int = 6, constants: Mapping[str, int] | None = None) -> list[Choice] | None:
     """Every value the host text of a block can take at `line`, each with the tests its path makes
     (in the launch's terms); None when a value is not a literal reached through names, tuples,
-    conditional expressions and module functions' returns."""
+    conditional expressions and module functions' returns. With `constants` (the module's integer
+    constants), a name no body assigns is read as the constant (`return (128, 128, _BLOCK_K)`)."""
     try:
         node = ast.parse(text, mode="eval").body
     except SyntaxError:
         return None
-    return _choices(node, body, line, functions, display, depth)
+    return _choices(node, body, line, functions, display, depth, constants)
 
 
 def _choices(node: ast.expr, body: Body, line: int, functions: Mapping[str, ast.FunctionDef], display: str,
-             depth: int) -> list[Choice] | None:
+             depth: int, constants: Mapping[str, int] | None = None) -> list[Choice] | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
         return [(str(node.value), ())] if node.value > 0 else None
     if depth <= 0:
         return None
     if isinstance(node, ast.IfExp):
-        true = _choices(node.body, body, line, functions, display, depth)
-        false = _choices(node.orelse, body, line, functions, display, depth)
+        true = _choices(node.body, body, line, functions, display, depth, constants)
+        false = _choices(node.orelse, body, line, functions, display, depth, constants)
         if true is None or false is None:
             return None
         where = f"`{ast.unparse(node)}` at {display}:{node.lineno}"
@@ -466,13 +467,16 @@ def _choices(node: ast.expr, body: Body, line: int, functions: Mapping[str, ast.
     if isinstance(node, ast.Name):
         found = body.value(node.id, line)
         if found is None:
+            if constants is not None and node.id in constants and node.id not in body.assigns:
+                return [(str(constants[node.id]), ())] if constants[node.id] > 0 else None
             return None
         value, index, count = found
         if index >= 0:
             if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == count:
-                return _choices(value.elts[index], body, line, functions, display, depth - 1)
-            return _returned(value, lambda v: _element(v, index, count), body, line, functions, display, depth)
-        return _choices(value, body, line, functions, display, depth - 1)
+                return _choices(value.elts[index], body, line, functions, display, depth - 1, constants)
+            return _returned(value, lambda v: _element(v, index, count), body, line, functions, display, depth,
+                             constants)
+        return _choices(value, body, line, functions, display, depth - 1, constants)
     if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
             and isinstance(node.slice.value, (str, int)):
         key = node.slice.value
@@ -482,7 +486,7 @@ def _choices(node: ast.expr, body: Body, line: int, functions: Mapping[str, ast.
             if found is None or found[1] >= 0:
                 return None
             source = found[0]
-        return _returned(source, lambda v: _keyed(v, key), body, line, functions, display, depth)
+        return _returned(source, lambda v: _keyed(v, key), body, line, functions, display, depth, constants)
     return None
 
 
@@ -503,7 +507,7 @@ def _keyed(value: ast.expr, key: str | int) -> ast.expr | None:
 
 
 def _returned(call: ast.expr, pick: object, body: Body, line: int, functions: Mapping[str, ast.FunctionDef],
-              display: str, depth: int) -> list[Choice] | None:
+              display: str, depth: int, constants: Mapping[str, int] | None = None) -> list[Choice] | None:
     """The choices of one part (`pick` of each returned value) of what a module function returns."""
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in functions):
         return None
@@ -522,7 +526,7 @@ def _returned(call: ast.expr, pick: object, body: Body, line: int, functions: Ma
             part = pick(branch)  # type: ignore[operator]
             if part is None:
                 return None
-            values = _choices(part, inner_body, at, functions, display, depth - 1)
+            values = _choices(part, inner_body, at, functions, display, depth - 1, constants)
             if values is None:
                 return None
             path = tuple((_text(inline(mod.left, inner_body, at)), _text(mod.right),

@@ -29,6 +29,7 @@ from tritonlint.semantic.host.host_guards import (
     kept_whole,
 )
 from tritonlint.semantic.host.module_constants import module_constants
+from tritonlint.semantic.host.offered_predicates import offered_multiples
 from tritonlint.semantic.host.padded_allocations import padded_length
 from tritonlint.semantic.host.predicates import Imported, Predicates
 from tritonlint.source.imports import statements_breadth_first
@@ -73,6 +74,14 @@ class Launch:
     # pointer parameter -> host text X where the host pads the tensor it passes to at least X elements
     # (`torch.zeros(X)` filled from the shorter one; padded_allocations): reads up to X stay inside it
     padded: Mapping[str, str] = field(default_factory=dict, hash=False)
+    # (a, b) kernel parameters that a public predicate the module offers beside the launching function
+    # requires multiples (`gemv_supported(x, w)`: `k % block_k == 0`), each with its test, for notes.
+    # Callers are meant to test it, but nothing at the launch shows they do: the witness reads these
+    # to mark a confirmation latent; `check` does not trust them (offered_predicates).
+    offered: Mapping[tuple[str, str], str] = field(default_factory=dict, hash=False)
+    # block parameter -> (size parameter, where) pairs where the block never exceeds the size
+    # (an autotune pruner setting `BLOCK_N = min(tile, N)`): witness-only, like `offered`.
+    at_most: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict, hash=False)
 
     def sizes(self, axis: Axis) -> frozenset[str]:
         """The kernel-side names and literals the axis's divisor stands for."""
@@ -302,11 +311,21 @@ class _Finder:
     def launch(self, kernel: str, call: ast.Call, grid: ast.expr, ifs: tuple[tuple[ast.expr, bool], ...],
                scope: _Scope) -> Launch:
         params = self.params.get(kernel, [])
-        bound: dict[str, ast.expr] = {}  # kernel parameter -> its argument (none after a `*args`)
-        for param, value in zip(params, call.args):
+        bound: dict[str, ast.expr] = {}  # kernel parameter -> its argument (none after a `*args` of unknown length)
+        position = 0
+        for value in call.args:
             if isinstance(value, ast.Starred):
+                # A tuple of known length (`*strides` with `strides = (a, b, c) if x else (0, 0, 0)`) fills
+                # that many parameters, its elements unnamed: the arguments after it bind on.
+                length = _starred_length(value.value, scope, call.lineno)
+                if length is None:
+                    break
+                position += length
+                continue
+            if position >= len(params):
                 break
-            bound[param] = value
+            bound[params[position]] = value
+            position += 1
         bound |= {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg is not None
                   and (keyword.arg != "grid" or isinstance(call.func, ast.Subscript))}
         args = {param: squash(_text(value)) for param, value in bound.items()}
@@ -341,8 +360,11 @@ class _Finder:
                       if pair not in multiples}
         padded = {param: length for param, value in bound.items() if isinstance(value, ast.Name)
                   for length in [padded_length(scope.statements, value.id, line)] if length is not None}
+        offered = offered_multiples(scope.function, self.functions, self.predicates.expand, args, lambda: scope.body, line,
+                                    self.display, self.constants)
         return Launch(kernel, f"{self.display}:{line}", tuple(axes), args, allocations, predicates, self.local,
-                      multiples, _covers(args, ifs, self.display), padded)
+                      multiples, _covers(args, ifs, self.display), padded,
+                      {pair: test for pair, test in offered.items() if pair not in multiples})
 
     def inherited_multiples(self, args: Mapping[str, str], ifs: tuple[tuple[ast.expr, bool], ...], scope: _Scope,
                             line: int) -> dict[tuple[str, str], str]:
@@ -731,6 +753,18 @@ def _assignments(scope: _Scope, name: str, before: int) -> ast.expr | None:
             if returned is not None:
                 found = ast.Lambda(node.args, returned)
     return found
+
+
+def _starred_length(node: ast.expr, scope: _Scope, line: int) -> int | None:
+    """How many arguments `*node` spreads into: a tuple or list literal, directly or through the name's
+    last assignment before the launch, or a conditional between two literals of one length; None if unknown."""
+    value = _resolved(node, scope, line)
+    options = [value.body, value.orelse] if isinstance(value, ast.IfExp) else [value]
+    lengths = {len(o.elts) for o in options if isinstance(o, (ast.Tuple, ast.List))
+               and not any(isinstance(e, ast.Starred) for e in o.elts)}
+    if len(lengths) != 1 or not all(isinstance(o, (ast.Tuple, ast.List)) for o in options):
+        return None
+    return lengths.pop()
 
 
 def _resolved(node: ast.expr, scope: _Scope, line: int) -> ast.expr:

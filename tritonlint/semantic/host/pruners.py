@@ -21,11 +21,17 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from tritonlint.source.parsed import ast_dotted
 
 
-def pruned_multiples(function: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Module, params: Sequence[str],
-                     display: str) -> dict[tuple[str, str], str]:
+def module_functions(tree: ast.Module) -> dict[str, ast.FunctionDef]:
+    """The module's top-level functions by name (a later `def` of a name wins): where a pruner is looked up."""
+    return {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+
+
+def pruned_multiples(function: ast.FunctionDef | ast.AsyncFunctionDef, functions: Mapping[str, ast.FunctionDef],
+                     params: Sequence[str], display: str) -> dict[tuple[str, str], str]:
     """(size, block) kernel parameters that the kernel's autotune pruner keeps multiples, each with
-    the pruner's test and place (for notes); {} when there is no such pruner."""
-    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    the pruner's test and place (for notes); {} when there is no such pruner. `functions` is
+    `module_functions` of the kernel's module, taken once per file (per kernel, a file of thousands
+    of kernels spent most of its launch search building it)."""
     found: dict[tuple[str, str], str] = {}
     for decorator in function.decorator_list:
         if not (isinstance(decorator, ast.Call) and (ast_dotted(decorator.func) or "").split(".")[-1] == "autotune"):
@@ -42,6 +48,114 @@ def pruned_multiples(function: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast
                 found.setdefault((size, block), f"the autotune pruner `{prune.name}` keeps only configs with "
                                                 f"`{test.strip()}` ({display}:{prune.lineno})")
     return found
+
+
+def pruned_at_most(function: ast.FunctionDef | ast.AsyncFunctionDef, functions: Mapping[str, ast.FunctionDef],
+                   params: Sequence[str], display: str) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Block parameter -> (size parameter, where) for each block the kernel's autotune pruner sets no
+    larger than a launch argument: the pruner returns only configs it builds itself
+    (`kept.append(triton.Config({"BLOCK_N": block_n, ...}))`), each giving the block
+    `min(tile, N)` with `N` read from the launch (`named_args["N"]`). {} when there is no such pruner.
+    `functions`: `module_functions` of the kernel's module, as for `pruned_multiples`."""
+    found: dict[str, dict[str, str]] = {}
+    for decorator in function.decorator_list:
+        if not (isinstance(decorator, ast.Call) and (ast_dotted(decorator.func) or "").split(".")[-1] == "autotune"):
+            continue
+        keywords = {k.arg: k.value for k in decorator.keywords if k.arg is not None}
+        configs = keywords.get("configs", decorator.args[0] if decorator.args else None)
+        if configs is None or _count(configs) < 2:
+            continue  # with a single config the autotuner never calls the pruner
+        prune = _pruner(keywords.get("prune_configs_by"), functions)
+        if prune is None:
+            continue
+        for block, size in _built_at_most(prune).items():
+            if size in params and block in params and size != block:
+                found.setdefault(block, {}).setdefault(
+                    size, f"the autotune pruner `{prune.name}` sets `{block} = min(..., {size})` ({display}:{prune.lineno})")
+    return {block: tuple(sizes.items()) for block, sizes in found.items()}
+
+
+def _built_at_most(prune: ast.FunctionDef) -> dict[str, str]:
+    """Config key -> launch argument for each key that every config the pruner returns sets to a
+    `min(...)` of that argument; {} unless every returned config is one the pruner builds."""
+    args = prune.args
+    positional = [a.arg for a in (*args.posonlyargs, *args.args)]
+    if len(positional) < 2:
+        return {}
+    sources = {positional[1]} | ({args.kwarg.arg} if args.kwarg is not None else set())
+    assigned = _assignments(prune)
+    returns = list(_returns(prune.body))
+    if not returns or not all(isinstance(r, ast.Name) for r in returns):
+        return {}
+    common: dict[str, str] | None = None
+    for returned in returns:
+        assert isinstance(returned, ast.Name)
+        values = assigned.get(returned.id, [])
+        if len(values) != 1 or not (isinstance(values[0], ast.List) and not values[0].elts):
+            return {}
+        appended: list[ast.expr] = []
+        for node in ast.walk(prune):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == returned.id \
+                    and node.attr != "append":
+                return {}  # extended, inserted into: not only what the pruner appends
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append" \
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == returned.id:
+                if len(node.args) != 1:
+                    return {}
+                appended.append(node.args[0])
+        if not appended:
+            return {}
+        for value in appended:
+            here = _config_at_most(value, assigned, sources)
+            common = here if common is None else {k: v for k, v in common.items() if here.get(k) == v}
+            if not common:
+                return {}
+    return common or {}
+
+
+def _config_at_most(value: ast.expr, assigned: Mapping[str, list[ast.expr | None]], sources: set[str]) -> dict[str, str]:
+    """Key -> launch argument for the `min(..., arg)` keys of a `Config({...})` built here (through one local)."""
+    if isinstance(value, ast.Name):
+        values = assigned.get(value.id, [])
+        if len(values) != 1 or values[0] is None:
+            return {}
+        value = values[0]
+    if not (isinstance(value, ast.Call) and (ast_dotted(value.func) or "").split(".")[-1] == "Config"
+            and value.args and isinstance(value.args[0], ast.Dict)):
+        return {}
+    found: dict[str, str] = {}
+    for key, given in zip(value.args[0].keys, value.args[0].values):
+        if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+            continue
+        bounds = _min_of(given, assigned)
+        for bound in bounds:
+            size = _read(bound, assigned, lambda node: _either_key(node, sources))
+            if size:
+                found[key.value] = size
+                break
+    return found
+
+
+def _either_key(node: ast.expr, sources: set[str]) -> str:
+    """The launch argument a read gives, through a conditional whose both sides read it
+    (`kwargs["N"] if "N" in kwargs else named_args["N"]`)."""
+    if isinstance(node, ast.IfExp):
+        keys = {_either_key(node.body, sources), _either_key(node.orelse, sources)}
+        return keys.pop() if len(keys) == 1 else ""
+    return _key(node, sources, "launch")
+
+
+def _min_of(node: ast.expr, assigned: Mapping[str, list[ast.expr | None]]) -> list[ast.expr]:
+    """The arguments of the `min(...)` the node is (directly, or a local whose only value it is)."""
+    if isinstance(node, ast.Name):
+        values = assigned.get(node.id, [])
+        if len(values) != 1 or values[0] is None:
+            return []
+        node = values[0]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "min" and not node.keywords \
+            and len(node.args) >= 2 and not any(isinstance(a, ast.Starred) for a in node.args):
+        return list(node.args)
+    return []
 
 
 def _count(configs: ast.expr) -> int:

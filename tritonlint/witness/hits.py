@@ -1,0 +1,23 @@
+"""Which violations of a run are the flagged access's: shared by the parent (judging the runs) and the
+child (stopping a job once a candidate has shown the finding; the runs after it could not change the verdict)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def hits(result: dict[str, Any], module: str, lines: set[int], target: tuple[str, str | None]) -> list[dict[str, Any]]:
+    """The violations of the flagged access: its lines, its kind, the tensor its pointer is based on."""
+    kind, tensor = target
+    return [v for v in result.get("violations", ()) if v["path"] == module and v["line"] in lines
+            and (kind == "any" or v["kind"] == kind) and (tensor is None or v["tensor"] == tensor)]
+
+
+def shown(results: list[dict[str, Any]], stop: dict[str, Any]) -> bool:
+    """Whether a step's runs settle the finding (`stop`, written by the parent for a candidate the callers
+    allow): the candidate ran and went out of bounds at the flagged access, and its full-tile control ran
+    and stayed in bounds there. The parent takes the first such step, so the steps after it need not run."""
+    cand, control = results[stop["cand"]], results[stop["control"]]
+    lines, target = set(stop["lines"]), (stop["kind"], stop["tensor"])
+    return cand["status"] == "ok" and control["status"] == "ok" and bool(hits(cand, stop["module"], lines, target)) \
+        and not hits(control, stop["module"], lines, target)
