@@ -40,6 +40,10 @@ Portable (carried by generated modules, and installed here):
 * `tl.extra.cuda.num_warps()` and `num_threads()` under the interpreter: the compiler answers with
   the launch's `num_warps` option (4 when the launch gives none), which the interpreter drops; the
   launch's value is kept while it runs and returned (times 32 for threads), as the compiler would.
+* `dtype.value` on a constexpr dtype (`def dtype_max(dtype: tl.constexpr): d = dtype.value`): compiled,
+  the argument is a `tl.constexpr` wrapping the dtype, whose `.value` is the dtype; the interpreter
+  hands the bare `tl.dtype`, which has no `value` ("'dtype' object has no attribute 'value'"). A dtype
+  gets a `value` that is itself, as the constexpr's unwrapping gives.
 
 Interpreter-only (installed here; a repro run by hand does not need them on the NumPy it was made with):
 
@@ -176,6 +180,14 @@ def _compat_constexpr_reflected() -> None:
             return tl.constexpr(op(tl.core._unwrap_if_constexpr(other), self.value))
 
         setattr(tl.constexpr, name, reflected)
+
+
+def _compat_dtype_value() -> None:
+    # `dtype.value` where the compiler held a `tl.constexpr(dtype)`: the dtype itself; only where missing.
+    import triton.language as tl
+
+    if not hasattr(tl.dtype, "value"):
+        tl.dtype.value = property(lambda self: self)
 
 
 def _compat_dot_scaled() -> None:
@@ -425,6 +437,7 @@ _PORTABLE: tuple[tuple[Callable[[], None], Callable[[ast.AST], bool]], ...] = (
     (_compat_launch_num_warps, lambda fn: _calls(fn, "num_warps") or _calls(fn, "num_threads")),
     (_compat_bool_ops, lambda fn: any(isinstance(n, ast.BoolOp) for n in ast.walk(fn))),
     (_compat_scalar_casts, lambda fn: _calls(fn, "to")),
+    (_compat_dtype_value, lambda fn: _reads_attribute(fn, "value")),
 )
 
 OLD_DOT_KEYWORDS = ("trans_a", "trans_b")
@@ -432,6 +445,10 @@ OLD_DOT_KEYWORDS = ("trans_a", "trans_b")
 
 def _calls(fn: ast.AST, name: str) -> bool:
     return any(isinstance(n, ast.Call) and ast.unparse(n.func).split(".")[-1] == name for n in ast.walk(fn))
+
+
+def _reads_attribute(fn: ast.AST, name: str) -> bool:
+    return any(isinstance(n, ast.Attribute) and n.attr == name for n in ast.walk(fn))
 
 
 def uses_old_dot(fn: ast.AST) -> bool:

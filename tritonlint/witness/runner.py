@@ -18,6 +18,7 @@ from tritonlint.witness.group_oracle import fitted, group_launch, padding_eviden
 from tritonlint.witness.hits import hits as _hits
 from tritonlint.witness.padded_rows import in_padding, padded_rows
 from tritonlint.witness.pinned import reaching_first
+from tritonlint.witness.spin_wait import spin_wait
 from tritonlint.witness.synth import Facts, Launch, SynthesisError, facts_from, synthesize
 
 MAX_PAIRS = 3  # candidate launches tried per finding (each with its full-tile control)
@@ -241,12 +242,18 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
     holder = kernels[-1] if len(kernels) > 1 else kernels[0]
     reasons: list[str] = []
     last: Witness | None = None
+    best: Witness | None = None
     deadline = time.monotonic() + timeout
     for name in kernels[:2]:
         try:
             extracted = extract(path, text, name)
         except ExtractError as error:
             reasons.append(f"`{name}`: {error}")
+            continue
+        spinning = spin_wait(extracted.kernel, extracted.helpers)
+        if spinning is not None:
+            reasons.append(f"`{name}` spins on memory other programs write ({spinning}): a grid barrier, which "
+                           "the interpreter, running programs one after another, never passes")
             continue
         sites = reaching_first(extracted, diagnostic.line, launches.get(name, []))
         facts = facts_from(diagnostic, sites, flags.get(name, {}), flag_tiles.get(name, {}))
@@ -284,6 +291,21 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
                     last = again
             except SynthesisError:
                 pass
+        if last.status == "not-reproduced" and FULL_TILES_OVERRUN in last.reason \
+                and deadline - time.monotonic() > 5:
+            # Every control overran at whole tiles of the finding's block: the kernel may walk the size
+            # in tiles of another block too. Once more with controls whole in the largest tile.
+            try:
+                whole = synthesize(extracted, facts, owner=_owner(text, diagnostic.line, holder),
+                                   whole_tiles=True)[:MAX_PAIRS]
+                # Not where the finding's tile is the largest already: the same controls again.
+                if [c.to_dict()["args"] for _, c in whole] != [c.to_dict()["args"] for _, c in pairs]:
+                    again = _run(path, text, diagnostic, extracted, facts, whole, fixed,
+                                 max(5.0, deadline - time.monotonic()), fill)
+                    if again.status == "confirmed":
+                        last = again
+            except SynthesisError:
+                pass
         if last.status == "not-reproduced" and deadline - time.monotonic() > 5:
             # Branches that need another size's tiles full (`if EVEN_M or EVEN_K:`): once more with
             # the flags of the other sizes on their full-tile side.
@@ -299,9 +321,19 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
                     last = again
         if last.status == "confirmed":
             return last
-    if last is not None:
-        return last
+        # The launched kernel's verdict (tried first) stands over a jit helper's launched as if it were
+        # a kernel (its block-valued parameters become Python numbers): the helper's error is its own,
+        # so only a better verdict replaces the kernel's; a tie keeps the kernel's.
+        if best is None or _RANK[last.status] > _RANK[best.status]:
+            best = last
+    if best is not None:
+        return best
     return Witness("cannot-synthesize", "; ".join(reasons) or "no launchable kernel")
+
+
+# Which verdict of the kernels tried is reported: any run that judged the finding over one that could not.
+_RANK = {"error": 0, "cannot-synthesize": 1, "not-reproduced": 2, "confirmed": 3}
+FULL_TILES_OVERRUN = "out of bounds at full tiles too"
 
 
 def witness_launches(path: Path, text: str, diagnostic: Any, pairs: list[tuple[Launch, Launch]],
@@ -433,7 +465,7 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
         if not hits:
             continue
         if mismatch:
-            why = "out of bounds at full tiles too" if ctrl["status"] == "ok" else \
+            why = FULL_TILES_OVERRUN if ctrl["status"] == "ok" else \
                 f"the full-tile control did not run ({str(ctrl['error'])[:200]})"
             errors.append(f"{cand.label}: {why} ({control.label}): the launch does not match the kernel's indexing")
             continue

@@ -340,12 +340,16 @@ def _stands_for_another(related: set[str], axis: str | None) -> bool:
 
 def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                default_tile: int = DEFAULT_TILE, even_others: bool = False,
-               float_dtype: str = "float32") -> list[tuple[Launch, Launch]]:
+               float_dtype: str = "float32", whole_tiles: bool = False) -> list[tuple[Launch, Launch]]:
     """Candidate launches (partial tiles on the finding's axis), each with its control (full tiles).
 
     With `even_others`, the evenness flags the finding does not name and that stand for other sizes
     than the one made partial take their full-tile side (`if EVEN_M or EVEN_K:` needs EVEN_M True
-    to reach the unmasked twin); those sizes stay whole multiples of every tile, as the flag promises."""
+    to reach the unmasked twin); those sizes stay whole multiples of every tile, as the flag promises.
+
+    With `whole_tiles`, each control's size is a whole number of the largest tile too, not only of the
+    finding's: a kernel may walk one size in tiles of two blocks (`start_m = pid * BLOCK_N` stepping
+    by `BLOCK_M`), and is then in bounds only where the size is whole in both."""
     kernel = extracted.kernel
     uses = Uses(kernel, extracted.helpers)
     pointers = uses.pointers()
@@ -676,6 +680,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         return Launch(kernel.name, args, grid, axis, shown, label, dict(unpinned))
 
     pairs: list[tuple[Launch, Launch]] = []
+    largest = max([t for t in tiles if t & (t - 1) == 0] + [tile])  # the largest power-of-two tile
     candidate_axes: list[str | None] = list(axis_order) or [None]
     for axis in candidate_axes:
         # A tile past whole ones, a single partial tile (a row shorter than its block), one element over.
@@ -686,8 +691,11 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                                         if c not in _still_broken]:
                 continue  # the kernel asserts this constexpr size away (`tl.static_assert(n % BLOCK == 0)`)
             # The control: the same launch with the axis a whole number of tiles.
+            whole = (m + 1) * tile
+            if whole_tiles:
+                whole = -(-whole // largest) * largest
             pairs.append((build(axis, m * tile + r, f"{axis}={m}*{tile}+{r}"),
-                          build(axis, (m + 1) * tile, f"{axis}={m + 1}*{tile}")))
+                          build(axis, whole, f"{axis}={whole}" if whole_tiles else f"{axis}={m + 1}*{tile}")))
     if not pairs:
         pairs.append((build(None, None, "default sizes"), build(None, None, "default sizes")))
     return pairs
@@ -830,7 +838,7 @@ def _layout(extents: list[tuple[str | None, int]], stride_values: dict[str, int]
 
 def _guess_constexpr(uses: Uses, name: str) -> Any:
     """A value for a constexpr nobody sets: None where the kernel tests it with `is None`, a string
-    it is compared with, False for a flag, else 16."""
+    it is compared with, False for a flag, 1 for a bit count, else 16."""
     for c in uses.compares:
         # An optional constexpr (`if ACTIVATION_FN is not None: out = ACTIVATION_FN(acc)`, a swizzle mode
         # `SWIZZLE is None or SWIZZLE == "HOPPER"`): absent, as its default callers leave it. A mode the
@@ -868,6 +876,8 @@ def _guess_constexpr(uses: Uses, name: str) -> Any:
             return {"dtype": "float32"}
     if _divisor_only(uses, name):
         return GROUP
+    if _bit_count(uses, name):
+        return 1
     if _tile_count(uses, name):
         return ROW_PROGRAMS
     return DEFAULT_TILE
@@ -892,6 +902,21 @@ def _tile_count(uses: Uses, name: str) -> bool:
             if any(uses.pid_axis(x) is not None for x in sides) and name in Uses._names(node):
                 return False
     return counts
+
+
+def _bit_count(uses: Uses, name: str) -> bool:
+    """Whether the constexpr counts bits (`2 ** BITS`, `1 << BITS` bins, never a tile itself). At 16,
+    a tile's value, the ranges it sizes are 65536 long and the run ends at the timeout; at 1 they are
+    shortest, and `range(0, 2 ** BITS, TILE)` is a partial tile, as the host's narrowest type (a bool,
+    one bit a pass) makes it."""
+    exponent = False
+    for node in ast.walk(uses.fn):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Pow, ast.LShift)) \
+                and isinstance(node.right, ast.Name) and node.right.id == name:
+            exponent = True
+        elif _shapes_with(node, name):
+            return False
+    return exponent
 
 
 def _divisor_only(uses: Uses, name: str) -> bool:
