@@ -35,7 +35,7 @@ KERNEL_SOURCE = {source!r}
 LAUNCH = {launch}
 LINE = {line}  # the flagged access, as a line of KERNEL_SOURCE
 WHERE = {where!r}  # the same line in the analysed file
-GUARD = 4096  # elements of poisoned guard region after each tensor
+GUARD = {guard}  # elements of poisoned guard region after each tensor: past the farthest overrun seen
 
 path = os.path.join(tempfile.mkdtemp(), "kernel_under_test.py")
 with open(path, "w") as f:
@@ -274,5 +274,13 @@ def emit(folder: Path, display: str, diagnostic: Any, witness: Any) -> Path | No
         code=diagnostic.code, where=f"{display}:{diagnostic.line}", reason=witness.reason.replace('"""', "'''"),
         name=target.name, source=witness.module_source, launch=repr(launch),
         line=diagnostic.line + witness.module_offset, fill_source=_FILL_SOURCE,
-        second=repr(json.dumps(witness.second_run))))
+        second=repr(json.dumps(witness.second_run)), guard=_guard(witness)))
     return target
+
+
+def _guard(witness: Any) -> int:
+    """The guard region's length: 4096 elements, or past the farthest the witness saw the access run (a
+    swizzled scale tile overran `WMxScale` by 16132: a shorter guard left the read in unowned memory,
+    where the script crashed instead of showing it)."""
+    past = (witness.evidence or {}).get("elements_past")
+    return max(4096, 2 * past) if isinstance(past, int) and not isinstance(past, bool) else 4096

@@ -319,6 +319,10 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
                              max(5.0, deadline - time.monotonic()), fill)
                 if again.status == "confirmed":
                     last = again
+        if last.status == "confirmed" and (last.validation or {}).get("status") == "failed" \
+                and deadline - time.monotonic() > 5:
+            last = _larger_tiles(path, text, diagnostic, extracted, facts, fixed, fill, deadline, last,
+                                 _owner(text, diagnostic.line, holder))
         if last.status == "confirmed":
             return last
         # The launched kernel's verdict (tried first) stands over a jit helper's launched as if it were
@@ -334,6 +338,26 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
 # Which verdict of the kernels tried is reported: any run that judged the finding over one that could not.
 _RANK = {"error": 0, "cannot-synthesize": 1, "not-reproduced": 2, "confirmed": 3}
 FULL_TILES_OVERRUN = "out of bounds at full tiles too"
+
+
+def _larger_tiles(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Any, fixed: str | None, fill: int,
+                  deadline: float, last: Witness, owner: str | None) -> Witness:
+    """Once more with guessed tiles of 2 * BIG_TILE, where the fix failed on a confirmed launch: a tile
+    nobody passes is the witness's guess, and a partial tile of a mode that pads its rows (a swizzled
+    scale layout holding K rounded up to 64 lanes) only overruns the host's padding at a larger one,
+    where the fix's own lane order can be judged. Kept when it confirms with the fix validated; the
+    smaller tile's failure is said in the reason."""
+    try:
+        pairs = synthesize(extracted, facts, owner=owner, default_tile=2 * BIG_TILE)[:MAX_PAIRS]
+    except SynthesisError:
+        return last
+    again = _run(path, text, diagnostic, extracted, facts, pairs, fixed, max(5.0, deadline - time.monotonic()), fill)
+    if again.status != "confirmed" or (again.validation or {}).get("status") != "validated":
+        return last
+    small = str((last.launch or {}).get("label", "the first launch"))
+    again.reason += (f" (at {small}, with guessed tiles of {BIG_TILE}, the fix failed: "
+                     f"{(last.validation or {}).get('reason', '')[:200]})")
+    return again
 
 
 def witness_launches(path: Path, text: str, diagnostic: Any, pairs: list[tuple[Launch, Launch]],

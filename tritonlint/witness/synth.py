@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tritonlint.witness.bindings import bound_where_read
+from tritonlint.witness.branch_locals import taken_value
 from tritonlint.witness.complementary import complementary, launch_tests
 from tritonlint.witness.constraints import (
     ABSENT,
@@ -467,6 +468,9 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         if name.isdigit():
             return int(name)
         v = consts.get(name)
+        if name not in consts:  # a tile the kernel defines per mode (`PACKED = BLOCK_K // 32 * 32`)
+            v = taken_value(kernel.node, name, branch_env, local)
+            v = v if _positive(v) and v > 1 else None  # a tile of 1 has no partial tail to launch
         return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else DEFAULT_TILE
 
     tiles = [v for v in consts.values() if isinstance(v, int) and not isinstance(v, bool) and v > 1]
@@ -474,6 +478,9 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     base = min(base, 256)
 
     tile = value_of(facts.tile)
+    local_tiles = {n.args[1].id for n in ast.walk(kernel.node) if isinstance(n, ast.Call) and call_name(n) == "arange"
+                   and len(n.args) == 2 and isinstance(n.args[1], ast.Name) and n.args[1].id not in consts
+                   and taken_value(kernel.node, n.args[1].id, branch_env, local) is not None}
     int_like = uses.int_params() | set(segments.values()) | set(held.values())
     # Program axis -> (the size its tiles walk, the tile): the notes, the launch site, the kernel's masks.
     axes: dict[int, tuple[str | None, str | None]] = dict(uses.program_axes())
@@ -579,6 +586,10 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         stride_values.update({k: v for k, v in consts.items() if isinstance(v, int) and not isinstance(v, bool)
                               and k not in stride_values and k not in free_strides})
         numels: dict[str, int] = {}
+        # Tiles the kernel defines per mode (`PACKED = SCALE_K * 32` on the branch taken): a walk in
+        # them is a walk of the axis whose tile has the same value.
+        tile_consts = {**consts, **{t: value_of(t) for t in local_tiles}}
+        mode_tiles = frozenset(local_tiles)
         for p, exprs in pointers.items():
             # Only the accesses on the constexpr branches this launch takes (`tl.load(w + k * s + n) if
             # W_KMAJOR else tl.load(w + n * s + k)` lays out `w` one way or the other).
@@ -595,6 +606,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                         dims.append(d)
             # Rows laid out with a rounded-up stride are as long as it: the host allocates them padded.
             row_lengths = {rounded[st][0]: padded_rows[st] for st, _b in dims if st in padded_rows}
+            walked_axes: list[str | None] = []  # the size each entry of `extents` walks
             for stride, bound in dims:
                 if stride is not None and stride.isdigit():
                     stride_values[stride] = int(stride)  # a literal row length (`index * 24`)
@@ -604,12 +616,15 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                         stride_values[stride] = product
                     products.append(stride)
                 past = 1 if isinstance(bound, tuple) and bound[0] == "size" and bound[1] in ends else 0
-                extent = _extent(bound, totals, grid, consts, base, axes) + past
+                extent = _extent(bound, totals, grid, tile_consts, base, axes, mode_tiles) + past
                 walked = bound[1] if isinstance(bound, tuple) and bound[0] == "size" else \
                     axes.get(bound[1], (None, None))[0] if isinstance(bound, tuple) and bound[0] == "axis" else None
                 if stride is None and walked in row_lengths:
                     extent = max(extent, row_lengths[walked])
                 extents.append((stride, extent))
+                walked_axes.append(walked)
+            if p in flagged:
+                extents = _finding_axis_outermost(extents, walked_axes, axis, stride_values)
             # A literal offset past the indexed terms (`index * 24 + 17`) reaches that far into the row.
             reach = max((uses.constant_reach(e) for e in exprs if uses.block_ptr_of(e) is None), default=0)
             numels[p] = _layout(extents, stride_values, reach)
@@ -622,7 +637,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                     continue
                 for other in uses.other_definitions(
                         expr, sizes, strides, lambda value: branch_not_taken(kernel.node, value, branch_env, local)):
-                    alternative = [(st, _extent(b, totals, grid, consts, base, axes)) for st, b in other
+                    alternative = [(st, _extent(b, totals, grid, tile_consts, base, axes, mode_tiles)) for st, b in other
                                    if (st, b) != (None, None)]
                     numels[p] = max(numels[p], _layout(alternative, dict(stride_values), reach))
         # A tensor the host pads to X elements (`torch.zeros(X)` filled from a shorter one) holds X here too.
@@ -789,19 +804,23 @@ def _used_in_pointer(uses: Uses, p: str) -> bool:
 
 
 def _extent(bound: Any, sizes: dict[str, int], grid: list[int], consts: dict[str, Any], base: int,
-            axes: dict[int, tuple[str | None, str | None]]) -> int:
+            axes: dict[int, tuple[str | None, str | None]], mode_tiles: frozenset[str] = frozenset()) -> int:
     if bound is None:
         return 1
     kind, what = bound[0], bound[1]
     if kind == "div":
         divisor = consts.get(bound[2]) if not bound[2].isdigit() else int(bound[2])
         divisor = divisor if isinstance(divisor, int) and not isinstance(divisor, bool) and divisor > 0 else 1
-        return -(-_extent(what, sizes, grid, consts, base, axes) // divisor)
+        return -(-_extent(what, sizes, grid, consts, base, axes, mode_tiles) // divisor)
     if kind == "axis":
         size, axis_tile = axes.get(what, (None, None))
         # `pid * TILE` walks the axis's size only when TILE is the axis's tile: `pid * D` with
         # another constexpr indexes one row of D per program (a per-program output).
-        if size is not None and size in sizes and (axis_tile is None or axis_tile == bound[2]):
+        # A tile local of the same value as the axis's tile (`PACKED = SCALE_K * 32` beside BLOCK_K): the
+        # same walk. Never two parameters that merely got the same guessed value.
+        same = axis_tile is not None and bound[2] in mode_tiles and _positive(consts.get(axis_tile)) \
+            and consts.get(axis_tile) == consts.get(bound[2])
+        if size is not None and size in sizes and (axis_tile is None or axis_tile == bound[2] or same):
             return sizes[size]
         tile = consts.get(bound[2]) if not bound[2].isdigit() else int(bound[2])
         tile = tile if isinstance(tile, int) and not isinstance(tile, bool) and tile > 0 else DEFAULT_TILE
@@ -816,6 +835,25 @@ def _extent(bound: Any, sizes: dict[str, int], grid: list[int], consts: dict[str
     if kind == "const":
         return int(what)
     return 1
+
+
+def _finding_axis_outermost(extents: list[tuple[str | None, int]], walked: list[str | None], axis: str | None,
+                            stride_values: dict[str, int]) -> list[tuple[str | None, int]]:
+    """The flagged tensor's axis that the launch makes partial laid out outermost, where its stride is
+    the launch's to choose: a tail tile's overrun on an inner axis lands in the next row, inside the
+    buffer, unless the program reads the last row (a scale tile of 4 rows of 256: never); outermost,
+    it leaves the buffer from any row. Kept where the stride is fixed (unit, or a value already set)."""
+    if axis is None:
+        return extents
+    mine = [i for i, w in enumerate(walked) if w == axis and extents[i][0] is not None
+            and extents[i][0] not in stride_values]
+    if len(mine) != 1 or mine[0] == 0:
+        return extents
+    return [extents[mine[0]], *(e for i, e in enumerate(extents) if i != mine[0])]
+
+
+def _positive(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v > 0
 
 
 def _layout(extents: list[tuple[str | None, int]], stride_values: dict[str, int], reach: int = 0) -> int:

@@ -363,7 +363,8 @@ class Uses:
             if self.root(term):
                 continue
             factors = factors_of(term)
-            stride = next((f.id for f in factors if isinstance(f, ast.Name) and f.id in strides), None) or next(
+            stride = next((f.id for f in factors if isinstance(f, ast.Name) and f.id in strides), None) or \
+                self._aliased_stride(factors, strides) or next(
                 (f.id for f in factors[1:] if isinstance(f, ast.Name) and f.id in sizes), None) or \
                 self._constexpr_stride(term, factors) or self._literal_stride(term, factors)
             rest = [f for f in factors if not (isinstance(f, ast.Name) and f.id == stride)
@@ -434,6 +435,16 @@ class Uses:
         if isinstance(f, ast.Constant):
             return isinstance(f.value, int) and not isinstance(f.value, bool)
         return isinstance(f, ast.Name) and (f.id in sizes or f.id in self.constexprs)
+
+    def _aliased_stride(self, factors: list[ast.expr], strides: set[str]) -> str | None:
+        """A stride parameter read through a local (`stride_scale_k = stride_w_mx_k` on one mode's branch,
+        a literal 1 on another's): the launch's to choose like the parameter itself, not a unit stride."""
+        for f in factors:
+            if isinstance(f, ast.Name) and f.id not in self.params:
+                named = [v.id for v in self.defs.get(f.id, ()) if isinstance(v, ast.Name) and v.id in strides]
+                if named:
+                    return named[0]
+        return None
 
     def _constexpr_stride(self, term: ast.expr, factors: list[ast.expr]) -> str | None:
         """A constexpr row length multiplying a row index (`slot * D`): the index's stride.
