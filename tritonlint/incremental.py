@@ -11,9 +11,9 @@ import libcst as cst
 
 from tritonlint.config import Config
 from tritonlint.deferred_fixes import DeferredFixes, Key, key_of
-from tritonlint.diagnostics import Diagnostic, Edit
+from tritonlint.diagnostics import Diagnostic
 from tritonlint.engine import check_source, collector_paused
-from tritonlint.kernel_memo import KernelMemo
+from tritonlint.kernel_memo import LINE_REFERENCE, KernelMemo, moved
 from tritonlint.kernel_splice import spliced
 from tritonlint.report import FileReport
 from tritonlint.semantic.host.launches import launch_pattern
@@ -31,7 +31,6 @@ from tritonlint.suppressions import Suppression, file_suppressions
 
 _NOT_NEWLINE = re.compile(r"[^\r\n]")
 # How findings name a line of the file ("advanced by the loop at line 9"): moved with the kernel.
-_LINE_REFERENCE = re.compile(r"\bline (\d+)\b")
 # A launch or host guard named as `file.py:41`: a line outside the kernel, so the finding is never kept.
 _HOST_REFERENCE = re.compile(r"\.py:\d+")
 
@@ -122,7 +121,7 @@ class IncrementalChecker:
             blanked.extend(group)
             lines = [(first, last, kernel.first_line - first) for (_, first, last), kernel in zip(kept.spans, group)]
             for index, diagnostic in kept.diagnostics:
-                reused.append(_moved(diagnostic, group[index].start_offset - kept.spans[index][0],
+                reused.append(moved(diagnostic, group[index].start_offset - kept.spans[index][0],
                                      group[index].first_line - kept.spans[index][1], lines))
         skipped = {id(kernel) for kernel in blanked}
         self._splice([kernel for kernel in found.kernels if id(kernel) not in skipped], found.kernels)
@@ -295,28 +294,4 @@ def _texts(diagnostic: Diagnostic) -> list[str]:
 
 
 def _lines_named(diagnostic: Diagnostic) -> list[int]:
-    return [int(match.group(1)) for text in _texts(diagnostic) for match in _LINE_REFERENCE.finditer(text)]
-
-
-def _moved(diagnostic: Diagnostic, offset: int, lines: int, kernels: list[tuple[int, int, int]]) -> Diagnostic:
-    """`diagnostic` moved with its kernel (`offset` characters, `lines` lines); each line it names
-    moved with the kernel that holds it (`kernels`: first line, last line and move of each)."""
-    if not (offset or any(move for _, _, move in kernels)):
-        return diagnostic
-
-    def line_now(match: re.Match[str]) -> str:
-        line = int(match.group(1))
-        move = next(move for first, last, move in kernels if first <= line <= last)
-        return f"line {line + move}"
-
-    def renumber(text: str) -> str:
-        return _LINE_REFERENCE.sub(line_now, text)
-
-    fix = diagnostic.fix
-    if fix is not None:
-        fix = replace(fix, title=renumber(fix.title),
-                      edits=tuple(Edit(e.start + offset, e.end + offset, e.content) for e in fix.edits))
-    return replace(diagnostic, message=renumber(diagnostic.message),
-                   notes=tuple(renumber(note) for note in diagnostic.notes),
-                   line=diagnostic.line + lines, end_line=diagnostic.end_line + lines,
-                   start_offset=diagnostic.start_offset + offset, end_offset=diagnostic.end_offset + offset, fix=fix)
+    return [int(match.group(1)) for text in _texts(diagnostic) for match in LINE_REFERENCE.finditer(text)]

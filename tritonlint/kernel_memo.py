@@ -154,10 +154,19 @@ def _moved(diagnostic: Diagnostic, kernels: list[tuple[int, int, int, int]]) -> 
     if not any(lines or offset for _, _, lines, offset in kernels):
         return diagnostic
     _, _, lines, offset = next(k for k in kernels if k[0] <= diagnostic.line <= k[1])
+    return moved(diagnostic, offset, lines, [(first, last, move) for first, last, move, _ in kernels])
+
+
+def moved(diagnostic: Diagnostic, offset: int, lines: int, kernels: list[tuple[int, int, int]]) -> Diagnostic:
+    """`diagnostic` moved `offset` characters and `lines` lines; each line it names moved with the
+    kernel that holds it (`kernels`: first line, last line and move of each). Shared by the editor's
+    two reuses: a kernel group's findings (incremental) and one kernel's (this memo)."""
+    if not (offset or lines or any(move for _, _, move in kernels)):
+        return diagnostic
 
     def line_now(match: re.Match[str]) -> str:
         line = int(match.group(1))
-        move = next(move for first, last, move, _ in kernels if first <= line <= last)
+        move = next(move for first, last, move in kernels if first <= line <= last)
         return f"line {line + move}"
 
     def renumber(text: str) -> str:

@@ -26,6 +26,24 @@ def module_functions(tree: ast.Module) -> dict[str, ast.FunctionDef]:
     return {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
 
 
+def _pruners(function: ast.FunctionDef | ast.AsyncFunctionDef,
+             functions: Mapping[str, ast.FunctionDef]) -> list[ast.FunctionDef]:
+    """The module functions the kernel's `@triton.autotune(..., prune_configs_by=...)` decorators name,
+    where the autotuner calls them: with a single config it never does."""
+    found: list[ast.FunctionDef] = []
+    for decorator in function.decorator_list:
+        if not (isinstance(decorator, ast.Call) and (ast_dotted(decorator.func) or "").split(".")[-1] == "autotune"):
+            continue
+        keywords = {k.arg: k.value for k in decorator.keywords if k.arg is not None}
+        configs = keywords.get("configs", decorator.args[0] if decorator.args else None)
+        if configs is None or _count(configs) < 2:
+            continue
+        prune = _pruner(keywords.get("prune_configs_by"), functions)
+        if prune is not None:
+            found.append(prune)
+    return found
+
+
 def pruned_multiples(function: ast.FunctionDef | ast.AsyncFunctionDef, functions: Mapping[str, ast.FunctionDef],
                      params: Sequence[str], display: str) -> dict[tuple[str, str], str]:
     """(size, block) kernel parameters that the kernel's autotune pruner keeps multiples, each with
@@ -33,16 +51,7 @@ def pruned_multiples(function: ast.FunctionDef | ast.AsyncFunctionDef, functions
     `module_functions` of the kernel's module, taken once per file (per kernel, a file of thousands
     of kernels spent most of its launch search building it)."""
     found: dict[tuple[str, str], str] = {}
-    for decorator in function.decorator_list:
-        if not (isinstance(decorator, ast.Call) and (ast_dotted(decorator.func) or "").split(".")[-1] == "autotune"):
-            continue
-        keywords = {k.arg: k.value for k in decorator.keywords if k.arg is not None}
-        configs = keywords.get("configs", decorator.args[0] if decorator.args else None)
-        if configs is None or _count(configs) < 2:
-            continue  # with a single config the autotuner never calls the pruner
-        prune = _pruner(keywords.get("prune_configs_by"), functions)
-        if prune is None:
-            continue
+    for prune in _pruners(function, functions):
         for (size, block), test in _kept_multiples(prune).items():
             if size in params and block in params and size != block:
                 found.setdefault((size, block), f"the autotune pruner `{prune.name}` keeps only configs with "
@@ -58,16 +67,7 @@ def pruned_at_most(function: ast.FunctionDef | ast.AsyncFunctionDef, functions: 
     `min(tile, N)` with `N` read from the launch (`named_args["N"]`). {} when there is no such pruner.
     `functions`: `module_functions` of the kernel's module, as for `pruned_multiples`."""
     found: dict[str, dict[str, str]] = {}
-    for decorator in function.decorator_list:
-        if not (isinstance(decorator, ast.Call) and (ast_dotted(decorator.func) or "").split(".")[-1] == "autotune"):
-            continue
-        keywords = {k.arg: k.value for k in decorator.keywords if k.arg is not None}
-        configs = keywords.get("configs", decorator.args[0] if decorator.args else None)
-        if configs is None or _count(configs) < 2:
-            continue  # with a single config the autotuner never calls the pruner
-        prune = _pruner(keywords.get("prune_configs_by"), functions)
-        if prune is None:
-            continue
+    for prune in _pruners(function, functions):
         for block, size in _built_at_most(prune).items():
             if size in params and block in params and size != block:
                 found.setdefault(block, {}).setdefault(
