@@ -90,3 +90,36 @@ def test_two_run_confirmations_get_scripts_that_show_the_difference(tmp_path: Pa
     assert identity.returncode == 1, identity.stderr
     assert "`Y` differs from the run with the masked-off lanes set to -inf at " in identity.stdout
     assert f"kernels.py:{reduced} in " in identity.stdout
+
+
+# A gather whose address the witness cannot size (`(j*j+1)**2 * 99991` from loaded indices): its own
+# child keeps such lanes inside the guard; the script must too, or the read lands in unmapped memory
+# and the script dies (SIGSEGV) before it prints the flagged line's overrun.
+WILD = textwrap.dedent("""\
+    import triton
+    import triton.language as tl
+
+
+    @triton.jit
+    def gather_rows(X, IDX, Y, OUT, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        x = tl.load(X + offs)
+        j = tl.load(IDX + offs, mask=offs < n, other=0)
+        y = tl.load(Y + (j * j + 1) * (j * j + 1) * 99991, mask=offs < n, other=0.0)
+        tl.store(OUT + offs, x + y, mask=offs < n)
+
+
+    def run(x, idx, y, out):
+        n = x.numel()
+        gather_rows[(triton.cdiv(n, 16),)](x, idx, y, out, n, BLOCK=16)
+""")
+
+
+def test_a_wild_access_on_another_line_leaves_the_script_alive(tmp_path: Path) -> None:
+    (tmp_path / "gather.py").write_text(WILD)
+    out = tmp_path / "repro"
+    assert main(["witness", "--select", "ALL", "--emit-repro", str(out), str(tmp_path / "gather.py")]) == 1
+    [script] = list(out.glob("repro_*.py"))
+    done = _run(script, tmp_path)
+    assert done.returncode == 1, (done.returncode, done.stderr[-2000:])
+    assert "gather.py:8 ran up to 8 element(s) past the end of `X`" in done.stdout, done.stdout
