@@ -13,7 +13,14 @@ from tritonlint.config import Config
 from tritonlint.deferred_fixes import DeferredFixes, Key, key_of
 from tritonlint.diagnostics import Diagnostic
 from tritonlint.engine import check_source, collector_paused
-from tritonlint.kernel_memo import LINE_REFERENCE, KernelMemo, moved
+from tritonlint.kernel_memo import (
+    KernelMemo,
+    host_code,
+    kernels_replaced,
+    lines_named,
+    moved,
+    texts,
+)
 from tritonlint.kernel_splice import spliced
 from tritonlint.report import FileReport
 from tritonlint.semantic.host.launches import launch_pattern
@@ -110,7 +117,7 @@ class IncrementalChecker:
         launched = _launched_here(_blank(text, found.kernels), found.kernels, found.aliases)
         groups = kernel_groups(found.kernels)
         self._kernels = groups
-        host = _host_code(text, found.kernels)
+        host = host_code(text, found.kernels)
         keys = [_group_key(group, context, host, launched) for group in groups]
         blanked: list[KernelSource] = []
         reused: list[Diagnostic] = []
@@ -228,9 +235,9 @@ def _keep(group: list[KernelSource], diagnostics: tuple[Diagnostic, ...]) -> _Ke
         for d in diagnostics:
             if not begin <= d.start_offset < end:
                 continue
-            if not all(any(first <= line <= last for _, first, last in spans) for line in _lines_named(d)):
+            if not all(any(first <= line <= last for _, first, last in spans) for line in lines_named(d)):
                 return None
-            if any(_HOST_REFERENCE.search(text) for text in _texts(d)):
+            if any(_HOST_REFERENCE.search(text) for text in texts(d)):
                 return None
             if d.fix is not None and not all(begin <= e.start and e.end <= end for e in d.fix.edits):
                 return None
@@ -253,20 +260,6 @@ def _launched_here(host: str, kernels: list[KernelSource], aliases: Mapping[str,
     return {names[match.group(0)[:-1].rstrip()] for match in launch_pattern(list(names)).finditer(host)}
 
 
-def _host_code(text: str, kernels: list[KernelSource]) -> str:
-    """The text outside the kernels, each kernel one NUL character: what a launched group's
-    findings depend on besides its kernels. Not where the kernels sit: a line inserted in one
-    kernel changes no other's key (a finding that names a line outside its group is never kept)."""
-    pieces = []
-    previous = 0
-    for kernel in sorted(kernels, key=lambda k: k.start_offset):
-        pieces.append(text[previous:kernel.start_offset])
-        pieces.append("\0")
-        previous = kernel.start_offset + len(kernel.text)
-    pieces.append(text[previous:])
-    return "".join(pieces)
-
-
 def _file_noqa(noqa: Suppression | None) -> str:
     """The file-level suppressions as part of a key: which codes they hide, not on which line."""
     if noqa is None:
@@ -278,20 +271,4 @@ def _blank(text: str, kernels: list[KernelSource]) -> str:
     """`text` with each kernel's characters turned into spaces, its line breaks kept."""
     if not kernels:
         return text
-    pieces = []
-    previous = 0
-    for kernel in sorted(kernels, key=lambda k: k.start_offset):
-        end = kernel.start_offset + len(kernel.text)
-        pieces.append(text[previous:kernel.start_offset])
-        pieces.append(_NOT_NEWLINE.sub(" ", text[kernel.start_offset:end]))
-        previous = end
-    pieces.append(text[previous:])
-    return "".join(pieces)
-
-
-def _texts(diagnostic: Diagnostic) -> list[str]:
-    return [diagnostic.message, *diagnostic.notes, *([diagnostic.fix.title] if diagnostic.fix else [])]
-
-
-def _lines_named(diagnostic: Diagnostic) -> list[int]:
-    return [int(match.group(1)) for text in _texts(diagnostic) for match in LINE_REFERENCE.finditer(text)]
+    return kernels_replaced(text, kernels, lambda kernel: _NOT_NEWLINE.sub(" ", kernel.text))

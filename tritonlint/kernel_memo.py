@@ -13,7 +13,7 @@ outside its key's kernels is never stored.
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from tritonlint.diagnostics import Diagnostic, Edit
@@ -125,12 +125,19 @@ def memo_key(closure: Sequence[KernelSource], context: Hashable, host: str | Non
 
 
 def host_code(text: str, kernels: Sequence[KernelSource]) -> str:
-    """The text outside the kernels, each kernel one NUL character: not where the kernels sit."""
+    """The text outside the kernels, each kernel one NUL character: what a launched kernel's findings
+    depend on besides the kernels. Not where the kernels sit: a line inserted in one kernel changes no
+    other's key (a finding that names a line outside its kernels is never kept)."""
+    return kernels_replaced(text, kernels, lambda kernel: "\0")
+
+
+def kernels_replaced(text: str, kernels: Sequence[KernelSource], by: Callable[[KernelSource], str]) -> str:
+    """`text` with each kernel's text replaced by `by(kernel)` (the editor's host key, its blanked buffer)."""
     pieces = []
     previous = 0
     for kernel in sorted(kernels, key=lambda k: k.start_offset):
         pieces.append(text[previous:kernel.start_offset])
-        pieces.append("\0")
+        pieces.append(by(kernel))
         previous = kernel.start_offset + len(kernel.text)
     pieces.append(text[previous:])
     return "".join(pieces)

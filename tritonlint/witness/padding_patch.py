@@ -37,7 +37,7 @@ def _at(path: str, lines: set[int]) -> bool:
     return False
 
 
-def _lane_axis(shape: tuple[int, ...], axis: int | None, ndim: int | None, block: int) -> int | None:
+def lane_axis(shape: tuple[int, ...], axis: int | None, ndim: int | None, block: int) -> int | None:
     """The axis of the access's tile that the group's lanes run along."""
     if len(shape) == 1:
         return 0
@@ -75,7 +75,7 @@ def switch_off_padding(spec: dict[str, Any], seen: dict[str, Any], guard: Any) -
 
     def narrowed(builder: Any, ptrs: Any, mask: Any) -> Any:
         shape = np.asarray(ptrs.data).shape
-        axis = _lane_axis(shape, spec.get("axis"), spec.get("ndim"), block)
+        axis = lane_axis(shape, spec.get("axis"), spec.get("ndim"), block)
         active = np.ones(shape, bool) if mask is None else np.broadcast_to(
             np.asarray(getattr(mask, "data", mask), dtype=bool), shape)
         if group is None:

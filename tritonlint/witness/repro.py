@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tritonlint.witness import child
+from tritonlint.witness.padding_patch import lane_axis
 
 # The script carries the generated module's text, the launch, and a small guard of its own: every
 # tensor sits at the start of a larger buffer whose tail (the guard region) is filled with NaN or
@@ -159,6 +160,8 @@ sys.exit(1)
 DIFFERENCE = r'''
 import json
 
+{lane_axis_source}
+
 SECOND = json.loads({second})  # JSON: an identity may be infinite
 
 load, store = interp.InterpreterBuilder.create_masked_load, interp.InterpreterBuilder.create_masked_store
@@ -175,10 +178,7 @@ def lanes_kept(ptrs, mask):
         keep &= np.broadcast_to(np.asarray(getattr(mask, "data", mask), bool), p.shape)
     if state["second"] and SECOND["kind"] == "padding":
         shape = p.shape
-        axis = 0 if len(shape) == 1 else SECOND["axis"]
-        if axis is None or len(shape) != (SECOND["ndim"] or len(shape)) or shape[axis] != SECOND["block"]:
-            matching = [i for i, n in enumerate(shape) if n == SECOND["block"]]
-            axis = matching[0] if len(matching) == 1 else None
+        axis = lane_axis(shape, SECOND["axis"], SECOND["ndim"], SECOND["block"])
         if axis is not None:
             index = np.arange(shape[axis]).reshape([-1 if i == axis else 1 for i in range(len(shape))])
             keep &= np.broadcast_to(index < SECOND["group"], shape)
@@ -253,6 +253,9 @@ sys.exit(1)
 
 # The witness child's fills, carried as source: the script draws the witness's own values.
 _FILL_SOURCE = "\n\n".join(inspect.getsource(function) for function in (child.fill_tensor, child.argument_value))
+# The group oracle's choice of the tile's axis, carried as source: the script switches off the lanes the
+# witness did.
+_LANE_AXIS_SOURCE = inspect.getsource(lane_axis)
 
 
 def emit(folder: Path, display: str, diagnostic: Any, witness: Any) -> Path | None:
@@ -274,7 +277,7 @@ def emit(folder: Path, display: str, diagnostic: Any, witness: Any) -> Path | No
         code=diagnostic.code, where=f"{display}:{diagnostic.line}", reason=witness.reason.replace('"""', "'''"),
         name=target.name, source=witness.module_source, launch=repr(launch),
         line=diagnostic.line + witness.module_offset, fill_source=_FILL_SOURCE,
-        second=repr(json.dumps(witness.second_run)), guard=_guard(witness)))
+        second=repr(json.dumps(witness.second_run)), guard=_guard(witness), lane_axis_source=_LANE_AXIS_SOURCE))
     return target
 
 

@@ -9,6 +9,7 @@ import signal
 import tempfile
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -240,6 +241,7 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
                            "witnessed as findings of their own")
         return Witness("cannot-synthesize", "the finding is in no jit function")
     holder = kernels[-1] if len(kernels) > 1 else kernels[0]
+    owner = _owner(text, diagnostic.line, holder)  # parses the file: once per finding, not per attempt
     reasons: list[str] = []
     last: Witness | None = None
     best: Witness | None = None
@@ -258,71 +260,47 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
         sites = reaching_first(extracted, diagnostic.line, launches.get(name, []))
         facts = facts_from(diagnostic, sites, flags.get(name, {}), flag_tiles.get(name, {}))
         try:
-            pairs = synthesize(extracted, facts, owner=_owner(text, diagnostic.line, holder))[:MAX_PAIRS]
+            pairs = synthesize(extracted, facts, owner=owner)[:MAX_PAIRS]
         except SynthesisError as error:
             reasons.append(str(error))
             continue
         except Exception as error:  # noqa: BLE001 - a kernel shape the synthesizer does not know
             reasons.append(f"`{name}`: the synthesizer failed on it ({type(error).__name__}: {error})")
             continue
+        again = partial(_again, path, text, diagnostic, extracted, facts, owner, pairs, fixed, fill, deadline)
         last = _run(path, text, diagnostic, extracted, facts, pairs, fixed, max(5.0, deadline - time.monotonic()),
                     fill)
         wanted = _wanted_float(last.reason) if last.status == "error" else None
-        if wanted is not None and deadline - time.monotonic() > 5:
+        if wanted is not None:
             # The kernel casts one operand of a dot to 16 bits (`p.to(tl.bfloat16)`) and loads the other
             # as stored: its own error names the element type its float tensors hold. Once more in it.
-            try:
-                typed = synthesize(extracted, facts, owner=_owner(text, diagnostic.line, holder),
-                                   float_dtype=wanted)[:MAX_PAIRS]
-                again = _run(path, text, diagnostic, extracted, facts, typed, fixed,
-                             max(5.0, deadline - time.monotonic()), fill)
-                if again.status != "error":
-                    last = again
-            except SynthesisError:
-                pass
-        if last.status == "error" and deadline - time.monotonic() > 5:
+            retry = again(float_dtype=wanted)
+            last = retry if retry is not None and retry.status != "error" else last
+        if last.status == "error":
             # Constexprs derived from a tile (`BLOCK_K // 32`) may need bigger tiles than 16: once more at 64.
-            try:
-                bigger = synthesize(extracted, facts, owner=_owner(text, diagnostic.line, holder),
-                                    default_tile=BIG_TILE)[:MAX_PAIRS]
-                again = _run(path, text, diagnostic, extracted, facts, bigger, fixed,
-                             max(5.0, deadline - time.monotonic()), fill)
-                if again.status != "error":
-                    last = again
-            except SynthesisError:
-                pass
-        if last.status == "not-reproduced" and FULL_TILES_OVERRUN in last.reason \
-                and deadline - time.monotonic() > 5:
+            retry = again(default_tile=BIG_TILE)
+            last = retry if retry is not None and retry.status != "error" else last
+        if last.status == "not-reproduced" and FULL_TILES_OVERRUN in last.reason:
             # Every control overran at whole tiles of the finding's block: the kernel may walk the size
-            # in tiles of another block too. Once more with controls whole in the largest tile.
-            try:
-                whole = synthesize(extracted, facts, owner=_owner(text, diagnostic.line, holder),
-                                   whole_tiles=True)[:MAX_PAIRS]
-                # Not where the finding's tile is the largest already: the same controls again.
-                if [c.to_dict()["args"] for _, c in whole] != [c.to_dict()["args"] for _, c in pairs]:
-                    again = _run(path, text, diagnostic, extracted, facts, whole, fixed,
-                                 max(5.0, deadline - time.monotonic()), fill)
-                    if again.status == "confirmed":
-                        last = again
-            except SynthesisError:
-                pass
-        if last.status == "not-reproduced" and deadline - time.monotonic() > 5:
+            # in tiles of another block too. Once more with controls whole in the largest tile (where
+            # the finding's tile is the largest already, the same launches: not run again).
+            retry = again(whole_tiles=True)
+            last = retry if retry is not None and retry.status == "confirmed" else last
+        if last.status == "not-reproduced":
             # Branches that need another size's tiles full (`if EVEN_M or EVEN_K:`): once more with
             # the flags of the other sizes on their full-tile side.
-            try:
-                flipped = synthesize(extracted, facts, owner=_owner(text, diagnostic.line, holder),
-                                     even_others=True)[:MAX_PAIRS]
-            except SynthesisError:
-                flipped = []
-            if flipped:
-                again = _run(path, text, diagnostic, extracted, facts, flipped, fixed,
-                             max(5.0, deadline - time.monotonic()), fill)
-                if again.status == "confirmed":
-                    last = again
-        if last.status == "confirmed" and (last.validation or {}).get("status") == "failed" \
-                and deadline - time.monotonic() > 5:
-            last = _larger_tiles(path, text, diagnostic, extracted, facts, fixed, fill, deadline, last,
-                                 _owner(text, diagnostic.line, holder))
+            retry = again(even_others=True)
+            last = retry if retry is not None and retry.status == "confirmed" else last
+        if last.status == "confirmed" and (last.validation or {}).get("status") == "failed":
+            # A tile nobody passes is the witness's guess, and a partial tile of a mode that pads its rows
+            # (a swizzled scale layout holding K rounded up to 64 lanes) only overruns the host's padding at
+            # a larger one, where the fix's own lane order can be judged: kept when the fix validates there.
+            retry = again(default_tile=2 * BIG_TILE)
+            if retry is not None and retry.status == "confirmed" and (retry.validation or {}).get("status") == "validated":
+                small = (last.launch or {}).get("label", "the first launch")
+                retry.reason += (f" (at {small}, with guessed tiles of {BIG_TILE}, the fix failed: "
+                                 f"{(last.validation or {}).get('reason', '')[:200]})")
+                last = retry
         if last.status == "confirmed":
             return last
         # The launched kernel's verdict (tried first) stands over a jit helper's launched as if it were
@@ -335,29 +313,25 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
     return Witness("cannot-synthesize", "; ".join(reasons) or "no launchable kernel")
 
 
+def _again(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts, owner: str | None,
+           first: list[tuple[Launch, Launch]], fixed: str | None, fill: int, deadline: float,
+           **options: Any) -> Witness | None:
+    """The finding run once more on launches `synthesize` builds with other `options`; None when time is
+    short or they are the launches the first run tried (the same runs would say the same)."""
+    if deadline - time.monotonic() <= 5:
+        return None
+    try:
+        other = synthesize(extracted, facts, owner=owner, **options)[:MAX_PAIRS]
+    except SynthesisError:
+        return None
+    if not other or [(c.to_dict(), k.to_dict()) for c, k in other] == [(c.to_dict(), k.to_dict()) for c, k in first]:
+        return None
+    return _run(path, text, diagnostic, extracted, facts, other, fixed, max(5.0, deadline - time.monotonic()), fill)
+
+
 # Which verdict of the kernels tried is reported: any run that judged the finding over one that could not.
 _RANK = {"error": 0, "cannot-synthesize": 1, "not-reproduced": 2, "confirmed": 3}
 FULL_TILES_OVERRUN = "out of bounds at full tiles too"
-
-
-def _larger_tiles(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Any, fixed: str | None, fill: int,
-                  deadline: float, last: Witness, owner: str | None) -> Witness:
-    """Once more with guessed tiles of 2 * BIG_TILE, where the fix failed on a confirmed launch: a tile
-    nobody passes is the witness's guess, and a partial tile of a mode that pads its rows (a swizzled
-    scale layout holding K rounded up to 64 lanes) only overruns the host's padding at a larger one,
-    where the fix's own lane order can be judged. Kept when it confirms with the fix validated; the
-    smaller tile's failure is said in the reason."""
-    try:
-        pairs = synthesize(extracted, facts, owner=owner, default_tile=2 * BIG_TILE)[:MAX_PAIRS]
-    except SynthesisError:
-        return last
-    again = _run(path, text, diagnostic, extracted, facts, pairs, fixed, max(5.0, deadline - time.monotonic()), fill)
-    if again.status != "confirmed" or (again.validation or {}).get("status") != "validated":
-        return last
-    small = str((last.launch or {}).get("label", "the first launch"))
-    again.reason += (f" (at {small}, with guessed tiles of {BIG_TILE}, the fix failed: "
-                     f"{(last.validation or {}).get('reason', '')[:200]})")
-    return again
 
 
 def witness_launches(path: Path, text: str, diagnostic: Any, pairs: list[tuple[Launch, Launch]],
