@@ -5,12 +5,10 @@ Both off (each guessed False), the kernel binds `start` on neither branch and th
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
+
+from witness_cli import witness_json
 
 from tritonlint.witness.complementary import complementary
 
@@ -51,12 +49,9 @@ def test_flags_of_one_test_are_read_as_never_equal() -> None:
 def test_complementary_flags_are_never_both_off(tmp_path: Path) -> None:
     path = tmp_path / "rows.py"
     path.write_text(SRC)
-    done = subprocess.run([sys.executable, "-m", "tritonlint", "witness", "--output-format", "json", str(path)],
-                          capture_output=True, text=True, timeout=300, check=False,
-                          env={**os.environ, "TRITON_INTERPRET": "1"})
-    assert done.returncode in (0, 1), done.stderr[-2000:]
-    found = [f for f in json.loads(done.stdout) if f["line"] == 15]
-    assert len(found) == 1, done.stdout[-3000:]
+    witnessed = witness_json(path)
+    found = [f for f in witnessed if f["line"] == 15]
+    assert len(found) == 1, witnessed
     w = found[0]["witness"]
     assert "UnboundLocalError" not in w["reason"], w
     args = {a["name"]: a["value"] for a in w["launch"]["args"]}
@@ -69,12 +64,9 @@ def test_a_name_bound_only_under_branches_is_bound_where_read(tmp_path: Path) ->
     host = SRC.index("\n\ndef copy(")
     path = tmp_path / "rows.py"
     path.write_text(SRC[:host] + "\n")
-    done = subprocess.run([sys.executable, "-m", "tritonlint", "witness", "--output-format", "json", str(path)],
-                          capture_output=True, text=True, timeout=300, check=False,
-                          env={**os.environ, "TRITON_INTERPRET": "1"})
-    assert done.returncode in (0, 1), done.stderr[-2000:]
-    found = [f for f in json.loads(done.stdout) if f["line"] == 15]
-    assert len(found) == 1, done.stdout[-3000:]
+    witnessed = witness_json(path)
+    found = [f for f in witnessed if f["line"] == 15]
+    assert len(found) == 1, witnessed
     w = found[0]["witness"]
     assert "UnboundLocalError" not in w["reason"], w
     args = {a["name"]: a["value"] for a in w["launch"]["args"]}

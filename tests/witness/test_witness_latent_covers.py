@@ -4,13 +4,11 @@ finding too, the witness reports that one instead."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 from typing import Any
+
+from witness_cli import witness_json
 
 HEAD_THEN_TAIL = textwrap.dedent("""\
     import torch
@@ -42,11 +40,8 @@ HEAD_THEN_TAIL = textwrap.dedent("""\
 def _witness(tmp_path: Path, text: str) -> dict[str, Any]:
     path = tmp_path / "sums.py"
     path.write_text(text)
-    done = subprocess.run([sys.executable, "-m", "tritonlint", "witness", "--output-format", "json", str(path)],
-                          capture_output=True, text=True, timeout=300, check=False,
-                          env={**os.environ, "TRITON_INTERPRET": "1"})
-    assert done.returncode in (0, 1), done.stderr[-2000:]
-    found = json.loads(done.stdout)
+    witnessed = witness_json(path)
+    found = witnessed
     assert len(found) == 1, found
     witness: dict[str, Any] = found[0]["witness"]
     return witness

@@ -5,13 +5,11 @@ tests it, so `check` keeps the finding (it trusts only tests it sees)."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 from typing import Any
+
+from witness_cli import witness_json
 
 from tritonlint.config import Config
 from tritonlint.engine import check_source
@@ -83,12 +81,9 @@ ROWDOT_CONSTANT = ROWDOT.split("def _tile(m):")[0].replace("_TILES = {16: (1, 32
 def _witness(tmp_path: Path, text: str) -> list[dict[str, Any]]:
     path = tmp_path / "rowdot.py"
     path.write_text(text)
-    done = subprocess.run([sys.executable, "-m", "tritonlint", "witness", "--output-format", "json", str(path)],
-                          capture_output=True, text=True, timeout=300, check=False,
-                          env={**os.environ, "TRITON_INTERPRET": "1"})
-    assert done.returncode in (0, 1), done.stderr[-2000:]
-    found: list[dict[str, Any]] = json.loads(done.stdout)
-    assert found, done.stdout
+    witnessed = witness_json(path)
+    found: list[dict[str, Any]] = witnessed
+    assert found, witnessed
     return [f["witness"] for f in found]
 
 

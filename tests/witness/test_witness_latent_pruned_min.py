@@ -4,13 +4,11 @@ that needs `N < BLOCK_N` (the unlooped path's unmasked load of one whole block) 
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 from typing import Any
+
+from witness_cli import witness_json
 
 SCALE_ROWS = textwrap.dedent("""\
     import torch
@@ -64,11 +62,8 @@ SCALE_ROWS = textwrap.dedent("""\
 def _witness(tmp_path: Path, text: str) -> dict[str, Any]:
     path = tmp_path / "scale.py"
     path.write_text(text)
-    done = subprocess.run([sys.executable, "-m", "tritonlint", "witness", "--output-format", "json", str(path)],
-                          capture_output=True, text=True, timeout=300, check=False,
-                          env={**os.environ, "TRITON_INTERPRET": "1"})
-    assert done.returncode in (0, 1), done.stderr[-2000:]
-    found = json.loads(done.stdout)
+    witnessed = witness_json(path)
+    found = witnessed
     assert len(found) == 1, found
     witness: dict[str, Any] = found[0]["witness"]
     return witness

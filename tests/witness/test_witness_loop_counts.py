@@ -7,12 +7,10 @@ the boundaries) is shortened the same way; a loop stepping by a tile keeps its s
 from __future__ import annotations
 
 import ast
-import json
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
+
+from witness_cli import witness_json
 
 from tritonlint.witness.loop_counts import loop_counted
 
@@ -49,12 +47,9 @@ SCAN = textwrap.dedent("""\
 def test_a_one_by_one_loop_count_gets_two_iterations(tmp_path: Path) -> None:
     path = tmp_path / "scan.py"
     path.write_text(SCAN)
-    done = subprocess.run([sys.executable, "-m", "tritonlint", "witness", "--output-format", "json", str(path)],
-                          capture_output=True, text=True, timeout=300, check=False,
-                          env={**os.environ, "TRITON_INTERPRET": "1"})
-    assert done.returncode in (0, 1), done.stderr[-2000:]
-    found = [f for f in json.loads(done.stdout) if f["line"] == 15]
-    assert len(found) == 1, done.stdout[-3000:]
+    witnessed = witness_json(path)
+    found = [f for f in witnessed if f["line"] == 15]
+    assert len(found) == 1, witnessed
     w = found[0]["witness"]
     assert w["status"] == "confirmed", w
     assert w["evidence"]["shape"]["T"] == 2, w["evidence"]["shape"]

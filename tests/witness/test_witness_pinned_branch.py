@@ -6,13 +6,11 @@ takes the branch, the witness synthesizes from that one, and the confirmation is
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 from typing import Any
+
+from witness_cli import witness_json
 
 KERNEL = textwrap.dedent("""\
     import torch
@@ -54,13 +52,9 @@ SECOND_CALLER = textwrap.dedent("""\
 def _witness(tmp_path: Path, text: str) -> dict[str, Any]:
     path = tmp_path / "gates.py"
     path.write_text(text)
-    done = subprocess.run([sys.executable, "-m", "tritonlint", "witness", "--select", "ALL",
-                           "--output-format", "json", str(path)],
-                          capture_output=True, text=True, timeout=300, check=False,
-                          env={**os.environ, "TRITON_INTERPRET": "1"})
-    assert done.returncode in (0, 1), done.stderr[-2000:]
-    found = [f for f in json.loads(done.stdout) if f["line"] == 15]
-    assert len(found) == 1, done.stdout[-3000:]
+    witnessed = witness_json(path, "--select", "ALL")
+    found = [f for f in witnessed if f["line"] == 15]
+    assert len(found) == 1, witnessed
     witness: dict[str, Any] = found[0]["witness"]
     return witness
 

@@ -4,12 +4,10 @@ past `n` into the row's padding stays inside the callers' tensor and is not conf
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
+
+from witness_cli import witness_json
 
 KERNEL = textwrap.dedent("""\
     import torch
@@ -38,11 +36,8 @@ KERNEL = textwrap.dedent("""\
 def _status(tmp_path: Path, text: str) -> str:
     path = tmp_path / "stats.py"
     path.write_text(text)
-    done = subprocess.run([sys.executable, "-m", "tritonlint", "witness", "--output-format", "json", str(path)],
-                          capture_output=True, text=True, timeout=300, check=False,
-                          env={**os.environ, "TRITON_INTERPRET": "1"})
-    assert done.returncode in (0, 1), done.stderr[-2000:]
-    found = {d["line"]: d["witness"] for d in json.loads(done.stdout)}
+    witnessed = witness_json(path)
+    found = {d["line"]: d["witness"] for d in witnessed}
     status: str = found[11]["status"]
     return status
 
