@@ -15,6 +15,7 @@ from typing import Any
 
 from tritonlint.witness import analysis
 from tritonlint.witness.extract import ExtractError, enclosing_kernel, extract
+from tritonlint.witness.fix_retry import OUT_OF_TIME, settle_failed_fix
 from tritonlint.witness.group_oracle import fitted, group_launch, padding_evidence, roomy, tile_axis
 from tritonlint.witness.hits import hits as _hits
 from tritonlint.witness.padded_rows import in_padding, padded_rows
@@ -89,7 +90,7 @@ def _child(job: _Job, workdir: Path, fill: int, timeout: float) -> list[dict[str
             pass
         proc.kill()
         proc.join(10)
-        return f"the run took longer than {timeout:g} s"
+        return f"{OUT_OF_TIME} {timeout:g} s"
     results = out / "results.json"
     if not results.exists():
         log = (workdir / "log.txt").read_text(errors="replace") if (workdir / "log.txt").exists() else ""
@@ -267,7 +268,7 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
         except Exception as error:  # noqa: BLE001 - a kernel shape the synthesizer does not know
             reasons.append(f"`{name}`: the synthesizer failed on it ({type(error).__name__}: {error})")
             continue
-        again = partial(_again, path, text, diagnostic, extracted, facts, owner, pairs, fixed, fill, deadline)
+        again = partial(_again, path, text, diagnostic, extracted, facts, owner, pairs, fixed, fill, deadline=deadline)
         last = _run(path, text, diagnostic, extracted, facts, pairs, fixed, max(5.0, deadline - time.monotonic()),
                     fill)
         wanted = _wanted_float(last.reason) if last.status == "error" else None
@@ -295,12 +296,9 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
             # A tile nobody passes is the witness's guess, and a partial tile of a mode that pads its rows
             # (a swizzled scale layout holding K rounded up to 64 lanes) only overruns the host's padding at
             # a larger one, where the fix's own lane order can be judged: kept when the fix validates there.
-            retry = again(default_tile=2 * BIG_TILE)
-            if retry is not None and retry.status == "confirmed" and (retry.validation or {}).get("status") == "validated":
-                small = (last.launch or {}).get("label", "the first launch")
-                retry.reason += (f" (at {small}, with guessed tiles of {BIG_TILE}, the fix failed: "
-                                 f"{(last.validation or {}).get('reason', '')[:200]})")
-                last = retry
+            # That run settles the fix, so it has a deadline of its own (fix_retry): a loaded machine
+            # leaves the fix not-run, never failed.
+            last = settle_failed_fix(last, partial(again, default_tile=2 * BIG_TILE), timeout, 2 * BIG_TILE)
         if last.status == "confirmed":
             return last
         # The launched kernel's verdict (tried first) stands over a jit helper's launched as if it were
@@ -314,7 +312,7 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
 
 
 def _again(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts, owner: str | None,
-           first: list[tuple[Launch, Launch]], fixed: str | None, fill: int, deadline: float,
+           first: list[tuple[Launch, Launch]], fixed: str | None, fill: int, *, deadline: float,
            **options: Any) -> Witness | None:
     """The finding run once more on launches `synthesize` builds with other `options`; None when time is
     short or they are the launches the first run tried (the same runs would say the same)."""
@@ -509,7 +507,8 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
 def _padded_validation(extracted: Any, fixed_source: str, cand: Launch, fixed_lines: set[int],
                        target: tuple[str, str | None], fill: int, timeout: float) -> dict[str, str] | None:
     """The fix validated on the candidate's launch with padded rows (padded_rows), or None where no such
-    launch exists or the fixed kernel's outputs differ there too (the plain launch's failure stands)."""
+    launch exists or the fixed kernel's outputs differ there too (the plain launch's failure stands);
+    not-run where that run timed out."""
     tiles = [a.value for a in cand.args if a.kind == "constexpr" and isinstance(a.value, int)
              and not isinstance(a.value, bool) and a.value > 1]
     built = padded_rows(extracted, cand, min(256, max(tiles + [16])))
@@ -525,6 +524,10 @@ def _padded_validation(extracted: Any, fixed_source: str, cand: Launch, fixed_li
         a, b = job.add(original, module), job.add(poisoned, fixed_module)
         job.compare.append((a, b))
         results = _child(job, workdir, fill, timeout)
+    if isinstance(results, str) and results.startswith(OUT_OF_TIME):
+        # The run that would settle the differing outputs did not finish: the fix is not judged.
+        return {"status": "not-run", "reason": f"out of time: the outputs differ at {cand.brief()}, and the run on "
+                f"padded rows that settles it did not finish ({results})"}
     if isinstance(results, str) or results[a]["status"] != "ok" or results[b]["status"] != "ok" \
             or _hits(results[b], fixed_module, fixed_lines, target):
         return None
