@@ -34,6 +34,7 @@ from tritonlint.witness.constraints import (
     satisfy,
 )
 from tritonlint.witness.extract import Extracted, Kernel
+from tritonlint.witness.index_sizes import ROW_COUNT, index_only_sizes
 from tritonlint.witness.loaded_bounds import loaded_bounds
 from tritonlint.witness.loop_counts import LOOP_COUNT, loop_counted
 from tritonlint.witness.uses import (
@@ -535,6 +536,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
 
     rounded = rounded_from(facts.launch)
     counted = loop_counted(kernel.node, sizes, segments) - set(axis_order[:1])
+    row_counts = index_only_sizes(kernel.node, sizes) - set(axis_order[:1])
 
     def build(axis: str | None, extent: int | None, label: str) -> Launch:
         # A size a program axis walks in its own tiles gets two of them, not two of the largest tile:
@@ -542,6 +544,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         size_values: dict[str, int] = {s: own_base.get(s, base) for s in ordered_sizes}
         # A size a loop counts one by one costs a pass of its body per unit: two passes show its stepping.
         size_values.update({s: min(size_values[s], LOOP_COUNT) for s in counted if s in size_values})
+        # A size that only splits a program id into indices: as many rows as the grid runs (index_sizes).
+        size_values.update({s: min(size_values[s], ROW_COUNT) for s in row_counts if s in size_values})
         if axis is not None and extent is not None:
             size_values[axis] = extent
         # Keep sizes the host keeps multiples of each other multiples.
