@@ -12,10 +12,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Any, Protocol, TypeVar
 
-if TYPE_CHECKING:
-    from tritonlint.witness.runner import Witness
+
+class _Verdict(Protocol):
+    """What this module reads and writes of runner.Witness (not imported: the runner imports this)."""
+
+    status: str
+    reason: str
+    launch: dict[str, Any] | None
+    validation: dict[str, str] | None
+
+
+Witness = TypeVar("Witness", bound=_Verdict)
 
 # How `_child` words a run killed at its time limit (runner._child); the retry's own verdict then says
 # nothing about the fix.
