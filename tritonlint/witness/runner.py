@@ -176,7 +176,9 @@ def _latent(facts: Facts, launch: Launch) -> str:
                 return f"the callers keep {block} <= {size} ({where})"
     # A predicate the module offers beside the launcher refuses the size (`k % block_k == 0`): callers
     # that test it, as it is offered for, never launch this shape.
-    for (a, b), test in sorted(getattr(facts.launch, "offered", {}).items()):
+    # The same where every live caller tests it, and the one that does not is itself never called.
+    kept = {**getattr(facts.launch, "offered", {}), **getattr(facts.launch, "live_callers", {})}
+    for (a, b), test in sorted(kept.items()):
         step = int(b) if b.isdigit() else values.get(b)
         if a == launch.axis and isinstance(step, int) and not isinstance(step, bool) and step > 0 and extent % step:
             return f"the callers keep {a} a multiple of {b} ({test})"
