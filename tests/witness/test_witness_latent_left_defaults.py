@@ -63,9 +63,11 @@ def _witness(tmp_path: Path, model: str) -> dict[str, Any]:
 
 
 def test_a_flag_every_caller_leaves_at_its_default_is_latent(tmp_path: Path) -> None:
-    latent = _witness(tmp_path, MODEL)["evidence"]["latent"]
+    # The third call spells the default out: the same value, still the default's branch.
+    model = MODEL + "\n\ndef warm(x, bias):\n    return gated_bias(x, bias, per_row=False)\n"
+    latent = _witness(tmp_path, model)["evidence"]["latent"]
     assert latent and "PER_ROW=False" in latent, latent
-    assert "`per_row=False` at ops.py:19" in latent and "2 call(s)" in latent, latent
+    assert "`per_row=False` at ops.py:19" in latent and "3 call(s)" in latent, latent
 
 
 def test_a_caller_passing_the_flag_marks_nothing(tmp_path: Path) -> None:

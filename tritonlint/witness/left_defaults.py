@@ -1,7 +1,8 @@
 """Constexpr flags the callers leave at the launching function's default: `IS_VARIANT=is_variant`, where
-`is_variant: bool = False` is a parameter of the host function that launches the kernel, and every call of
-that function in the package passes no value for it. Such a flag is as pinned as a literal at the launch
-(`IS_VARIANT=False`): a confirmation that needs the other value is latent (`runner._latent`).
+`is_variant: bool = False` is a parameter of the host function that launches the kernel, and every call
+of that function in the package passes no other value for it (none, or the default's own literal). Such a
+flag is as pinned as a literal at the launch (`IS_VARIANT=False`): a confirmation that needs the other
+value is latent (`runner._latent`).
 
 Only bool defaults are read: an int default (a block size) would change the sizes the witness launches,
 not only what it says of them. The package is the top-level one holding the launching file (the folders
@@ -44,9 +45,9 @@ def left_at_default(launch: Any, finding_file: Path) -> dict[str, tuple[str, str
         if name in reassigned:
             continue
         index, value, line = defaults[name]
-        calls = _calls_leaving(str(_package_root(path)), function.name, name, index)
+        calls = _calls_leaving(str(_package_root(path)), function.name, name, index, value)
         if calls:
-            note = f"`{name}={value!r}` at {file_text}:{line}; none of its {calls} call(s) in the package passes it"
+            note = f"`{name}={value!r}` at {file_text}:{line}; none of its {calls} call(s) in the package passes another value"
             out[param] = (repr(value), note)
     return out
 
@@ -94,9 +95,10 @@ def _package_root(path: Path) -> Path:
 
 
 @functools.lru_cache(maxsize=64)
-def _calls_leaving(root: str, function: str, param: str, index: int | None) -> int:
+def _calls_leaving(root: str, function: str, param: str, index: int | None, default: bool) -> int:
     """How many calls of `function` the package under `root` makes, when none passes `param` (by name,
-    or at position `index`) and every use of the name is one the reading follows; else 0."""
+    or at position `index`) a value other than the literal `default`, and every use of the name is one
+    the reading follows; else 0."""
     named = re.compile(rf"\b{re.escape(function)}\b")
     calls = 0
     for file in sorted(Path(root).rglob("*.py")):
@@ -109,24 +111,26 @@ def _calls_leaving(root: str, function: str, param: str, index: int | None) -> i
         tree = _parsed(str(file))
         if tree is None:
             return 0
-        found = _calls_in(tree, function, param, index)
+        found = _calls_in(tree, function, param, index, default)
         if found is None:
             return 0
         calls += found
     return calls
 
 
-def _calls_in(tree: ast.Module, function: str, param: str, index: int | None) -> int | None:
-    """The module's calls of `function`, when none passes `param`; None when one does, or when the name
-    is used in a way the reading does not follow."""
+def _calls_in(tree: ast.Module, function: str, param: str, index: int | None, default: bool) -> int | None:
+    """The module's calls of `function`, when none passes `param` other than as the literal `default`;
+    None when one does, or when the name is used in a way the reading does not follow."""
     called: set[int] = set()
     calls = 0
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and _names(node.func, function):
             called.add(id(node.func))
-            if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg in (None, param) for k in node.keywords):
+            if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
                 return None
-            if index is not None and len(node.args) > index:
+            given = [k.value for k in node.keywords if k.arg == param]
+            given += [node.args[index]] if index is not None and len(node.args) > index else []
+            if not all(_is_literal(value, default) for value in given):
                 return None
             calls += 1
         elif isinstance(node, (ast.ImportFrom, ast.Import)) and any(
@@ -137,6 +141,10 @@ def _calls_in(tree: ast.Module, function: str, param: str, index: int | None) ->
         if _names(node, function) and id(node) not in called and isinstance(getattr(node, "ctx", None), ast.Load):
             return None  # passed on as a value: called where this reading cannot see
     return calls
+
+
+def _is_literal(node: ast.expr, value: bool) -> bool:
+    return isinstance(node, ast.Constant) and node.value is value
 
 
 def _names(node: ast.AST, function: str) -> bool:
