@@ -18,8 +18,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tritonlint.semantic.host.host_guards import Body
-
 
 def left_at_default(launch: Any, finding_file: Path) -> dict[str, tuple[str, str]]:
     """Kernel parameter -> (the default's text, where it is said) for the launch's arguments that name a
@@ -39,7 +37,7 @@ def left_at_default(launch: Any, finding_file: Path) -> dict[str, tuple[str, str
     wanted = {param: name for param, name in args.items() if name in defaults}
     if not wanted:
         return {}
-    reassigned = Body(function.body).assigns.keys()
+    reassigned = _assigned_names(function)
     out: dict[str, tuple[str, str]] = {}
     for param, name in wanted.items():
         if name in reassigned:
@@ -50,6 +48,11 @@ def left_at_default(launch: Any, finding_file: Path) -> dict[str, tuple[str, str
             note = f"`{name}={value!r}` at {file_text}:{line}; none of its {calls} call(s) in the package passes another value"
             out[param] = (repr(value), note)
     return out
+
+
+def _assigned_names(function: ast.FunctionDef) -> set[str]:
+    """The names the function's body stores to (a parameter reassigned is no longer its default)."""
+    return {node.id for node in ast.walk(function) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
 
 
 @functools.lru_cache(maxsize=32)
