@@ -194,13 +194,13 @@ def _encode_diagnostic(d: Diagnostic) -> list[Any]:
     if d.fix is not None:
         fix = [d.fix.title, d.fix.applicability.value, [[e.start, e.end, e.content] for e in d.fix.edits]]
     return [d.code, d.name, d.message, d.line, d.column, d.end_line, d.end_column, list(d.notes), fix,
-            d.start_offset, d.end_offset]
+            d.start_offset, d.end_offset, [list(pair) for pair in d.facts]]
 
 
 def _decode(entry: dict[str, Any], path: str) -> FileReport:
     diagnostics = []
     for item in entry["diagnostics"]:
-        code, name, message, line, column, end_line, end_column, notes, fix, start, end = item
+        code, name, message, line, column, end_line, end_column, notes, fix, start, end, facts = item
         decoded_fix = None
         if fix is not None:
             title, applicability, edits = fix
@@ -209,7 +209,8 @@ def _decode(entry: dict[str, Any], path: str) -> FileReport:
         diagnostics.append(Diagnostic(
             code=str(code), name=str(name), message=str(message), path=path, line=int(line), column=int(column),
             end_line=int(end_line), end_column=int(end_column), notes=tuple(str(n) for n in notes),
-            fix=decoded_fix, start_offset=int(start), end_offset=int(end)))
+            fix=decoded_fix, start_offset=int(start), end_offset=int(end),
+            facts=tuple((str(k), str(v)) for k, v in facts)))
     return FileReport(
         path, tuple(diagnostics), errors=tuple(path + str(suffix) for suffix in entry["errors"]),
         suppressed=int(entry["suppressed"]),

@@ -49,6 +49,9 @@ class Diagnostic:
     end_offset: int = field(default=0, compare=False)
     # In a notebook: the 1-based cell (among all its cells) that `line` and `end_line` count within.
     cell: int | None = None
+    # What the rule found, named, for tools that act on the finding (the witness): TL104's padded group
+    # gives (("tile", "BLOCK"), ("group", "G")). Never rendered: the message says the same in words.
+    facts: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
     def sort_key(self) -> tuple[str, int, int, int, str]:
         return (self.path, self.cell or 0, self.line, self.column, self.code)

@@ -58,6 +58,10 @@ class AccessFinding(Finding):
         """The rewritten call, or why there is none; None when the rule offers no fix."""
         return None
 
+    def facts(self) -> tuple[tuple[str, str], ...]:
+        """What the finding names, for tools (`Diagnostic.facts`); none by default."""
+        return ()
+
     def predicate_fix(self) -> Fix:
         """Where a weak predicate lets the access run unmasked: it is fixed where it is written."""
         return Fix(f"Test {self.hazard.predicate} instead", Applicability.DISPLAY_ONLY, ())
@@ -92,5 +96,5 @@ class AccessFinding(Finding):
         return Diagnostic(
             code=code, name=name, message=message, path=file.path,
             line=line, column=span.column + 1, end_line=end_line, end_column=span.end_column + 1,
-            notes=tuple(notes), fix=fix, start_offset=start_offset, end_offset=end_offset,
+            notes=tuple(notes), fix=fix, start_offset=start_offset, end_offset=end_offset, facts=self.facts(),
         )

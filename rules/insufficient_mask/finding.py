@@ -44,5 +44,11 @@ class InsufficientMaskFinding(AccessFinding):
         return (f"the mask of {call} bounds {label} as in-tile offsets against the whole extent, but {mover} "
                 "moves the pointer's tile")
 
+    def facts(self) -> tuple[tuple[str, str], ...]:
+        """A tile wider than its group names both: the witness's padded-group oracle launches with them."""
+        if self.verdict.shape == "group":
+            return (("tile", str(self.verdict.slices[0])), ("group", str(self.verdict.slices[1])))
+        return ()
+
     def fix(self) -> CallFix:
         return sufficiency_fix(self.reading, self.verdict, self.verdicts)

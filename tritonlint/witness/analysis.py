@@ -119,11 +119,13 @@ def write_fixed(file: CheckedFile, fixed: str) -> str | None:
 
 def padded_group(diagnostic: Diagnostic) -> tuple[str, str] | None:
     """(block-size parameter, group-size parameter) of a TL104 finding of a tile wider than its group
-    (`BLOCK=next_power_of_2(G)`, the pointer stepping by `G`), read from the finding's own words; None
-    for every other finding."""
-    import re
-
+    (`BLOCK=next_power_of_2(G)`, the pointer stepping by `G`), as the rule names them (`Diagnostic.facts`);
+    None for every other finding."""
     if diagnostic.code != "TL104":
         return None
-    m = re.search(r"the tile of (\w+) lanes is wider than the group of `(\w+)", diagnostic.message)
-    return (m.group(1), m.group(2)) if m else None
+    import re
+
+    named = dict(diagnostic.facts)
+    tile, group = named.get("tile", ""), named.get("group", "")
+    # Parameter names (or literals) only: the oracle launches with them as sizes.
+    return (tile, group) if re.fullmatch(r"\w+", tile) and re.fullmatch(r"\w+", group) else None

@@ -18,6 +18,7 @@ from tritonlint.witness.extract import ExtractError, enclosing_kernel, extract
 from tritonlint.witness.fix_retry import OUT_OF_TIME, settle_failed_fix
 from tritonlint.witness.group_oracle import fitted, group_launch, padding_evidence, roomy, tile_axis
 from tritonlint.witness.hits import hits as _hits
+from tritonlint.witness.left_defaults import left_at_default
 from tritonlint.witness.padded_rows import in_padding, padded_rows
 from tritonlint.witness.pinned import reaching_first
 from tritonlint.witness.spin_wait import spin_wait
@@ -156,10 +157,27 @@ def _evidence(v: dict[str, Any], launch: Launch, offset: int) -> dict[str, Any]:
     }
 
 
+def _pin_left_defaults(facts: Facts, path: Path) -> None:
+    """A flag the launch passes as the launching function's bool parameter, which every call in the
+    package leaves at its default, stands as that default: as pinned as a literal at the launch."""
+    if facts.launch is None:
+        return
+    try:
+        left = left_at_default(facts.launch, path)
+    except (OSError, RecursionError, ValueError):  # reading the package adds a fact or none
+        return
+    for param, (text, where) in left.items():
+        if param in facts.launch_args and param not in facts.flags_off:
+            facts.launch_args[param] = text
+            facts.defaulted[param] = where
+
+
 def _latent(facts: Facts, launch: Launch) -> str:
     """Why the callers never launch this shape, if they say so."""
     if launch.unpinned:  # a constexpr branch no caller takes (every one passes another literal)
-        return "the callers pass " + ", ".join(f"{p}={text}" for p, text in sorted(launch.unpinned.items()))
+        return "the callers pass " + ", ".join(
+            f"{p}={text}" + (f" (left at the default: {facts.defaulted[p]})" if p in facts.defaulted else "")
+            for p, text in sorted(launch.unpinned.items()))
     extent = launch.sizes.get(launch.axis or "", 0)
     # A dispatch around the launch keeps the size within a block (`if n <= BLOCK:`): past it, never.
     values = {a.name: a.value for a in launch.args if a.kind in ("constexpr", "int")}
@@ -177,7 +195,9 @@ def _latent(facts: Facts, launch: Launch) -> str:
                 return f"the callers keep {block} <= {size} ({where})"
     # A predicate the module offers beside the launcher refuses the size (`k % block_k == 0`): callers
     # that test it, as it is offered for, never launch this shape.
-    for (a, b), test in sorted(getattr(facts.launch, "offered", {}).items()):
+    # The same where every live caller tests it, and the one that does not is itself never called.
+    kept = {**getattr(facts.launch, "offered", {}), **getattr(facts.launch, "live_callers", {})}
+    for (a, b), test in sorted(kept.items()):
         step = int(b) if b.isdigit() else values.get(b)
         if a == launch.axis and isinstance(step, int) and not isinstance(step, bool) and step > 0 and extent % step:
             return f"the callers keep {a} a multiple of {b} ({test})"
@@ -260,6 +280,7 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
             continue
         sites = reaching_first(extracted, diagnostic.line, launches.get(name, []))
         facts = facts_from(diagnostic, sites, flags.get(name, {}), flag_tiles.get(name, {}))
+        _pin_left_defaults(facts, path)
         try:
             pairs = synthesize(extracted, facts, owner=owner)[:MAX_PAIRS]
         except SynthesisError as error:

@@ -148,6 +148,9 @@ class Facts:
     launch: Any = None  # one launch site (tritonlint's Launch record), if any
     program_axis: tuple[int, str, str] | None = None  # (axis, size, tile) the notes name
     flag_tiles: dict[str, frozenset[str]] = field(default_factory=dict)  # flag -> tiles it vouches for (the analysis's)
+    # kernel parameter -> where the callers leave the host flag it is given at its default (left_defaults):
+    # `launch_args` holds that default as a literal, as if the launch passed it.
+    defaulted: dict[str, str] = field(default_factory=dict)
 
 
 def facts_from(diagnostic: Any, launches: list[Any], even_flags: dict[str, bool],

@@ -385,13 +385,68 @@ class CallIndex:
                 self.refs.setdefault(name.id, []).append(name)
 
 
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def dead_private_functions(tree: ast.Module, index: CallIndex | None = None) -> list[ast.FunctionDef]:
+    """The module's private functions that nothing in the module calls or names: under the reading
+    `caller_facts` already makes of a private function (no other module is meant to call it), dead."""
+    dead = []
+    for statement in tree.body:
+        if isinstance(statement, ast.FunctionDef) and _private(statement.name):
+            if index is not None and statement.name in index.names:
+                calls, refs = index.found(statement.name)
+            else:
+                calls, refs = [], []
+                _calls_with_ifs(tree.body, statement.name, (), Body(tree.body), calls, refs)
+            if not calls and not refs:
+                dead.append(statement)
+    return dead
+
+
+def live_caller_facts(tree: ast.Module, function: ast.FunctionDef, display: str,
+                      expand: Callable[[ast.expr], ast.expr] | None = None,
+                      index: CallIndex | None = None) -> list[Fact]:
+    """`caller_facts` with the calls made from a dead private function left out (`_quantize_then_run`
+    calling the launcher untested, while nothing calls `_quantize_then_run`), each fact's note
+    naming the dead caller; [] when no caller is dead (then `caller_facts` says all there is)."""
+    if not _private(function.name):
+        return []
+    dead = [f for f in dead_private_functions(tree, index) if f is not function]
+
+    def holder(call: ast.Call) -> ast.FunctionDef | None:
+        return next((f for f in dead if f.lineno <= call.lineno <= (f.end_lineno or f.lineno)), None)
+
+    def in_dead(call: ast.Call) -> bool:
+        return holder(call) is not None
+
+    skipped = sorted({f"`{f.name}` ({display}:{f.lineno})" for call in _calls_of(tree, function, index)
+                      if (f := holder(call)) is not None})
+    if not skipped:
+        return []
+    facts = caller_facts(tree, function, display, expand, index, skip=in_dead)
+    note = "; the untested call in " + ", ".join(skipped) + " is dead: nothing in the module calls it"
+    return [(left, right, where + note) for left, right, where in facts]
+
+
+def _calls_of(tree: ast.Module, function: ast.FunctionDef, index: CallIndex | None) -> list[ast.Call]:
+    if index is not None and function.name in index.names:
+        return [call for call, _, _ in index.calls.get(function.name, ())]
+    calls: list[tuple[ast.Call, tuple[tuple[ast.expr, bool], ...], Body]] = []
+    _calls_with_ifs(tree.body, function.name, (), Body(tree.body), calls, [])
+    return [call for call, _, _ in calls]
+
+
 def caller_facts(tree: ast.Module, function: ast.FunctionDef, display: str,
-                 expand: Callable[[ast.expr], ast.expr] | None = None, index: CallIndex | None = None) -> list[Fact]:
+                 expand: Callable[[ast.expr], ast.expr] | None = None, index: CallIndex | None = None,
+                 skip: Callable[[ast.Call], bool] | None = None) -> list[Fact]:
     """The facts every call of the private host function `function` in its module makes at its
     entry, in its own parameters' terms; [] when it is public, never called, or referenced other
     than by a call (a function passed on may be called under no test). `index`, when it was built
-    for this tree and names the function, saves the walk of the module for each function asked."""
-    if not function.name.startswith("_") or function.name.startswith("__"):
+    for this tree and names the function, saves the walk of the module for each function asked.
+    `skip` leaves out the calls it is true of (`live_caller_facts`: those in dead code)."""
+    if not _private(function.name):
         return []
     calls: list[tuple[ast.Call, tuple[tuple[ast.expr, bool], ...], Body]] = []
     refs: list[ast.Name] = []
@@ -399,6 +454,8 @@ def caller_facts(tree: ast.Module, function: ast.FunctionDef, display: str,
         calls, refs = index.found(function.name)
     else:
         _calls_with_ifs(tree.body, function.name, (), Body(tree.body), calls, refs)
+    if skip is not None:
+        calls = [(call, ifs, body) for call, ifs, body in calls if not skip(call)]
     if refs or not calls:
         return []
     common: dict[tuple[str, str], str] | None = None

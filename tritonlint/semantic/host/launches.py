@@ -22,11 +22,13 @@ from dataclasses import dataclass, field
 from tritonlint.semantic.host.host_guards import (
     Body,
     CallIndex,
+    Choice,
     Fact,
     caller_facts,
     choices,
     facts_at,
     kept_whole,
+    live_caller_facts,
 )
 from tritonlint.semantic.host.module_constants import module_constants
 from tritonlint.semantic.host.offered_predicates import offered_multiples
@@ -82,6 +84,11 @@ class Launch:
     # block parameter -> (size parameter, where) pairs where the block never exceeds the size
     # (an autotune pruner setting `BLOCK_N = min(tile, N)`): witness-only, like `offered`.
     at_most: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict, hash=False)
+    # (a, b) kernel parameters kept multiples by the tests of every live caller of the private launching
+    # function, where a private function nothing in the module calls makes the one untested call
+    # (host_guards.live_caller_facts). That code is dead only as far as the module shows (another module
+    # may import a private name): witness-only, like `offered`.
+    live_callers: Mapping[tuple[str, str], str] = field(default_factory=dict, hash=False)
 
     def sizes(self, axis: Axis) -> frozenset[str]:
         """The kernel-side names and literals the axis's divisor stands for."""
@@ -220,6 +227,7 @@ class _Finder:
         self.tree: ast.Module | None = None
         self.text: str | None = None  # the source of `tree`, when known
         self._caller_facts: dict[str, list[Fact]] = {}  # host function -> what its callers test
+        self._live_caller_facts: dict[str, list[Fact]] = {}  # the same, its dead callers left out
         self._constants: dict[str, int] | None = None
         self.imported: Imported | None = None  # predicates imported from modules of the same package
 
@@ -362,9 +370,11 @@ class _Finder:
                   for length in [padded_length(scope.statements, value.id, line)] if length is not None}
         offered = offered_multiples(scope.function, self.functions, self.predicates.expand, args, lambda: scope.body, line,
                                     self.display, self.constants)
+        live = {pair: test for pair, test in self.live_multiples(args, ifs, scope, line).items()
+                if pair not in multiples}
         return Launch(kernel, f"{self.display}:{line}", tuple(axes), args, allocations, predicates, self.local,
                       multiples, _covers(args, ifs, self.display), padded,
-                      {pair: test for pair, test in offered.items() if pair not in multiples})
+                      {pair: test for pair, test in offered.items() if pair not in multiples}, live_callers=live)
 
     def inherited_multiples(self, args: Mapping[str, str], ifs: tuple[tuple[ast.expr, bool], ...], scope: _Scope,
                             line: int) -> dict[tuple[str, str], str]:
@@ -385,16 +395,41 @@ class _Finder:
                 self._caller_facts[function.name] = caller_facts(self.tree, function, self.display,
                                                                  self.predicates.expand, self.call_index)
             facts += self._caller_facts[function.name]
-        found: dict[tuple[str, str], str] = {}
-        for b, options in blocks.items():
-            if not facts and not any(path for _, path in options):
-                continue  # nothing tested: no extent is kept a multiple of this block
-            for a, extent in args.items():
-                if a != b and re.fullmatch(r"[^\W\d]\w*(\.\w+)*(\[-?\d+\]|\(-?\d+\))?", extent):
-                    guard = kept_whole(extent, options, body, line, facts)
-                    if guard:
-                        found[(a, b)] = guard
-        return found
+        return _kept_pairs(blocks, args, body, line, facts)
+
+    def live_multiples(self, args: Mapping[str, str], ifs: tuple[tuple[ast.expr, bool], ...], scope: _Scope,
+                       line: int) -> dict[tuple[str, str], str]:
+        """`inherited_multiples` as the live callers of the launching function keep them: a call from a
+        private function nothing in the module calls is left out (witness-only: see `Launch.live_callers`)."""
+        function = scope.function
+        if function is None or self.tree is None or self.functions.get(function.name) is not function:
+            return {}
+        if function.name not in self._live_caller_facts:
+            self._live_caller_facts[function.name] = live_caller_facts(
+                self.tree, function, self.display, self.predicates.expand, self.call_index)
+        live = self._live_caller_facts[function.name]
+        if not live:
+            return {}
+        body = scope.body
+        blocks = {b: options for b, size in args.items() if re.fullmatch(r"[^\W\d]\w*|\d+", size)
+                  and (options := choices(size, body, line, self.functions, self.display))}
+        return _kept_pairs(blocks, args, body, line, facts_at(ifs, body, line, self.display, self.predicates.expand)
+                           + live)
+
+
+def _kept_pairs(blocks: Mapping[str, Sequence[Choice]], args: Mapping[str, str], body: Body, line: int,
+                facts: Sequence[Fact]) -> dict[tuple[str, str], str]:
+    """(extent, block) kernel parameters whose host texts `facts` (or the block's own choices) keep whole."""
+    found: dict[tuple[str, str], str] = {}
+    for b, options in blocks.items():
+        if not facts and not any(path for _, path in options):
+            continue  # nothing tested: no extent is kept a multiple of this block
+        for a, extent in args.items():
+            if a != b and re.fullmatch(r"[^\W\d]\w*(\.\w+)*(\[-?\d+\]|\(-?\d+\))?", extent):
+                guard = kept_whole(extent, options, body, line, facts)
+                if guard:
+                    found[(a, b)] = guard
+    return found
 
 
 class _Scope:
