@@ -517,7 +517,7 @@ class Uses:
             return []
         out: list[tuple[str | None, Any]] = []
         for extent, st in zip(shape.elts, stride.elts):
-            stride_name = st.id if isinstance(st, ast.Name) and st.id in strides else None
+            stride_name = block_stride(st, strides, sizes)
             if isinstance(extent, ast.Name) and extent.id in sizes:
                 bound: Any = ("size", extent.id)
             elif isinstance(extent, ast.Constant) and isinstance(extent.value, int):
@@ -1012,6 +1012,17 @@ class Uses:
             if shape is not None:
                 bounding |= self._names(shape)
         return {p for p in out if p not in bounding or "stride" in p.lower()}
+
+
+def block_stride(st: ast.expr, strides: set[str], sizes: set[str]) -> str | None:
+    """The stride a block pointer gives one dimension, as `dims` names a term's: a stride parameter, a
+    size used as the row length (`strides=(N, 1)` over `shape=(M, N)`: rows of N, as `offs_m * N`
+    would say), a literal row length (`strides=(64, 1)`); None for the unit stride (or one unread)."""
+    if isinstance(st, ast.Name) and (st.id in strides or st.id in sizes):
+        return st.id
+    if isinstance(st, ast.Constant) and isinstance(st.value, int) and not isinstance(st.value, bool) and st.value > 1:
+        return str(st.value)
+    return None
 
 
 def factors_of(term: ast.expr) -> list[ast.expr]:
