@@ -20,6 +20,7 @@ from typing import Any
 
 from tritonlint.witness.bindings import bound_where_read
 from tritonlint.witness.branch_locals import taken_value
+from tritonlint.witness.capped_masks import capped_ends
 from tritonlint.witness.complementary import complementary, launch_tests
 from tritonlint.witness.constraints import (
     ABSENT,
@@ -596,6 +597,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             taken = [e for e in exprs if not branch_not_taken(kernel.node, e, branch_env, local)] or exprs
             extents: list[tuple[str | None, int]] = []
             ends = uses.inclusive_ends(p)  # `n + 1` entries by the kernel's repeated `v <= n`
+            caps = capped_ends(uses, p)  # `(v <= n) & (v < CAP)`: CAP entries
             dims: list[tuple[str | None, Any]] = []
             products: list[str] = []  # row lengths spelled as products (`H*D`)
             for expr in taken:
@@ -617,6 +619,11 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                     products.append(stride)
                 past = 1 if isinstance(bound, tuple) and bound[0] == "size" and bound[1] in ends else 0
                 extent = _extent(bound, totals, grid, tile_consts, base, axes, mode_tiles) + past
+                if isinstance(bound, tuple) and bound[0] == "size" and bound[1] in caps:
+                    cap = caps[bound[1]]
+                    cap_bound = ("const", int(cap)) if cap.isdigit() else ("size", cap) if cap in sizes \
+                        else ("tile", cap)
+                    extent = max(extent, _extent(cap_bound, totals, grid, tile_consts, base, axes, mode_tiles))
                 walked = bound[1] if isinstance(bound, tuple) and bound[0] == "size" else \
                     axes.get(bound[1], (None, None))[0] if isinstance(bound, tuple) and bound[0] == "axis" else None
                 if stride is None and walked in row_lengths:

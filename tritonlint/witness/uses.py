@@ -9,6 +9,7 @@ from typing import Any
 
 from tritonlint.witness.extract import Kernel
 from tritonlint.witness.float_values import float_compares, float_locals
+from tritonlint.witness.value_selects import selects_only, value_selectors
 
 ACCESS = {"load", "store", "atomic_add", "atomic_max", "atomic_min", "atomic_cas", "atomic_xchg",
           "atomic_and", "atomic_or", "atomic_xor"}
@@ -100,6 +101,10 @@ class Uses:
                     self.int_uses |= self._names(node)
                 elif isinstance(node.func, ast.Name) and node.func.id in helpers:
                     self.calls.append(node)
+        self.selectors = value_selectors(self.fn)
+        # The pointer expression `dims` is sizing, while it does: a walk a loop advances bounds only
+        # the pointers it advances (`_advanced_extent`), not another access of the same offsets.
+        self.sizing: ast.expr | None = None
         self.depth = depth
         self._helper_uses: dict[str, Uses] = {}
 
@@ -349,6 +354,13 @@ class Uses:
 
     def dims(self, expr: ast.expr, sizes: set[str], strides: set[str]) -> list[tuple[str | None, Any]]:
         """(stride parameter or None for unit stride, bound) of each term of a pointer expression."""
+        outer, self.sizing = self.sizing, expr
+        try:
+            return self._dims(expr, sizes, strides)
+        finally:
+            self.sizing = outer
+
+    def _dims(self, expr: ast.expr, sizes: set[str], strides: set[str]) -> list[tuple[str | None, Any]]:
         out: list[tuple[str | None, Any]] = []
         block = self.block_ptr_of(expr)
         if block is not None:
@@ -643,9 +655,15 @@ class Uses:
             for node in ast.walk(loop):
                 if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) \
                         and isinstance(node.target, ast.Name) and tile in self._names(node.value) \
-                        and v in self.reached({node.target.id}, depth=4) - {node.target.id}:
+                        and v in self.reached({node.target.id}, depth=4) - {node.target.id} \
+                        and self._sizing_reads(node.target.id):
                     return ("div", ("size", size), divisor) if divisor else ("size", size)
         return None
+
+    def _sizing_reads(self, name: str) -> bool:
+        """Whether the pointer expression being sized reads `name` (itself or through its locals);
+        True outside `dims` (an offset asked for alone)."""
+        return self.sizing is None or name in self.reached(self._names(self.sizing), depth=4)
 
     def _clamped_size(self, end: str, sizes: set[str]) -> str:
         """The size a loop's end stands for: itself, or the size it is clamped to
@@ -674,6 +692,8 @@ class Uses:
                 while isinstance(core, ast.Subscript):
                     core = core.value
                 hit = (isinstance(core, ast.Name) and core.id == v) if exact else v in self._names(mine)
+                if hit and exact and selects_only(self.selectors, c, v):
+                    continue  # `tl.where(d < ROT, -x, x)`: a part of the tile, not the tensor's end
                 bounding = (self.reached(self._names(other)) & sizes) | self._aliased(self._names(other), sizes)
                 if hit and bounding:
                     return ("size", min(bounding, key=self.order))
