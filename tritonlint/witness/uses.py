@@ -196,16 +196,19 @@ class Uses:
             if inner is None:
                 continue
             inner_ptrs = inner.pointers()
-            for i, arg in enumerate(call.args):
-                if i < len(inner.params) and inner.params[i] in inner_ptrs:
-                    root = self.root(arg)
-                    if root:
-                        out.setdefault(root, [])
-            for kw in call.keywords:
-                if kw.arg in inner_ptrs:
-                    root = self.root(kw.value)
-                    if root:
-                        out.setdefault(root, [])
+            passed = [(inner.params[i], arg) for i, arg in enumerate(call.args) if i < len(inner.params)]
+            passed += [(kw.arg, kw.value) for kw in call.keywords if kw.arg is not None]
+            for param, arg in passed:
+                if param not in inner_ptrs:
+                    continue
+                root = self.root(arg)
+                if not root:
+                    continue
+                out.setdefault(root, [])
+                # A helper that accesses its pointer as given (`load_plain(S + k + offs)`: `tl.load(ptrs)`)
+                # reaches exactly what the argument spells here: the argument sizes the tensor.
+                if inner_ptrs[param] and all(isinstance(e, ast.Name) and e.id == param for e in inner_ptrs[param]):
+                    out[root].append(arg)
         return out
 
     def inclusive_ends(self, pointer: str) -> set[str]:
@@ -250,6 +253,8 @@ class Uses:
                     if call_name(call) == "load" and isinstance(call, ast.Call) and call.args \
                             and self.root(call.args[0]) == pointer:
                         loaded.add(name)
+                    elif isinstance(call, ast.Call) and self._helper_returns_load(call, pointer):
+                        loaded.add(name)  # `page = read_page(table + i)`: the helper returns what it loads
         if any(self._helper_loads_index(call, pointer) for call in self.calls):
             return True
         if not loaded:
@@ -263,6 +268,9 @@ class Uses:
         seeds: set[str] = set()
         for expr in self.accesses:
             seeds |= self._names(expr)
+        for call in self.calls:  # a pointer handed to a jit helper (`load_tile(K + page * stride)`)
+            seeds |= {n for arg in [*call.args, *(k.value for k in call.keywords)] if self.root(arg)
+                      for n in self._names(arg)}
         for it in self.loops.values():
             seeds |= self._names(it)
         if self.reached(seeds, depth=6) & loaded:
@@ -309,6 +317,25 @@ class Uses:
             if (isinstance(op, (ast.LtE, ast.Eq)) and null == 0) or (isinstance(op, ast.Lt) and null == 1):
                 return 1
         return 0
+
+    def _helper_returns_load(self, call: ast.Call, pointer: str) -> bool:
+        """Whether `call` is a jit helper, handed `pointer`, that returns a value it loads through it."""
+        inner = self.helper(call.func.id) if isinstance(call.func, ast.Name) else None
+        if inner is None:
+            return False
+        handed = {inner.params[i] for i, arg in enumerate(call.args) if i < len(inner.params)
+                  and self.root(arg) == pointer}
+        handed |= {kw.arg for kw in call.keywords if kw.arg in inner.params and self.root(kw.value) == pointer}
+        for param in handed:
+            loaded = inner._loaded_names(param)
+            for ret in ast.walk(inner.fn):
+                if not (isinstance(ret, ast.Return) and ret.value is not None):
+                    continue
+                if self._names(ret.value) & loaded or any(
+                        isinstance(c, ast.Call) and call_name(c) == "load" and c.args and inner.root(c.args[0]) == param
+                        for c in ast.walk(ret.value)):
+                    return True
+        return False
 
     def _helper_loads_index(self, call: ast.Call, pointer: str) -> bool:
         """Whether a jit helper this function hands `pointer` to loads indices through it."""
