@@ -504,6 +504,13 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     walk = _walk_var(facts.walk)
     if walk:
         b = owner_uses.bound(ast.Name(id=walk, ctx=ast.Load()), owner_uses.size_params() | sizes)
+        if (b is None or b[0] not in ("size", "axis")) and owner_uses is not uses and walk not in owner_uses.params \
+                and walk not in owner_uses.defs:
+            # A jit helper's access whose offsets the kernel computes and hands it (`scale(s_ptr + k * BLOCK_K
+            # + offs_k)`): the walk is the kernel's local, bounded where the kernel bounds it.
+            b = uses.bound(ast.Name(id=walk, ctx=ast.Load()), uses.size_params() | sizes)
+            if b is None or b[0] not in ("size", "axis"):  # bounded inside a sum (`i * T + offs < L`)
+                b = uses.upper_bound_in_sum(walk, uses.size_params() | sizes)
         if b and b[0] == "size":
             axis_order.append(b[1])
         elif b and b[0] == "axis" and axes.get(b[1], (None, None))[0]:

@@ -702,6 +702,10 @@ class Uses:
         clamps = [a.id for a in defs[0].args if isinstance(a, ast.Name) and a.id in sizes]
         return clamps[0] if len(clamps) == 1 else end
 
+    def upper_bound_in_sum(self, v: str, sizes: set[str]) -> Any:
+        """("size", s) where a comparison bounds a sum holding `v` by s (`i * T + offs < L`)."""
+        return self._upper_bound(v, sizes, exact=False)
+
     def _upper_bound(self, v: str, sizes: set[str], *, exact: bool) -> Any:
         """("size", s) when a comparison bounds `v` from above by a size (`v < s`, `s > v`).
 
