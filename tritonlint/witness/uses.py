@@ -9,6 +9,7 @@ from typing import Any
 
 from tritonlint.witness.extract import Kernel
 from tritonlint.witness.float_values import float_compares, float_locals
+from tritonlint.witness.tile_ends import tile_end_walk
 from tritonlint.witness.value_selects import selects_only, value_selectors
 
 ACCESS = {"load", "store", "atomic_add", "atomic_max", "atomic_min", "atomic_cas", "atomic_xchg",
@@ -612,6 +613,9 @@ class Uses:
             if v in self.loops:
                 it = self.loops[v]
                 in_loop = [n for n in self._names(it) if n in sizes] + sorted(self._aliased(self._names(it), sizes))
+                if not in_loop:
+                    # An end computed from a size (`n_tiles = cdiv(N, BLOCK)`; `range(0, n_tiles * BLOCK, BLOCK)`).
+                    in_loop = sorted(self.reached(self._names(it)) & sizes)
                 if in_loop:
                     return ("size", min(in_loop, key=self.order))
                 # `for r in tl.static_range(7)`: r stays below its literal end.
@@ -669,6 +673,7 @@ class Uses:
                 continue
             args = loop.iter.args
             size: str | None = None
+            walked: Any = None
             end = args[1] if len(args) >= 2 else args[0] if args else None
             if isinstance(end, ast.Call) and call_name(end) == "cdiv" and len(end.args) == 2 \
                     and isinstance(end.args[0], ast.Name) and isinstance(end.args[1], ast.Name) \
@@ -677,14 +682,19 @@ class Uses:
             elif len(args) == 3 and isinstance(args[1], ast.Name) and isinstance(args[2], ast.Name) \
                     and args[2].id == tile:
                 size = self._clamped_size(args[1].id, sizes)
-            if size is None or size not in sizes:
+            elif len(args) == 3 and isinstance(args[2], ast.Name) and args[2].id == tile:
+                # `range(0, (start_m + 1) * BLOCK_M, BLOCK_N)`: up to the end of the program's own tile,
+                # a walk of the size that program axis walks (a causal loop).
+                walked = tile_end_walk(self, args[1])
+            if walked is None and (size is None or size not in sizes):
                 continue
+            walked = walked or ("size", size)
             for node in ast.walk(loop):
                 if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) \
                         and isinstance(node.target, ast.Name) and tile in self._names(node.value) \
                         and v in self.reached({node.target.id}, depth=4) - {node.target.id} \
                         and self._sizing_reads(node.target.id):
-                    return ("div", ("size", size), divisor) if divisor else ("size", size)
+                    return ("div", walked, divisor) if divisor else walked
         return None
 
     def _sizing_reads(self, name: str) -> bool:
