@@ -11,6 +11,7 @@ from tritonlint.witness.extract import Kernel
 from tritonlint.witness.float_values import float_compares, float_locals
 from tritonlint.witness.tile_ends import tile_end_walk
 from tritonlint.witness.value_selects import selects_only, value_selectors
+from tritonlint.witness.while_loops import while_ranges
 
 ACCESS = {"load", "store", "atomic_add", "atomic_max", "atomic_min", "atomic_cas", "atomic_xchg",
           "atomic_and", "atomic_or", "atomic_xor"}
@@ -102,6 +103,10 @@ class Uses:
                     self.int_uses |= self._names(node)
                 elif isinstance(node.func, ast.Name) and node.func.id in helpers:
                     self.calls.append(node)
+        for counter, walk in while_ranges(self.fn).items():
+            if counter not in self.loops:
+                self.loops[counter] = walk
+                self.int_uses |= self._names(walk)
         self.selectors = value_selectors(self.fn)
         # The pointer expression `dims` is sizing, while it does: a walk a loop advances bounds only
         # the pointers it advances (`_advanced_extent`), not another access of the same offsets.
