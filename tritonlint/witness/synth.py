@@ -20,6 +20,7 @@ from typing import Any
 
 from tritonlint.witness.bindings import bound_where_read
 from tritonlint.witness.branch_locals import taken_value
+from tritonlint.witness.capped_masks import capped_ends
 from tritonlint.witness.complementary import complementary, launch_tests
 from tritonlint.witness.constraints import (
     ABSENT,
@@ -507,6 +508,13 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     walk = _walk_var(facts.walk)
     if walk:
         b = owner_uses.bound(ast.Name(id=walk, ctx=ast.Load()), owner_uses.size_params() | sizes)
+        if (b is None or b[0] not in ("size", "axis")) and owner_uses is not uses and walk not in owner_uses.params \
+                and walk not in owner_uses.defs:
+            # A jit helper's access whose offsets the kernel computes and hands it (`scale(s_ptr + k * BLOCK_K
+            # + offs_k)`): the walk is the kernel's local, bounded where the kernel bounds it.
+            b = uses.bound(ast.Name(id=walk, ctx=ast.Load()), uses.size_params() | sizes)
+            if b is None or b[0] not in ("size", "axis"):  # bounded inside a sum (`i * T + offs < L`)
+                b = uses.upper_bound_in_sum(walk, uses.size_params() | sizes)
         if b and b[0] == "size":
             axis_order.append(b[1])
         elif b and b[0] == "axis" and axes.get(b[1], (None, None))[0]:
@@ -603,6 +611,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             taken = [e for e in exprs if not branch_not_taken(kernel.node, e, branch_env, local)] or exprs
             extents: list[tuple[str | None, int]] = []
             ends = uses.inclusive_ends(p)  # `n + 1` entries by the kernel's repeated `v <= n`
+            caps = capped_ends(uses, p)  # `(v <= n) & (v < CAP)`: CAP entries
             dims: list[tuple[str | None, Any]] = []
             products: list[str] = []  # row lengths spelled as products (`H*D`)
             for expr in taken:
@@ -624,6 +633,11 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                     products.append(stride)
                 past = 1 if isinstance(bound, tuple) and bound[0] == "size" and bound[1] in ends else 0
                 extent = _extent(bound, totals, grid, tile_consts, base, axes, mode_tiles) + past
+                if isinstance(bound, tuple) and bound[0] == "size" and bound[1] in caps:
+                    cap = caps[bound[1]]
+                    cap_bound = ("const", int(cap)) if cap.isdigit() else ("size", cap) if cap in sizes \
+                        else ("tile", cap)
+                    extent = max(extent, _extent(cap_bound, totals, grid, tile_consts, base, axes, mode_tiles))
                 walked = bound[1] if isinstance(bound, tuple) and bound[0] == "size" else \
                     axes.get(bound[1], (None, None))[0] if isinstance(bound, tuple) and bound[0] == "axis" else None
                 if stride is None and walked in row_lengths:

@@ -9,6 +9,9 @@ from typing import Any
 
 from tritonlint.witness.extract import Kernel
 from tritonlint.witness.float_values import float_compares, float_locals
+from tritonlint.witness.tile_ends import tile_end_walk
+from tritonlint.witness.value_selects import selects_only, value_selectors
+from tritonlint.witness.while_loops import while_ranges
 
 ACCESS = {"load", "store", "atomic_add", "atomic_max", "atomic_min", "atomic_cas", "atomic_xchg",
           "atomic_and", "atomic_or", "atomic_xor"}
@@ -100,6 +103,14 @@ class Uses:
                     self.int_uses |= self._names(node)
                 elif isinstance(node.func, ast.Name) and node.func.id in helpers:
                     self.calls.append(node)
+        for counter, walk in while_ranges(self.fn).items():
+            if counter not in self.loops:
+                self.loops[counter] = walk
+                self.int_uses |= self._names(walk)
+        self.selectors = value_selectors(self.fn)
+        # The pointer expression `dims` is sizing, while it does: a walk a loop advances bounds only
+        # the pointers it advances (`_advanced_extent`), not another access of the same offsets.
+        self.sizing: ast.expr | None = None
         self.depth = depth
         self._helper_uses: dict[str, Uses] = {}
 
@@ -191,16 +202,19 @@ class Uses:
             if inner is None:
                 continue
             inner_ptrs = inner.pointers()
-            for i, arg in enumerate(call.args):
-                if i < len(inner.params) and inner.params[i] in inner_ptrs:
-                    root = self.root(arg)
-                    if root:
-                        out.setdefault(root, [])
-            for kw in call.keywords:
-                if kw.arg in inner_ptrs:
-                    root = self.root(kw.value)
-                    if root:
-                        out.setdefault(root, [])
+            passed = [(inner.params[i], arg) for i, arg in enumerate(call.args) if i < len(inner.params)]
+            passed += [(kw.arg, kw.value) for kw in call.keywords if kw.arg is not None]
+            for param, arg in passed:
+                if param not in inner_ptrs:
+                    continue
+                root = self.root(arg)
+                if not root:
+                    continue
+                out.setdefault(root, [])
+                # A helper that accesses its pointer as given (`load_plain(S + k + offs)`: `tl.load(ptrs)`)
+                # reaches exactly what the argument spells here: the argument sizes the tensor.
+                if inner_ptrs[param] and all(isinstance(e, ast.Name) and e.id == param for e in inner_ptrs[param]):
+                    out[root].append(arg)
         return out
 
     def inclusive_ends(self, pointer: str) -> set[str]:
@@ -245,6 +259,8 @@ class Uses:
                     if call_name(call) == "load" and isinstance(call, ast.Call) and call.args \
                             and self.root(call.args[0]) == pointer:
                         loaded.add(name)
+                    elif isinstance(call, ast.Call) and self._helper_returns_load(call, pointer):
+                        loaded.add(name)  # `page = read_page(table + i)`: the helper returns what it loads
         if any(self._helper_loads_index(call, pointer) for call in self.calls):
             return True
         if not loaded:
@@ -258,6 +274,9 @@ class Uses:
         seeds: set[str] = set()
         for expr in self.accesses:
             seeds |= self._names(expr)
+        for call in self.calls:  # a pointer handed to a jit helper (`load_tile(K + page * stride)`)
+            seeds |= {n for arg in [*call.args, *(k.value for k in call.keywords)] if self.root(arg)
+                      for n in self._names(arg)}
         for it in self.loops.values():
             seeds |= self._names(it)
         if self.reached(seeds, depth=6) & loaded:
@@ -305,6 +324,25 @@ class Uses:
                 return 1
         return 0
 
+    def _helper_returns_load(self, call: ast.Call, pointer: str) -> bool:
+        """Whether `call` is a jit helper, handed `pointer`, that returns a value it loads through it."""
+        inner = self.helper(call.func.id) if isinstance(call.func, ast.Name) else None
+        if inner is None:
+            return False
+        handed = {inner.params[i] for i, arg in enumerate(call.args) if i < len(inner.params)
+                  and self.root(arg) == pointer}
+        handed |= {kw.arg for kw in call.keywords if kw.arg in inner.params and self.root(kw.value) == pointer}
+        for param in handed:
+            loaded = inner._loaded_names(param)
+            for ret in ast.walk(inner.fn):
+                if not (isinstance(ret, ast.Return) and ret.value is not None):
+                    continue
+                if self._names(ret.value) & loaded or any(
+                        isinstance(c, ast.Call) and call_name(c) == "load" and c.args and inner.root(c.args[0]) == param
+                        for c in ast.walk(ret.value)):
+                    return True
+        return False
+
     def _helper_loads_index(self, call: ast.Call, pointer: str) -> bool:
         """Whether a jit helper this function hands `pointer` to loads indices through it."""
         inner = self.helper(call.func.id) if isinstance(call.func, ast.Name) else None
@@ -349,6 +387,13 @@ class Uses:
 
     def dims(self, expr: ast.expr, sizes: set[str], strides: set[str]) -> list[tuple[str | None, Any]]:
         """(stride parameter or None for unit stride, bound) of each term of a pointer expression."""
+        outer, self.sizing = self.sizing, expr
+        try:
+            return self._dims(expr, sizes, strides)
+        finally:
+            self.sizing = outer
+
+    def _dims(self, expr: ast.expr, sizes: set[str], strides: set[str]) -> list[tuple[str | None, Any]]:
         out: list[tuple[str | None, Any]] = []
         block = self.block_ptr_of(expr)
         if block is not None:
@@ -517,7 +562,7 @@ class Uses:
             return []
         out: list[tuple[str | None, Any]] = []
         for extent, st in zip(shape.elts, stride.elts):
-            stride_name = st.id if isinstance(st, ast.Name) and st.id in strides else None
+            stride_name = block_stride(st, strides, sizes)
             if isinstance(extent, ast.Name) and extent.id in sizes:
                 bound: Any = ("size", extent.id)
             elif isinstance(extent, ast.Constant) and isinstance(extent.value, int):
@@ -573,6 +618,9 @@ class Uses:
             if v in self.loops:
                 it = self.loops[v]
                 in_loop = [n for n in self._names(it) if n in sizes] + sorted(self._aliased(self._names(it), sizes))
+                if not in_loop:
+                    # An end computed from a size (`n_tiles = cdiv(N, BLOCK)`; `range(0, n_tiles * BLOCK, BLOCK)`).
+                    in_loop = sorted(self.reached(self._names(it)) & sizes)
                 if in_loop:
                     return ("size", min(in_loop, key=self.order))
                 # `for r in tl.static_range(7)`: r stays below its literal end.
@@ -630,6 +678,7 @@ class Uses:
                 continue
             args = loop.iter.args
             size: str | None = None
+            walked: Any = None
             end = args[1] if len(args) >= 2 else args[0] if args else None
             if isinstance(end, ast.Call) and call_name(end) == "cdiv" and len(end.args) == 2 \
                     and isinstance(end.args[0], ast.Name) and isinstance(end.args[1], ast.Name) \
@@ -638,14 +687,25 @@ class Uses:
             elif len(args) == 3 and isinstance(args[1], ast.Name) and isinstance(args[2], ast.Name) \
                     and args[2].id == tile:
                 size = self._clamped_size(args[1].id, sizes)
-            if size is None or size not in sizes:
+            elif len(args) == 3 and isinstance(args[2], ast.Name) and args[2].id == tile:
+                # `range(0, (start_m + 1) * BLOCK_M, BLOCK_N)`: up to the end of the program's own tile,
+                # a walk of the size that program axis walks (a causal loop).
+                walked = tile_end_walk(self, args[1])
+            if walked is None and (size is None or size not in sizes):
                 continue
+            walked = walked or ("size", size)
             for node in ast.walk(loop):
                 if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) \
                         and isinstance(node.target, ast.Name) and tile in self._names(node.value) \
-                        and v in self.reached({node.target.id}, depth=4) - {node.target.id}:
-                    return ("div", ("size", size), divisor) if divisor else ("size", size)
+                        and v in self.reached({node.target.id}, depth=4) - {node.target.id} \
+                        and self._sizing_reads(node.target.id):
+                    return ("div", walked, divisor) if divisor else walked
         return None
+
+    def _sizing_reads(self, name: str) -> bool:
+        """Whether the pointer expression being sized reads `name` (itself or through its locals);
+        True outside `dims` (an offset asked for alone)."""
+        return self.sizing is None or name in self.reached(self._names(self.sizing), depth=4)
 
     def _clamped_size(self, end: str, sizes: set[str]) -> str:
         """The size a loop's end stands for: itself, or the size it is clamped to
@@ -656,6 +716,10 @@ class Uses:
             return end
         clamps = [a.id for a in defs[0].args if isinstance(a, ast.Name) and a.id in sizes]
         return clamps[0] if len(clamps) == 1 else end
+
+    def upper_bound_in_sum(self, v: str, sizes: set[str]) -> Any:
+        """("size", s) where a comparison bounds a sum holding `v` by s (`i * T + offs < L`)."""
+        return self._upper_bound(v, sizes, exact=False)
 
     def _upper_bound(self, v: str, sizes: set[str], *, exact: bool) -> Any:
         """("size", s) when a comparison bounds `v` from above by a size (`v < s`, `s > v`).
@@ -674,6 +738,8 @@ class Uses:
                 while isinstance(core, ast.Subscript):
                     core = core.value
                 hit = (isinstance(core, ast.Name) and core.id == v) if exact else v in self._names(mine)
+                if hit and exact and selects_only(self.selectors, c, v):
+                    continue  # `tl.where(d < ROT, -x, x)`: a part of the tile, not the tensor's end
                 bounding = (self.reached(self._names(other)) & sizes) | self._aliased(self._names(other), sizes)
                 if hit and bounding:
                     return ("size", min(bounding, key=self.order))
@@ -1012,6 +1078,17 @@ class Uses:
             if shape is not None:
                 bounding |= self._names(shape)
         return {p for p in out if p not in bounding or "stride" in p.lower()}
+
+
+def block_stride(st: ast.expr, strides: set[str], sizes: set[str]) -> str | None:
+    """The stride a block pointer gives one dimension, as `dims` names a term's: a stride parameter, a
+    size used as the row length (`strides=(N, 1)` over `shape=(M, N)`: rows of N, as `offs_m * N`
+    would say), a literal row length (`strides=(64, 1)`); None for the unit stride (or one unread)."""
+    if isinstance(st, ast.Name) and (st.id in strides or st.id in sizes):
+        return st.id
+    if isinstance(st, ast.Constant) and isinstance(st.value, int) and not isinstance(st.value, bool) and st.value > 1:
+        return str(st.value)
+    return None
 
 
 def factors_of(term: ast.expr) -> list[ast.expr]:
