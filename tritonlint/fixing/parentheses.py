@@ -12,6 +12,8 @@ import ast
 
 import libcst as cst
 
+from tritonlint.source.tree import nodes_under
+
 # Python's operator precedence, lowest first (the language reference's table).
 _LAMBDA, _IF, _OR, _AND, _NOT, _COMPARE = 0, 1, 2, 3, 4, 5
 _BINARY = {cst.BitOr: 6, cst.BitXor: 7, cst.BitAnd: 8, cst.LeftShift: 9, cst.RightShift: 9, cst.Add: 10,
@@ -104,6 +106,8 @@ def _has_comment(parens: object) -> bool:
 def without_redundant_parentheses(node: cst.BaseExpression) -> cst.BaseExpression:
     """`node` without the parentheses precedence does not need (its own outer pair included), or
     `node` itself where that would read differently to Python (never expected: a safety net)."""
+    if not any(getattr(each, "lpar", ()) for each in nodes_under(node)):
+        return node  # no pair to strip (most masks): libcst's transformer would rebuild it all the same
     stripped = node.visit(_Strip())
     assert isinstance(stripped, cst.BaseExpression)
     if stripped is node or stripped.deep_equals(node):

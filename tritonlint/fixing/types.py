@@ -54,30 +54,42 @@ def _children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     return child_nodes(node)
 
 
-@lru_cache(maxsize=8)
 def _parents(function: cst.FunctionDef) -> dict[int, cst.CSTNode]:
     """Each node's parent in the kernel (by identity), computed once per kernel."""
-    parents: dict[int, cst.CSTNode] = {}
-    pending: list[cst.CSTNode] = [function]
-    while pending:
-        node = pending.pop()
-        for child in _children(node):
-            parents[id(child)] = node
-            pending.append(child)
-    return parents
+    return _index(function)[0]
+
+
+def _name_uses(function: cst.FunctionDef) -> dict[str, list[cst.Name]]:
+    """Every `Name` node of the kernel's body, by the name it spells."""
+    return _index(function)[1]
+
+
+def _calls(function: cst.FunctionDef) -> list[cst.Call]:
+    """Every call in the kernel's body."""
+    return _index(function)[2]
 
 
 @lru_cache(maxsize=8)
-def _name_uses(function: cst.FunctionDef) -> dict[str, list[cst.Name]]:
-    """Every `Name` node of the kernel, by the name it spells."""
-    found: dict[str, list[cst.Name]] = {}
-    pending: list[cst.CSTNode] = [function.body]
+def _index(function: cst.FunctionDef) -> tuple[dict[int, cst.CSTNode], dict[str, list[cst.Name]], list[cst.Call]]:
+    """`_parents`, `_name_uses` and `_calls` in one walk of the kernel (each was a walk of its own).
+    Exact types (`type(node) is cst.Name`): libcst's node classes have no subclasses, and an
+    isinstance test against their ABC base is a Python-level call."""
+    parents: dict[int, cst.CSTNode] = {}
+    uses: dict[str, list[cst.Name]] = {}
+    calls: list[cst.Call] = []
+    pending: list[tuple[cst.CSTNode, bool]] = [(function, False)]
     while pending:
-        node = pending.pop()
-        if isinstance(node, cst.Name):
-            found.setdefault(node.value, []).append(node)
-        pending.extend(_children(node))
-    return found
+        node, in_body = pending.pop()
+        if in_body:
+            kind = type(node)
+            if kind is cst.Name:
+                uses.setdefault(node.value, []).append(node)  # type: ignore[attr-defined,arg-type]
+            elif kind is cst.Call:
+                calls.append(node)  # type: ignore[arg-type]
+        for child in _children(node):
+            parents[id(child)] = node
+            pending.append((child, in_body or child is function.body))
+    return parents, uses, calls
 
 
 def _unwrap(node: cst.CSTNode, parents: dict[int, cst.CSTNode]) -> tuple[cst.CSTNode, cst.CSTNode | None]:
@@ -134,8 +146,8 @@ def _pointer_names(model: KernelContext) -> frozenset[str]:
     memo: dict[tuple[str, int], set[str]] = {}
     for access in model.accesses:
         bases |= _leftmost_names(model, access.pointer, 0, memo)
-    for node in _walk(model.function.body):  # `tl.make_block_ptr(base=Q + offset, ...)`, a descriptor's base
-        if isinstance(node, cst.Call) and (model.qualify_tl(node.func) or "").rsplit(".", 1)[-1] in _POINTER_MAKERS:
+    for node in _calls(model.function):  # `tl.make_block_ptr(base=Q + offset, ...)`, a descriptor's base
+        if (model.qualify_tl(node.func) or "").rsplit(".", 1)[-1] in _POINTER_MAKERS:
             base = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "base"),
                         node.args[0].value if node.args and node.args[0].keyword is None else None)
             if base is not None:
