@@ -40,7 +40,7 @@ from tritonlint.source.outline import (
     might_hold_kernels,
     outline,
 )
-from tritonlint.source.parsed import kernel_syntax
+from tritonlint.source.parsed import kernel_syntax, parse_text
 from tritonlint.suppressions import comments_by_line, file_suppressions, suppressions_in_line
 
 __all__ = ["DEFAULT_LINE_LENGTH", "MAX_FIX_ROUNDS", "Neighbours", "RuleCrash", "apply_edits", "build_contexts",
@@ -169,7 +169,8 @@ def importing_callers(path: str, found: Outline, helpers: dict[str, KernelContex
         if not _may_import(other, stem, helpers):
             continue
         try:
-            tree = ast.parse(other)
+            # (the outline below reads the same tree: `parse_text` remembers it)
+            tree = parse_text(other)
         except (SyntaxError, ValueError, RecursionError):
             continue
         # (statements only, in `ast.walk`'s order: imports are statements, expressions most of a module)
