@@ -15,6 +15,7 @@ from functools import partial
 
 import libcst as cst
 
+from tritonlint.caller_parses import CallerParses
 from tritonlint.config import Config
 from tritonlint.deep import NestedTooDeep, retried_deeper
 from tritonlint.deferred_fixes import DeferredFixes
@@ -40,7 +41,7 @@ from tritonlint.source.outline import (
     might_hold_kernels,
     outline,
 )
-from tritonlint.source.parsed import kernel_syntax
+from tritonlint.source.parsed import kernel_syntax, parse_text
 from tritonlint.suppressions import comments_by_line, file_suppressions, suppressions_in_line
 
 __all__ = ["DEFAULT_LINE_LENGTH", "MAX_FIX_ROUNDS", "Neighbours", "RuleCrash", "apply_edits", "build_contexts",
@@ -165,11 +166,13 @@ def importing_callers(path: str, found: Outline, helpers: dict[str, KernelContex
     stem = os.path.splitext(os.path.basename(path))[0]
     callers: list[tuple[KernelSource, KernelContext]] = []
     shared: list[dict[str, KernelContext]] = []
+    handed: set[int] = set()  # the trees this search has had (`_parsed`): each context its own tree
     for display, other in neighbours():
         if not _may_import(other, stem, helpers):
             continue
         try:
-            tree = ast.parse(other)
+            # (the outline below reads the same tree: `parse_text` remembers it)
+            tree = parse_text(other)
         except (SyntaxError, ValueError, RecursionError):
             continue
         # (statements only, in `ast.walk`'s order: imports are statements, expressions most of a module)
@@ -184,7 +187,7 @@ def importing_callers(path: str, found: Outline, helpers: dict[str, KernelContex
             # reads no context outside its group (`kernel_groups`), and the others call no helper here.
             chosen = {id(kernel) for group in kernel_groups(other_found.kernels)
                       if any(_names_one(kernel.text, imported) for kernel in group) for kernel in group}
-            other_kernels = _parsed([kernel for kernel in other_found.kernels if id(kernel) in chosen])
+            other_kernels = _parsed([kernel for kernel in other_found.kernels if id(kernel) in chosen], handed=handed)
             contexts, other_helpers, _ = build_contexts(display, other, other_found, other_kernels, config, None)
         except Exception:  # noqa: BLE001, S112  (that file reports its own errors when it is checked)
             continue
@@ -610,21 +613,37 @@ class _Share:
         self.depends: set[str] = set()
 
 
-def _parsed(kernels: Sequence[KernelSource],
-            parses: dict[str, cst.Module] | None = None) -> list[tuple[KernelSource, cst.Module]]:
+# The trees of the kernels last parsed as a neighbour's callers (`importing_callers`), for this
+# process's later checks of those kernels' own files (`caller_parses`).
+CALLER_PARSES = CallerParses()
+
+
+def _parsed(kernels: Sequence[KernelSource], parses: dict[str, cst.Module] | None = None, *,
+            handed: set[int] | None = None) -> list[tuple[KernelSource, cst.Module]]:
     """Each kernel parsed with libcst on its own (or taken from `parses`, by its source: libcst
     trees are immutable, and what the analysis derives from a tree depends only on the tree).
+    Without `parses`, a tree kept from a search for callers is taken (`CALLER_PARSES`); with
+    `handed` (the search for callers, the ids of the trees it had), trees are kept there.
     Raises libcst.ParserSyntaxError, and NestedTooDeep for code nested deeper than the parser's stack."""
     parsed = []
     try:
         with _unvalidated_nodes():
             for kernel in kernels:
                 source = NESTED_PREFIX + kernel.text if kernel.indented else kernel.text
-                module = parses.get(source) if parses is not None else None
+                if parses is not None:
+                    module = parses.get(source)
+                elif handed is not None:
+                    module = CALLER_PARSES.get(source, handed)
+                else:
+                    module = CALLER_PARSES.take(source)
                 if module is None:
                     module = cst.parse_module(source)
                     if parses is not None:
                         parses[source] = module
+                    elif handed is not None:
+                        CALLER_PARSES.keep(source, module)
+                if handed is not None:
+                    handed.add(id(module))
                 parsed.append((kernel, module))
     except RecursionError:
         raise NestedTooDeep(1, "parse") from None
