@@ -450,7 +450,9 @@ class _Builder:
         self.done.add(kernel.name)
         header = list(dict.fromkeys(self.header[: len(HEADER)])) + self.header[len(HEADER):]
         # The interpreter shims these kernels need (verify/interpreter_compat.py, their one home).
-        header += repro_lines([k.node for name, k in self.kernels.items() if name in self.done or name == kernel.name])
+        # Helpers imported from sibling modules count too: their calls run under the same interpreter.
+        functions: list[ast.AST] = [k.node for name, k in self.kernels.items() if name in self.done or name == kernel.name]
+        header += repro_lines(functions + [k.node for k in self.foreign_kernels.values()])
         offset = len(header)
         body: list[str] = []
         for first in sorted(self.placed):
