@@ -8,7 +8,12 @@ from collections.abc import Callable
 from typing import Any
 
 from tritonlint.witness.extract import Kernel
-from tritonlint.witness.float_values import float_compares, float_locals
+from tritonlint.witness.float_values import (
+    feeds_float_math,
+    float_compares,
+    float_locals,
+    literal_compare,
+)
 
 ACCESS = {"load", "store", "atomic_add", "atomic_max", "atomic_min", "atomic_cas", "atomic_xchg",
           "atomic_and", "atomic_or", "atomic_xor"}
@@ -264,8 +269,11 @@ class Uses:
             return True
         # Compared with an offset directly (`offs < seq_end`): a bound read from memory. Not through
         # locals: a softmax's running max is compared with data, and is no index.
-        # Not a comparison of its type (`a.dtype != b.dtype`).
-        return any(self._value_names(c) & loaded for c in self.compares)
+        # Not a comparison of its type (`a.dtype != b.dtype`). Not a test against a literal (`s > 0`) of
+        # values that also meet float-only math (`tl.exp`): those are scores, not indices.
+        float_data = feeds_float_math(self.fn, self.defs, loaded)
+        return any(self._value_names(c) & loaded for c in self.compares
+                   if not (float_data and literal_compare(c)))
 
     @staticmethod
     def _value_names(node: ast.AST) -> set[str]:
