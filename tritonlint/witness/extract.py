@@ -267,6 +267,11 @@ class _Builder:
             return
         self.done.add(name)
         stmt = self.bindings.get(name)
+        if name in self.kernels and self.kernels[name].wrapped:
+            # `fn = triton.jit(fn)` binds the name last: the function is cut out, and wrapped after
+            # the body as the file does (evaluating the assignment alone finds no `fn` to wrap).
+            self.add_function(self.kernels[name].node)
+            return
         if stmt is None:
             if name in self.kernels:  # a jit function nested in a function or a class
                 self.add_function(self.kernels[name].node)
