@@ -265,6 +265,7 @@ class Uses:
             seeds |= self._names(expr)
         for it in self.loops.values():
             seeds |= self._names(it)
+        seeds |= self._helper_offset_args()
         if self.reached(seeds, depth=6) & loaded:
             return True
         # Compared with an offset directly (`offs < seq_end`): a bound read from memory. Not through
@@ -312,6 +313,23 @@ class Uses:
             if (isinstance(op, (ast.LtE, ast.Eq)) and null == 0) or (isinstance(op, ast.Lt) and null == 1):
                 return 1
         return 0
+
+    def _helper_offset_args(self) -> set[str]:
+        """The names in the arguments a jit helper takes as offsets, sizes or bounds (`_load_tile(kv,
+        page * PAGE + offs, mask)`, whose `ptr + offs` is its access): what reaches them is an index."""
+        names: set[str] = set()
+        for call in self.calls:
+            inner = self.helper(call.func.id) if isinstance(call.func, ast.Name) else None
+            if inner is None:
+                continue
+            ints = inner.int_params() - set(inner.pointers())
+            for i, arg in enumerate(call.args):
+                if i < len(inner.params) and inner.params[i] in ints:
+                    names |= self._names(arg)
+            for kw in call.keywords:
+                if kw.arg in ints:
+                    names |= self._names(kw.value)
+        return names
 
     def _helper_loads_index(self, call: ast.Call, pointer: str) -> bool:
         """Whether a jit helper this function hands `pointer` to loads indices through it."""
