@@ -17,6 +17,7 @@ from tritonlint.witness import analysis
 from tritonlint.witness.extract import ExtractError, enclosing_kernel, extract
 from tritonlint.witness.group_oracle import fitted, group_launch, padding_evidence, roomy, tile_axis
 from tritonlint.witness.hits import hits as _hits
+from tritonlint.witness.other_axes import with_other_axes
 from tritonlint.witness.padded_rows import in_padding, padded_rows
 from tritonlint.witness.pinned import reaching_first
 from tritonlint.witness.reduction_lanes import reduction_line
@@ -261,7 +262,10 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
         sites = reaching_first(extracted, diagnostic.line, launches.get(name, []))
         facts = facts_from(diagnostic, sites, flags.get(name, {}), flag_tiles.get(name, {}))
         try:
-            pairs = synthesize(extracted, facts, owner=owner)[:MAX_PAIRS]
+            every = synthesize(extracted, facts, owner=owner)
+            # TL104: the size the pointer walks may not be the one the mask names (other_axes.py).
+            pairs = with_other_axes(every, {i: c.axis for i, (c, _) in enumerate(every)}, MAX_PAIRS) \
+                if diagnostic.code == "TL104" else every[:MAX_PAIRS]
         except SynthesisError as error:
             reasons.append(str(error))
             continue
