@@ -69,6 +69,8 @@ from typing import Any
 
 import numpy as np
 
+from tritonlint.verify.interpreter_numpy_math import calls_math, compat_numpy_math
+
 _MARK = "_tritonlint_scalar_index"
 
 # -- portable shims: self-contained, their source is carried by generated modules ------------------
@@ -438,6 +440,7 @@ _PORTABLE: tuple[tuple[Callable[[], None], Callable[[ast.AST], bool]], ...] = (
     (_compat_bool_ops, lambda fn: any(isinstance(n, ast.BoolOp) for n in ast.walk(fn))),
     (_compat_scalar_casts, lambda fn: _calls(fn, "to")),
     (_compat_dtype_value, lambda fn: _reads_attribute(fn, "value")),
+    (compat_numpy_math, calls_math),  # interpreter_numpy_math.py: `tanh`, `pow`, ... the interpreter lacks
 )
 
 OLD_DOT_KEYWORDS = ("trans_a", "trans_b")

@@ -25,6 +25,7 @@ from tritonlint.witness.padding_patch import (
     record_writers,
     switch_off_padding,
 )
+from tritonlint.witness.reduction_lanes import reduction_identity_patch
 
 
 def _load(path: str) -> Any:
@@ -197,9 +198,15 @@ def run_job(job: dict[str, Any], out: Path) -> None:
                                                       guard) if launch.get("padding") else (lambda: None)
                     undo_writers = record_writers(guard, launch["module"], set(launch["writers"]), writes) \
                         if launch.get("writers") else (lambda: None)
+                    # TL105's identity at the reduction the finding names, outside the guard too: it
+                    # reads the kernel's own mask, not the one the guard narrows to in-bounds lanes.
+                    undo_reduction = reduction_identity_patch(launch["module"], identity["line"],
+                                                              identity["reduce_line"]) \
+                        if identity is not None and identity.get("reduce_line") is not None else (lambda: None)
                     try:
                         kernel[tuple(launch["grid"])](**values)
                     finally:
+                        undo_reduction()
                         undo_writers()
                         undo_padding()
             finally:

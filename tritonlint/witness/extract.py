@@ -267,6 +267,11 @@ class _Builder:
             return
         self.done.add(name)
         stmt = self.bindings.get(name)
+        if name in self.kernels and self.kernels[name].wrapped:
+            # `fn = triton.jit(fn)` binds the name last: the function is cut out, and wrapped after
+            # the body as the file does (evaluating the assignment alone finds no `fn` to wrap).
+            self.add_function(self.kernels[name].node)
+            return
         if stmt is None:
             if name in self.kernels:  # a jit function nested in a function or a class
                 self.add_function(self.kernels[name].node)
@@ -450,7 +455,9 @@ class _Builder:
         self.done.add(kernel.name)
         header = list(dict.fromkeys(self.header[: len(HEADER)])) + self.header[len(HEADER):]
         # The interpreter shims these kernels need (verify/interpreter_compat.py, their one home).
-        header += repro_lines([k.node for name, k in self.kernels.items() if name in self.done or name == kernel.name])
+        # Helpers imported from sibling modules count too: their calls run under the same interpreter.
+        functions: list[ast.AST] = [k.node for name, k in self.kernels.items() if name in self.done or name == kernel.name]
+        header += repro_lines(functions + [k.node for k in self.foreign_kernels.values()])
         offset = len(header)
         body: list[str] = []
         for first in sorted(self.placed):

@@ -62,3 +62,37 @@ def float_compares(compares: list[ast.Compare], floats: set[str]) -> list[ast.Co
     """Comparisons with float data on one side (`m_ij > float("-inf")`, `S > cap`): a mask over data,
     whose names are no offsets nor sizes."""
     return [c for c in compares if any(_float_expr(side, floats) for side in (c.left, *c.comparators))]
+
+
+# Math the language takes on floats only (`tl.exp` of an int32 is "Expected dtype ['fp32', 'fp64']").
+FLOAT_ONLY_MATH = FLOAT_CALLS - {"dot", "dot_scaled", "float", "fdiv", "div_rn"}
+
+
+def feeds_float_math(fn: ast.AST, defs: dict[str, list[ast.expr]], loaded: set[str]) -> bool:
+    """Whether the values in `loaded` (locals a load assigned) reach, through locals, math the language
+    takes on floats only (`m = tl.max(s)`, then `tl.exp(m)`): what is loaded there is float data."""
+    derived = set(loaded)
+    grew = True
+    while grew:
+        grew = False
+        for name, values in defs.items():
+            if name not in derived and any(isinstance(n, ast.Name) and n.id in derived
+                                           for v in values for n in ast.walk(v)):
+                derived.add(name)
+                grew = True
+    return any(isinstance(node, ast.Call) and _call_name(node) in FLOAT_ONLY_MATH
+               and any(isinstance(n, ast.Name) and n.id in derived for a in node.args for n in ast.walk(a))
+               for node in ast.walk(fn))
+
+
+def literal_compare(compare: ast.Compare) -> bool:
+    """A comparison with number literals on every side but one (`s > 0`, `-1 < x`): a test of data,
+    not an offset held against a bound."""
+    def literal(node: ast.expr) -> bool:
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            node = node.operand
+        return isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
+            and not isinstance(node.value, bool)
+
+    sides = [compare.left, *compare.comparators]
+    return sum(not literal(s) for s in sides) == 1

@@ -10,6 +10,7 @@ from typing import Any
 
 from tritonlint.witness import child
 from tritonlint.witness.padding_patch import lane_axis
+from tritonlint.witness.reduction_lanes import reduction_identity_patch
 
 # The script carries the generated module's text, the launch, and a small guard of its own: every
 # tensor sits at the start of a larger buffer whose tail (the guard region) is filled with NaN or
@@ -219,6 +220,12 @@ interp.InterpreterBuilder.create_masked_load = create_masked_load
 interp.InterpreterBuilder.create_masked_store = create_masked_store
 kernel = getattr(module, LAUNCH["kernel"])
 
+{reduction_source}
+
+
+if SECOND.get("reduce_line") is not None:  # TL105: the identity also where the named reduction reads the lanes
+    reduction_identity_patch(path, LINE, SECOND["reduce_line"], lambda: state["second"])
+
 
 def run(second):
     args, bounds = make_args()
@@ -256,6 +263,8 @@ _FILL_SOURCE = "\n\n".join(inspect.getsource(function) for function in (child.fi
 # The group oracle's choice of the tile's axis, carried as source: the script switches off the lanes the
 # witness did.
 _LANE_AXIS_SOURCE = inspect.getsource(lane_axis)
+# TL105's identity at the reduction, carried as source: the script's second run is the witness's.
+_REDUCTION_SOURCE = inspect.getsource(reduction_identity_patch)
 
 
 def emit(folder: Path, display: str, diagnostic: Any, witness: Any) -> Path | None:
@@ -277,7 +286,8 @@ def emit(folder: Path, display: str, diagnostic: Any, witness: Any) -> Path | No
         code=diagnostic.code, where=f"{display}:{diagnostic.line}", reason=witness.reason.replace('"""', "'''"),
         name=target.name, source=witness.module_source, launch=repr(launch),
         line=diagnostic.line + witness.module_offset, fill_source=_FILL_SOURCE,
-        second=repr(json.dumps(witness.second_run)), guard=_guard(witness), lane_axis_source=_LANE_AXIS_SOURCE))
+        second=repr(json.dumps(witness.second_run)), guard=_guard(witness), lane_axis_source=_LANE_AXIS_SOURCE,
+        reduction_source=_REDUCTION_SOURCE))
     return target
 
 

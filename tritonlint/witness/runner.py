@@ -19,8 +19,10 @@ from tritonlint.witness.fix_retry import OUT_OF_TIME, settle_failed_fix
 from tritonlint.witness.group_oracle import fitted, group_launch, padding_evidence, roomy, tile_axis
 from tritonlint.witness.hits import hits as _hits
 from tritonlint.witness.left_defaults import left_at_default
+from tritonlint.witness.other_axes import with_other_axes
 from tritonlint.witness.padded_rows import in_padding, padded_rows
 from tritonlint.witness.pinned import reaching_first
+from tritonlint.witness.reduction_lanes import reduction_line
 from tritonlint.witness.spin_wait import spin_wait
 from tritonlint.witness.synth import Facts, Launch, SynthesisError, facts_from, synthesize
 
@@ -282,7 +284,10 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
         facts = facts_from(diagnostic, sites, flags.get(name, {}), flag_tiles.get(name, {}))
         _pin_left_defaults(facts, path)
         try:
-            pairs = synthesize(extracted, facts, owner=owner)[:MAX_PAIRS]
+            every = synthesize(extracted, facts, owner=owner)
+            # TL104: the size the pointer walks may not be the one the mask names (other_axes.py).
+            pairs = with_other_axes(every, {i: c.axis for i, (c, _) in enumerate(every)}, MAX_PAIRS) \
+                if diagnostic.code == "TL104" else every[:MAX_PAIRS]
         except SynthesisError as error:
             reasons.append(str(error))
             continue
@@ -424,11 +429,17 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
         changed = {ln + extracted.offset for ln in _changed_lines(text, fixed)} if fixed_module is not None else set()
         watch = (gen_lines if stores else set()) | changed
         negative = identity is not None
+        # The identity at the load, and at the reduction the message names (reduction_lanes.py).
+        identity_run = {"line": min(gen_lines), "value": identity}
+        at = reduction_line(diagnostic.message) if identity is not None else None
+        if at is not None:
+            identity_run["reduce_line"] = at + extracted.offset
+        at_reduction = f" (and to its identity where the reduction at line {at} reads them)" if at is not None else ""
         for cand, control in pairs:
             step = {"cand": job.add(cand, module, watch=watch or None, negative=negative),
                     "control": job.add(control, module, negative=negative)}
             if identity is not None:
-                step["ident"] = job.add(cand, module, {"line": min(gen_lines), "value": identity}, negative=negative)
+                step["ident"] = job.add(cand, module, identity_run, negative=negative)
                 job.compare.append((step["cand"], step["ident"]))
             if fixed_module is not None:
                 step["fixed"] = job.add(cand, fixed_module, watch=fixed_gen_lines if stores or changed else None,
@@ -471,10 +482,10 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
                 evidence = {"tensor": name, "max_abs": d["max_abs"], "elements": d["elements"],
                             "nan": d.get("nan", 0), "identity": identity, "grid": cand.grid, "shape": cand.sizes,
                             "summary": (f"`{name}` differs from the run with the masked-off lanes set to "
-                                        f"{identity} in {d['elements']} element(s) (max |diff| "
+                                        f"{identity}{at_reduction} in {d['elements']} element(s) (max |diff| "
                                         f"{d['max_abs']:.4g}, {d.get('nan', 0)} NaN), {cand.brief()}")}
                 witness = Witness("confirmed", evidence["summary"], cand.to_dict(), evidence,
-                                  second_run={"kind": "identity", "value": identity})
+                                  second_run={"kind": "identity", **identity_run})
                 chosen = (cand, step)
                 break
             continue

@@ -8,7 +8,12 @@ from collections.abc import Callable
 from typing import Any
 
 from tritonlint.witness.extract import Kernel
-from tritonlint.witness.float_values import float_compares, float_locals
+from tritonlint.witness.float_values import (
+    feeds_float_math,
+    float_compares,
+    float_locals,
+    literal_compare,
+)
 from tritonlint.witness.tile_ends import tile_end_walk
 from tritonlint.witness.value_selects import selects_only, value_selectors
 from tritonlint.witness.while_loops import while_ranges
@@ -279,12 +284,16 @@ class Uses:
                       for n in self._names(arg)}
         for it in self.loops.values():
             seeds |= self._names(it)
+        seeds |= self._helper_offset_args()
         if self.reached(seeds, depth=6) & loaded:
             return True
         # Compared with an offset directly (`offs < seq_end`): a bound read from memory. Not through
         # locals: a softmax's running max is compared with data, and is no index.
-        # Not a comparison of its type (`a.dtype != b.dtype`).
-        return any(self._value_names(c) & loaded for c in self.compares)
+        # Not a comparison of its type (`a.dtype != b.dtype`). Not a test against a literal (`s > 0`) of
+        # values that also meet float-only math (`tl.exp`): those are scores, not indices.
+        float_data = feeds_float_math(self.fn, self.defs, loaded)
+        return any(self._value_names(c) & loaded for c in self.compares
+                   if not (float_data and literal_compare(c)))
 
     @staticmethod
     def _value_names(node: ast.AST) -> set[str]:
@@ -342,6 +351,22 @@ class Uses:
                         for c in ast.walk(ret.value)):
                     return True
         return False
+    def _helper_offset_args(self) -> set[str]:
+        """The names in the arguments a jit helper takes as offsets, sizes or bounds (`_load_tile(kv,
+        page * PAGE + offs, mask)`, whose `ptr + offs` is its access): what reaches them is an index."""
+        names: set[str] = set()
+        for call in self.calls:
+            inner = self.helper(call.func.id) if isinstance(call.func, ast.Name) else None
+            if inner is None:
+                continue
+            ints = inner.int_params() - set(inner.pointers())
+            for i, arg in enumerate(call.args):
+                if i < len(inner.params) and inner.params[i] in ints:
+                    names |= self._names(arg)
+            for kw in call.keywords:
+                if kw.arg in ints:
+                    names |= self._names(kw.value)
+        return names
 
     def _helper_loads_index(self, call: ast.Call, pointer: str) -> bool:
         """Whether a jit helper this function hands `pointer` to loads indices through it."""

@@ -1,0 +1,44 @@
+"""A jit helper made one by assignment (`scale = triton.jit(scale)`) is cut out with its kernel: the name is
+bound last by the assignment, which alone found no function to wrap and left a stand-in ("unexpected
+object ... in __signature__ attribute" when the kernel called it)."""
+
+from __future__ import annotations
+
+import dataclasses
+import textwrap
+from pathlib import Path
+
+from tritonlint.config import check_selectors, load_config
+from tritonlint.witness import analysis
+from tritonlint.witness.runner import witness
+
+KERNEL = textwrap.dedent("""\
+    import triton
+    import triton.language as tl
+
+
+    def halve(x, factor):
+        return x * factor * 0.5
+
+
+    halve = triton.jit(halve)
+
+
+    @triton.jit
+    def halved_copy(X, Y, N, factor, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        x = tl.load(X + offs)
+        tl.store(Y + offs, halve(x, factor), mask=offs < N)
+""")
+
+
+def test_a_helper_jitted_by_assignment_runs(tmp_path: Path) -> None:
+    path = tmp_path / "assigned_helper.py"
+    path.write_text(KERNEL)
+    config = dataclasses.replace(load_config(None), select=check_selectors(["ALL"], "--select"))
+    checked = analysis.check_paths([str(path)], config)[0][0]
+    d = next(d for d in checked.diagnostics if d.line == 15 and d.code == "TL101")
+    w = witness(checked.path, checked.display, checked.text, d, checked.launches, checked.flags,
+                analysis.fixed_text(checked.text, d), timeout=120)
+    assert w.status == "confirmed", w.reason  # `error` before: the stand-in reached `__signature__`
+    assert w.validation is not None and w.validation["status"] == "validated", w.validation
