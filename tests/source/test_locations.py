@@ -15,6 +15,7 @@ from tritonlint.config import Config
 from tritonlint.engine import build_model, check_source, parse_kernels
 from tritonlint.fixing import edits
 from tritonlint.source.locations import Span
+from tritonlint.source.names import dotted
 from tritonlint.source.outline import line_starts
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,6 +84,40 @@ def test_ast_positions_equal_position_provider(text: str) -> None:
                 assert span == expected, cst.Module([]).code_for_node(node)
             checked += 1
     assert checked > 0
+
+
+@pytest.mark.parametrize("text", [ODD, *(p.read_text() for p in FIXTURES[::3])],
+                         ids=["odd", *(p.stem for p in FIXTURES[::3])])
+def test_a_callee_is_placed_where_position_provider_places_it(text: str) -> None:
+    """`tl.exp` of `tl.exp(x)` is placed from the ast callee of the ranked call (a rule names the line
+    of a callee whose call the model rebuilt), exactly where libcst places it; any other callee
+    (`(a & b).to`) is left to PositionProvider."""
+    checked = 0
+    for model in _models(text):
+        assert model.locator is not None
+        for node in _indexed_nodes(model):
+            if not isinstance(node, cst.Call):
+                continue
+            span = model.locator.span(model.function, node.func)
+            if "(" in cst.Module([]).code_for_node(node.func) or dotted(node.func) is None:
+                assert span is None
+                continue
+            assert span is not None, cst.Module([]).code_for_node(node.func)
+            position = model._positions[node.func]
+            assert span == Span(position.start.line + model.line_base, position.start.column,
+                                position.end.line + model.line_base, position.end.column)
+            checked += 1
+    assert checked > 0
+
+
+def test_a_parenthesized_callee_is_left_to_position_provider() -> None:
+    text = ODD.replace("tl.store(X + offs, tl.load(X + offs))", "(tl).store(X + offs, (tl.load)(X + offs))")
+    model = list(_models(text))[1]
+    assert model.locator is not None
+    callees = [node.func for node in _indexed_nodes(model) if isinstance(node, cst.Call)
+               and cst.Module([]).code_for_node(node.func) in ("(tl).store", "(tl.load)")]
+    assert len(callees) == 2
+    assert all(model.locator.span(model.function, callee) is None for callee in callees)
 
 
 def test_a_node_of_another_tree_is_not_placed() -> None:

@@ -92,6 +92,15 @@ def _ranked_nodes(root: cst.CSTNode, ranks: StatementRanks | None) -> list[cst.C
     return found
 
 
+def _bare_chain(node: cst.CSTNode) -> bool:
+    """`a.b.c` with no parentheses anywhere in it."""
+    while type(node) is cst.Attribute:
+        if node.lpar:
+            return False
+        node = node.value
+    return type(node) is cst.Name and not node.lpar
+
+
 @dataclass(frozen=True)
 class Span:
     """A node's place in the file: 1-based lines, 0-based character columns."""
@@ -110,6 +119,9 @@ class Locator:
         self._text = text
         self._starts = starts
         self._ranks: dict[int, tuple[type[ast.AST], int]] | None = None  # built on first use
+        # The callee of each ranked call written without parentheses (`tl.exp` of `tl.exp(x)`), by
+        # the call's rank: a rule names the line of a callee whose call the model rebuilt.
+        self._callees: dict[int, int] = {}
         self._ast: dict[type[ast.AST], list[ast.AST]] = {}
         self._agrees = True
         self._simple: list[tuple[ast.stmt, tuple[int, ...], tuple[int, ...]]] | None = None  # built on first use
@@ -145,7 +157,7 @@ class Locator:
             self._ranks = self._rank(root)
         found = self._ranks.get(id(node)) if self._agrees else None
         if found is None:
-            return None
+            return self._callee(node) if self._agrees else None
         kind, rank = found
         target = self._ast[kind][rank]
         if isinstance(node, cst.Call) and isinstance(target, ast.Call) and \
@@ -165,9 +177,25 @@ class Locator:
         for cst_node in _ranked_nodes(root, _reused):
             kind = _KINDS[type(cst_node)]
             ranks[id(cst_node)] = (kind, counts[kind])
+            if kind is ast.Call:
+                func = cst_node.func  # type: ignore[attr-defined]  # a cst.Call: _KINDS said so
+                if _bare_chain(func):
+                    self._callees[id(func)] = counts[kind]
             counts[kind] += 1
         self._agrees = all(counts[kind] == len(self._ast[kind]) for kind in _AST_KINDS)
         return ranks
+
+    def _callee(self, node: cst.CSTNode) -> ast.AST | None:
+        """The ast callee spelling the same source as `node`, the unparenthesized callee of a ranked
+        call (ast and libcst place a name or an attribute chain alike); None if unknown."""
+        rank = self._callees.get(id(node))
+        if rank is None:
+            return None
+        target = self._ast[ast.Call][rank]
+        assert isinstance(target, ast.Call)
+        if dotted(node) != ast_dotted(target.func):  # type: ignore[arg-type]  # a Name or an Attribute
+            return None
+        return target.func
 
     def _span_of(self, node: ast.AST) -> Span | None:
         line, end_line = node.lineno, node.end_lineno  # type: ignore[attr-defined]
