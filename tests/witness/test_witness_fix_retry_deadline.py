@@ -97,3 +97,53 @@ def test_a_retry_out_of_time_leaves_the_fix_not_run(tmp_path: Path, monkeypatch:
     assert w.status == "confirmed", w.reason
     assert (w.validation or {}).get("status") == "not-run", w.validation
     assert (w.validation or {}).get("reason", "").startswith("out of time"), w.validation
+
+
+def test_a_slow_synthesis_does_not_shorten_the_first_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Extraction and synthesis take seconds more on a loaded machine (15 s for flash attention's forward
+    kernel at load 13): the finding's time counts from its first run, which gets all of it."""
+    jump = {"seconds": 0.0}
+    clock = types.SimpleNamespace(monotonic=lambda: time.monotonic() + jump["seconds"])
+    monkeypatch.setattr(runner, "time", clock)
+    real_synthesize = runner.synthesize
+
+    def slow_synthesize(*args: Any, **kwargs: Any) -> Any:
+        jump["seconds"] += TIMEOUT - 2  # the static work ate nearly the whole per-finding time
+        return real_synthesize(*args, **kwargs)
+
+    limits: list[float] = []
+    real_child = runner._child
+
+    def child(job: Any, workdir: Path, fill: int, timeout: float) -> Any:
+        limits.append(timeout)
+        return real_child(job, workdir, fill, timeout)
+
+    monkeypatch.setattr(runner, "synthesize", slow_synthesize)
+    monkeypatch.setattr(runner, "_child", child)
+    _witness(tmp_path)
+    assert limits and limits[0] > TIMEOUT - 5, limits
+
+
+def test_a_padded_row_validation_out_of_time_leaves_the_fix_not_run(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plain fix (`k + offs < K`): the original's over-read lands in the next row, inside the tensor, so
+    the outputs differ and only the run on padded rows can settle the fix. That run out of time: not-run."""
+    path = tmp_path / "row_sums.py"
+    path.write_text(KERNEL)
+    config = dataclasses.replace(load_config(None), select=check_selectors(["ALL"], "--select"))
+    checked = analysis.check_paths([str(path)], config)[0][0]
+    d = next(d for d in checked.diagnostics if d.line == 11)
+    real_child = runner._child
+    calls = {"n": 0}
+
+    def child(*args: Any, **kwargs: Any) -> Any:
+        calls["n"] += 1
+        return real_child(*args, **kwargs) if calls["n"] == 1 else f"{fix_retry.OUT_OF_TIME} {TIMEOUT:g} s"
+
+    monkeypatch.setattr(runner, "_child", child)
+    w = runner.witness(checked.path, checked.display, checked.text, d, checked.launches, checked.flags,
+                       analysis.fixed_text(checked.text, d), timeout=TIMEOUT)
+    assert w.status == "confirmed", w.reason
+    assert calls["n"] == 2  # the first run, then the padded-row validation
+    assert (w.validation or {}).get("status") == "not-run", w.validation
+    assert "padded rows" in (w.validation or {}).get("reason", ""), w.validation

@@ -80,3 +80,21 @@ def test_the_finding_is_still_confirmed(tmp_path: Path) -> None:
                 analysis.fixed_text(checked.text, d), timeout=120)
     assert w.status == "confirmed", w.reason
     assert w.evidence is not None and w.evidence["tensor"] == "Q"
+
+
+def test_only_divisors_of_a_program_id_count() -> None:
+    """A divisor of offsets (`offs // group_size`) shapes what each lane reads: it keeps its size."""
+    import ast
+
+    from tritonlint.witness.index_sizes import index_only_sizes
+
+    fn = ast.parse(textwrap.dedent("""\
+        def k(X, num_groups, group_size, BLOCK: tl.constexpr):
+            pid = tl.program_id(0).to(tl.int64)
+            group = pid % num_groups
+            offs = tl.arange(0, BLOCK)
+            col = offs // group_size
+            tl.store(X + group * BLOCK + col, 1.0)
+    """)).body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    assert index_only_sizes(fn, {"num_groups", "group_size"}) == {"num_groups"}

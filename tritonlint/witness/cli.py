@@ -24,7 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--output-format", choices=("text", "json", "sarif"), default="text")
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="findings run at once (default 1)")
     parser.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
-                        help="time allowed per finding (default 120)")
+                        help="time allowed per finding, from its first run (default 120); the run that "
+                        "settles a fix failed at guessed tiles gets as much again")
     parser.add_argument("--emit-repro", metavar="DIR",
                         help="write a standalone script per confirmed finding into DIR")
     parser.add_argument("--fix", action="store_true",
