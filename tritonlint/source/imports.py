@@ -22,6 +22,9 @@ from tritonlint.source.parsed import parse_text
 
 # What can hold a statement: statements, `except` clauses and `case` blocks.
 _HOLDS_STATEMENTS = (ast.stmt, ast.excepthandler, ast.match_case)
+# The fields through which they hold one (every other field of theirs holds expressions, names or
+# patterns, which hold none): `ast.iter_child_nodes` gives their children in `_fields` order.
+_STATEMENT_FIELDS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
 MAX_HELPER_FILE = 1 << 21  # bytes: a module larger than this is not read for a helper
 
 
@@ -60,8 +63,19 @@ def statements_breadth_first(tree: ast.AST) -> Iterator[ast.AST]:
     pending: deque[ast.AST] = deque([tree])
     while pending:
         node = pending.popleft()
-        pending.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, _HOLDS_STATEMENTS))
+        # Only the fields that hold statements are read: the expressions (most of a module) are
+        # never listed, where `ast.iter_child_nodes` listed every child of every statement.
+        fields = _statement_fields.get(type(node))
+        if fields is None:
+            fields = _statement_fields[type(node)] = tuple(name for name in node._fields if name in _STATEMENT_FIELDS)
+        for name in fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                pending.extend(child for child in value if isinstance(child, _HOLDS_STATEMENTS))
         yield node
+
+
+_statement_fields: dict[type[ast.AST], tuple[str, ...]] = {}  # a node class -> its `_STATEMENT_FIELDS`, in order
 
 
 def _module_file(path: Path, module: str, level: int) -> Path | None:

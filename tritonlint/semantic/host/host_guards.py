@@ -112,12 +112,29 @@ class Body:
         return value, index, count
 
 
-def _own_nodes(node: ast.AST) -> Iterator[ast.AST]:
-    """`node` and what it holds, short of nested functions, lambdas and classes (their names are theirs)."""
-    yield node
-    for child in ast.iter_child_nodes(node):
-        if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            yield from _own_nodes(child)
+def _own_nodes(node: ast.AST) -> list[ast.AST]:
+    """`node` and what it holds, short of nested functions, lambdas and classes (their names are theirs),
+    in the order of a recursive walk (each node, then its children's in `ast.iter_child_nodes` order):
+    one stack, where a generator per node was most of the time a launch's scope took to read."""
+    found: list[ast.AST] = []
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        found.append(current)
+        children: list[ast.AST] = []
+        for name in current._fields:
+            value = getattr(current, name, None)
+            if isinstance(value, ast.AST):
+                if not isinstance(value, _OWN_SCOPES):
+                    children.append(value)
+            elif isinstance(value, list):
+                children += [item for item in value if isinstance(item, ast.AST) and not isinstance(item, _OWN_SCOPES)]
+        children.reverse()
+        pending += children
+    return found
+
+
+_OWN_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
 class _Inline(ast.NodeTransformer):

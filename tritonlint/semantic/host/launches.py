@@ -32,7 +32,7 @@ from tritonlint.semantic.host.host_guards import (
 )
 from tritonlint.semantic.host.module_constants import module_constants
 from tritonlint.semantic.host.offered_predicates import offered_multiples
-from tritonlint.semantic.host.padded_allocations import padded_length
+from tritonlint.semantic.host.padded_allocations import Assignments, assignments, padded_length
 from tritonlint.semantic.host.predicates import Imported, Predicates
 from tritonlint.source.imports import statements_breadth_first
 from tritonlint.source.outline import line_starts
@@ -367,7 +367,8 @@ class _Finder:
         multiples |= {pair: guard for pair, guard in self.inherited_multiples(args, ifs, scope, line).items()
                       if pair not in multiples}
         padded = {param: length for param, value in bound.items() if isinstance(value, ast.Name)
-                  for length in [padded_length(scope.statements, value.id, line)] if length is not None}
+                  for length in [padded_length(scope.statements, value.id, line, scope.assignments)]
+                  if length is not None}
         offered = offered_multiples(scope.function, self.functions, self.predicates.expand, args, lambda: scope.body, line,
                                     self.display, self.constants)
         live = {pair: test for pair, test in self.live_multiples(args, ifs, scope, line).items()
@@ -439,6 +440,11 @@ class _Scope:
     def __init__(self, statements: list[ast.stmt], function: ast.FunctionDef | None = None) -> None:
         self.statements = statements
         self.function = function  # the host function whose body this is, if any
+
+    @functools.cached_property
+    def assignments(self) -> Assignments:
+        """The body's assignments to each name with the tests around them, for `padded_length`."""
+        return assignments(self.statements)
 
     @functools.cached_property
     def body(self) -> Body:

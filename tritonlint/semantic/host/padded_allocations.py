@@ -80,12 +80,12 @@ def _shows_long_enough(test: ast.expr, taken: bool, tensor: str, length: str) ->
     return False
 
 
-def _assignments(statements: Sequence[ast.stmt], name: str,
+def _assignments(statements: Sequence[ast.stmt], name: str | None,
                  tests: tuple[tuple[ast.expr, bool], ...] = ()) -> Iterator[tuple[ast.Assign, tuple[tuple[ast.expr, bool], ...]]]:
     """Each `name = ...` of the statements (nested blocks included, not nested functions), with the
-    `if` tests it sits under and the side of each."""
+    `if` tests it sits under and the side of each (`name` None: each assignment to a name)."""
     for statement in statements:
-        if isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name
+        if isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and (name is None or t.id == name)
                                                      for t in statement.targets):
             yield statement, tests
         if isinstance(statement, ast.If):
@@ -98,13 +98,29 @@ def _assignments(statements: Sequence[ast.stmt], name: str,
                 yield from _assignments(handler.body, name, tests)
 
 
-def padded_length(statements: Sequence[ast.stmt], name: str, before: int) -> str | None:
+# Name -> each `name = ...` of a body with the tests it sits under, in `_assignments`' order.
+Assignments = dict[str, list[tuple[ast.Assign, tuple[tuple[ast.expr, bool], ...]]]]
+
+
+def assignments(statements: Sequence[ast.stmt]) -> Assignments:
+    """Every name's `_assignments` of the statements, from one walk (a scope with many launch
+    arguments walked its body once for each)."""
+    found: Assignments = {}
+    for node, tests in _assignments(statements, None):
+        for name in dict.fromkeys(t.id for t in node.targets if isinstance(t, ast.Name)):
+            found.setdefault(name, []).append((node, tests))
+    return found
+
+
+def padded_length(statements: Sequence[ast.stmt], name: str, before: int,
+                  indexed: Assignments | None = None) -> str | None:
     """The host text X where every value `name` holds before line `before` has at least X elements
-    (a one-dimensional allocation of X, or a tensor a test around it has shown that long); else None."""
+    (a one-dimensional allocation of X, or a tensor a test around it has shown that long); else None.
+    `indexed`: the statements' `assignments`, when the caller has them."""
     lengths: set[str] = set()
     unproven: list[tuple[ast.Assign, tuple[tuple[ast.expr, bool], ...]]] = []
     found = False
-    for node, tests in _assignments(statements, name):
+    for node, tests in (indexed.get(name, []) if indexed is not None else _assignments(statements, name)):
         if node.lineno >= before:
             continue
         found = True
