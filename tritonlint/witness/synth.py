@@ -487,6 +487,13 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     axes: dict[int, tuple[str | None, str | None]] = dict(uses.program_axes())
     for a, pair in launch_axes(facts.launch, uses.params).items():
         axes[a] = pair
+        if pair[0] in strides:
+            # A row length the grid walks in tiles (`cdiv(hidden, block)` beside `hidden` passed as the
+            # stride): a size too, made partial like any, and laid out as the row length it is.
+            strides.discard(pair[0])
+            sizes.add(pair[0])
+            ordered_sizes.append(pair[0])
+            ordered_sizes.sort(key=uses.order)
     if facts.program_axis is not None and facts.program_axis[1] in sizes:
         axes[facts.program_axis[0]] = (facts.program_axis[1], facts.program_axis[2])
     # Tile indices computed from one program id (grouped or linearized): that axis runs a program
