@@ -1,10 +1,10 @@
-"""A row length passed where the kernel takes a stride (`stride_row`), while the launch's grid walks that
-same value in tiles (`cdiv(width, block)` beside `width` passed as `stride_row`): it is a size too, made
-partial like any, and still lays the rows out.
+"""A row length passed where the kernel takes a stride (`stride`), while the launch's grid walks that same
+value in tiles (`cdiv(width, tile)` beside `width` passed as `stride`): it is a size too, made partial
+like any, and still lays the rows out.
 
-Before: a stride parameter was never made partial; the witness tried the other sizes only, and the
-columns overran only where the stride it guessed happened not to be whole tiles (here by chance; in
-fixture loop_counter_derived's gather_while never)."""
+Before: a stride parameter was never made partial; the witness tried the other sizes only, with a
+stride of whole tiles, and the unmasked columns stayed in bounds (fixture loop_counter_derived's
+gather_while)."""
 
 from __future__ import annotations
 
@@ -19,19 +19,21 @@ SRC = textwrap.dedent("""\
 
 
     @triton.jit
-    def double_cols(x, rows, y, n_rows, stride_row, BLOCK: tl.constexpr):
-        cb = tl.program_id(0)
-        cols = cb * BLOCK + tl.arange(0, BLOCK)
-        for r in range(tl.program_id(1), n_rows, tl.num_programs(1)):
-            src = tl.load(rows + r)
-            v = tl.load(x + src * stride_row + cols)
-            tl.store(y + r * stride_row + cols, v * 2.0)
+    def pick_rows(n_out, table, picks, dst, stride, TILE: tl.constexpr):
+        part = tl.program_id(0)
+        lanes = tl.arange(0, TILE)
+        i = tl.program_id(1)
+        while i < n_out:
+            r = tl.load(picks + i)
+            v = tl.load(table + r * stride + part * TILE + lanes)
+            tl.store(dst + i * stride + part * TILE + lanes, v)
+            i += tl.num_programs(1)
 
 
-    def double(x, rows, y):
-        n_rows, width = x.shape
-        block = 32
-        double_cols[(triton.cdiv(width, block), min(n_rows, 64))](x, rows, y, n_rows, width, BLOCK=block)
+    def pick(table, picks, dst):
+        width = table.shape[1]
+        tile = min(triton.next_power_of_2(width), 512)
+        pick_rows[(triton.cdiv(width, tile), min(dst.shape[0], 512))](dst.shape[0], table, picks, dst, width, TILE=tile)
 """)
 
 
@@ -43,4 +45,4 @@ def test_a_row_length_the_grid_walks_is_made_partial(tmp_path: Path) -> None:
     assert found, "the unmasked columns are findings"
     for line, w in found.items():
         assert w["status"] == "confirmed", (line, w["reason"])
-        assert w["launch"]["axis"] == "stride_row", (line, w["launch"]["label"])
+        assert w["launch"]["axis"] == "stride", (line, w["launch"]["label"])
