@@ -660,7 +660,14 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                         expr, sizes, strides, lambda value: branch_not_taken(kernel.node, value, branch_env, local)):
                     alternative = [(st, _extent(b, totals, grid, tile_consts, base, axes, mode_tiles)) for st, b in other
                                    if (st, b) != (None, None)]
-                    numels[p] = max(numels[p], _layout(alternative, dict(stride_values), reach))
+                    laid_out = dict(stride_values)
+                    alternative_numel = _layout(alternative, laid_out, reach)
+                    if alternative_numel > numels[p]:
+                        numels[p] = alternative_numel
+                        # The strides that definition lays out (`offs_m * stride_bm` on the side the launch
+                        # takes), where nothing else set them: else the rows it reaches overlap.
+                        for name, value in laid_out.items():
+                            stride_values.setdefault(name, value)
         # A tensor the host pads to X elements (`torch.zeros(X)` filled from a shorter one) holds X here too.
         for p, length in getattr(facts.launch, "padded", {}).items():
             held_length = _padded_value(length, facts.launch.args, {**consts, **size_values})

@@ -691,6 +691,10 @@ class Uses:
                 # `range(0, (start_m + 1) * BLOCK_M, BLOCK_N)`: up to the end of the program's own tile,
                 # a walk of the size that program axis walks (a causal loop).
                 walked = tile_end_walk(self, args[1])
+                # `range(0, tl.cdiv(M, BM) * BM, BM)`: an end computed from one size walks that size.
+                computed = self.reached(self._names(args[1])) & sizes
+                if walked is None and len(computed) == 1:
+                    size = next(iter(computed))
             if walked is None and (size is None or size not in sizes):
                 continue
             walked = walked or ("size", size)
