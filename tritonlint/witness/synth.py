@@ -37,6 +37,7 @@ from tritonlint.witness.constraints import (
 from tritonlint.witness.extract import Extracted, Kernel
 from tritonlint.witness.loaded_bounds import loaded_bounds
 from tritonlint.witness.loop_counts import LOOP_COUNT, loop_counted
+from tritonlint.witness.taken_definitions import none_mask_reach, taken_first
 from tritonlint.witness.uses import (
     ACCESS,
     Uses,
@@ -426,6 +427,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     # then the kernel's assertions with those branch values kept.
     reach = reaching(kernel.node, facts.line) if kernel.node.lineno <= facts.line <= (kernel.node.end_lineno or 0) \
         else []
+    # The side where the flagged access's mask local is None (`else: mask = None`) first: there it is unmasked.
+    reach += none_mask_reach(kernel.node, uses, facts.line, reaching) if in_kernel_line(kernel.node, facts.line) else []
     reach += _definition_reach(kernel.node, uses, facts)
     # Runtime parameters the kernel tests with `is None`. An optional input pointer (a bias, a flexpoint
     # scale, expert routing data) is passed as None, as callers do that lack it: each one the launch
@@ -615,7 +618,9 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             dims: list[tuple[str | None, Any]] = []
             products: list[str] = []  # row lengths spelled as products (`H*D`)
             for expr in taken:
-                for d in uses.dims(expr, sizes, strides):
+                with taken_first(uses, expr, lambda value: branch_not_taken(kernel.node, value, branch_env, local)):
+                    expr_dims = uses.dims(expr, sizes, strides)
+                for d in expr_dims:
                     if d == (None, None):
                         continue  # a constant term (`... else 0`): it spans nothing, and must not hide the unit dim
                     if all(d[0] != e[0] for e in dims):
@@ -770,6 +775,10 @@ def _free_strides(uses: Uses, guessed: set[str], pointers: dict[str, list[ast.ex
                 or any(name in Uses._names(c) for c in uses.compares):
             out.discard(name)
     return out
+
+
+def in_kernel_line(fn: ast.FunctionDef, line: int) -> bool:
+    return fn.lineno <= line <= (fn.end_lineno or 0)
 
 
 def _definition_reach(fn: ast.FunctionDef, uses: Uses, facts: Facts) -> list[Any]:
