@@ -42,7 +42,7 @@ def test_a_size_as_the_row_stride_lays_the_block_out_in_rows(tmp_path: Path) -> 
     path = tmp_path / "halve.py"
     path.write_text(SRC)
     found = [d for d in witness_json(path, "--select", "ALL", "--jobs", "1") if d["line"] == 15]
-    assert found, "the store checked on the rows only is a finding"
+    assert found, "the store checked on the columns only is a finding (its rows run past the last tile)"
     w = found[0]["witness"]
     assert w["status"] == "confirmed", w["reason"]
     assert "past the end of `dst_ptr`" in w["reason"]

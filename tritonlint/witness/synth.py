@@ -38,6 +38,7 @@ from tritonlint.witness.extract import Extracted, Kernel
 from tritonlint.witness.index_sizes import ROW_COUNT, index_only_sizes
 from tritonlint.witness.loaded_bounds import loaded_bounds
 from tritonlint.witness.loop_counts import LOOP_COUNT, loop_counted
+from tritonlint.witness.taken_definitions import none_mask_reach, taken_first
 from tritonlint.witness.uses import (
     ACCESS,
     Uses,
@@ -430,6 +431,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     # then the kernel's assertions with those branch values kept.
     reach = reaching(kernel.node, facts.line) if kernel.node.lineno <= facts.line <= (kernel.node.end_lineno or 0) \
         else []
+    # The side where the flagged access's mask local is None (`else: mask = None`) first: there it is unmasked.
+    reach += none_mask_reach(kernel.node, uses, facts.line, reaching) if in_kernel_line(kernel.node, facts.line) else []
     reach += _definition_reach(kernel.node, uses, facts)
     # Runtime parameters the kernel tests with `is None`. An optional input pointer (a bias, a flexpoint
     # scale, expert routing data) is passed as None, as callers do that lack it: each one the launch
@@ -491,6 +494,13 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     axes: dict[int, tuple[str | None, str | None]] = dict(uses.program_axes())
     for a, pair in launch_axes(facts.launch, uses.params).items():
         axes[a] = pair
+        if pair[0] in strides:
+            # A row length the grid walks in tiles (`cdiv(hidden, block)` beside `hidden` passed as the
+            # stride): a size too, made partial like any, and laid out as the row length it is.
+            strides.discard(pair[0])
+            sizes.add(pair[0])
+            ordered_sizes.append(pair[0])
+            ordered_sizes.sort(key=uses.order)
     if facts.program_axis is not None and facts.program_axis[1] in sizes:
         axes[facts.program_axis[0]] = (facts.program_axis[1], facts.program_axis[2])
     # Tile indices computed from one program id (grouped or linearized): that axis runs a program
@@ -615,7 +625,9 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             dims: list[tuple[str | None, Any]] = []
             products: list[str] = []  # row lengths spelled as products (`H*D`)
             for expr in taken:
-                for d in uses.dims(expr, sizes, strides):
+                with taken_first(uses, expr, lambda value: branch_not_taken(kernel.node, value, branch_env, local)):
+                    expr_dims = uses.dims(expr, sizes, strides)
+                for d in expr_dims:
                     if d == (None, None):
                         continue  # a constant term (`... else 0`): it spans nothing, and must not hide the unit dim
                     if all(d[0] != e[0] for e in dims):
@@ -660,7 +672,14 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                         expr, sizes, strides, lambda value: branch_not_taken(kernel.node, value, branch_env, local)):
                     alternative = [(st, _extent(b, totals, grid, tile_consts, base, axes, mode_tiles)) for st, b in other
                                    if (st, b) != (None, None)]
-                    numels[p] = max(numels[p], _layout(alternative, dict(stride_values), reach))
+                    laid_out = dict(stride_values)
+                    alternative_numel = _layout(alternative, laid_out, reach)
+                    if alternative_numel > numels[p]:
+                        numels[p] = alternative_numel
+                        # The strides that definition lays out (`offs_m * stride_bm` on the side the launch
+                        # takes), where nothing else set them: else the rows it reaches overlap.
+                        for name, value in laid_out.items():
+                            stride_values.setdefault(name, value)
         # A tensor the host pads to X elements (`torch.zeros(X)` filled from a shorter one) holds X here too.
         for p, length in getattr(facts.launch, "padded", {}).items():
             held_length = _padded_value(length, facts.launch.args, {**consts, **size_values})
@@ -763,6 +782,10 @@ def _free_strides(uses: Uses, guessed: set[str], pointers: dict[str, list[ast.ex
                 or any(name in Uses._names(c) for c in uses.compares):
             out.discard(name)
     return out
+
+
+def in_kernel_line(fn: ast.FunctionDef, line: int) -> bool:
+    return fn.lineno <= line <= (fn.end_lineno or 0)
 
 
 def _definition_reach(fn: ast.FunctionDef, uses: Uses, facts: Facts) -> list[Any]:

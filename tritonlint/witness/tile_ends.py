@@ -5,14 +5,13 @@ the keys up to the last query of its tile), so the tensor it walks holds that si
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from tritonlint.witness.uses import Uses
+from collections.abc import Callable
+from typing import Any
 
 
-def tile_end_walk(uses: Uses, end: ast.expr) -> Any:
-    """("axis", a, TILE) when `end` is `(pid + 1) * TILE` (either order), pid the id of program axis a."""
+def tile_end_walk(pid_axis: Callable[[ast.expr], int | None], end: ast.expr) -> Any:
+    """("axis", a, TILE) when `end` is `(pid + 1) * TILE` (either order), pid the id of program axis a
+    (`pid_axis`: the kernel's reading of which program axis an expression is the id of)."""
     if not (isinstance(end, ast.BinOp) and isinstance(end.op, ast.Mult)):
         return None
     for start, tile in ((end.left, end.right), (end.right, end.left)):
@@ -20,7 +19,7 @@ def tile_end_walk(uses: Uses, end: ast.expr) -> Any:
             continue
         if isinstance(start, ast.BinOp) and isinstance(start.op, ast.Add) \
                 and isinstance(start.right, ast.Constant) and start.right.value == 1:
-            axis = uses.pid_axis(start.left)
+            axis = pid_axis(start.left)
             if axis is not None:
                 return ("axis", axis, tile.id)
     return None

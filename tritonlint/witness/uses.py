@@ -715,7 +715,11 @@ class Uses:
             elif len(args) == 3 and isinstance(args[2], ast.Name) and args[2].id == tile:
                 # `range(0, (start_m + 1) * BLOCK_M, BLOCK_N)`: up to the end of the program's own tile,
                 # a walk of the size that program axis walks (a causal loop).
-                walked = tile_end_walk(self, args[1])
+                walked = tile_end_walk(self.pid_axis, args[1])
+                # `range(0, tl.cdiv(M, BM) * BM, BM)`: an end computed from one size walks that size.
+                computed = self.reached(self._names(args[1])) & sizes
+                if walked is None and len(computed) == 1:
+                    size = next(iter(computed))
             if walked is None and (size is None or size not in sizes):
                 continue
             walked = walked or ("size", size)
