@@ -15,6 +15,8 @@ from tritonlint.witness.float_values import (
     literal_compare,
 )
 
+# Calls that make a pointer to a whole tensor from its base, shape and strides (`base, shape, strides` first).
+BLOCK_POINTERS = ("make_block_ptr", "make_tensor_descriptor")
 ACCESS = {"load", "store", "atomic_add", "atomic_max", "atomic_min", "atomic_cas", "atomic_xchg",
           "atomic_and", "atomic_or", "atomic_xor"}
 
@@ -98,7 +100,7 @@ class Uses:
                         (k.value for k in node.keywords if k.arg == "pointer"), None)
                     if ptr is not None:
                         self.accesses.append(ptr)
-                elif name == "make_block_ptr":
+                elif name in BLOCK_POINTERS:
                     self.block_ptrs.append(node)
                     self.int_uses |= self._names(node)
                 elif name in ("cdiv", "arange", "range", "static_range", "multiple_of", "program_id"):
@@ -168,7 +170,7 @@ class Uses:
             return self.root(expr.body, seen) or self.root(expr.orelse, seen)
         if isinstance(expr, ast.Call):
             name = call_name(expr)
-            if name == "make_block_ptr":
+            if name in BLOCK_POINTERS:
                 base = expr.args[0] if expr.args else next((k.value for k in expr.keywords if k.arg == "base"), None)
                 return self.root(base, seen) if base is not None else None
             if name in ("advance", "multiple_of", "max_contiguous", "to", "cast") and (expr.args or
@@ -520,7 +522,7 @@ class Uses:
         """The `tl.make_block_ptr(...)` call a pointer expression comes from, if any."""
         if isinstance(expr, ast.Call):
             name = call_name(expr)
-            if name == "make_block_ptr":
+            if name in BLOCK_POINTERS:
                 return expr
             if name == "advance" and expr.args:
                 return self.block_ptr_of(expr.args[0], seen)
@@ -543,7 +545,8 @@ class Uses:
             return []
         out: list[tuple[str | None, Any]] = []
         for extent, st in zip(shape.elts, stride.elts):
-            stride_name = st.id if isinstance(st, ast.Name) and st.id in strides else None
+            # A size as a row length (`strides=[K, 1]`, a tensor descriptor's usual spelling) is a stride too.
+            stride_name = st.id if isinstance(st, ast.Name) and (st.id in strides or st.id in sizes) else None
             if isinstance(extent, ast.Name) and extent.id in sizes:
                 bound: Any = ("size", extent.id)
             elif isinstance(extent, ast.Constant) and isinstance(extent.value, int):
@@ -968,7 +971,8 @@ class Uses:
         tiles: set[str] = set()
         for node in ast.walk(self.fn):
             if isinstance(node, ast.Call) and call_name(node) in ("arange", "zeros", "full", "reshape", "view",
-                                                                  "static_range", "make_block_ptr"):
+                                                                  "static_range", "make_block_ptr",
+                                                                  "make_tensor_descriptor"):
                 # `static_range(0, H, BLOCK_H)`: only its step is a tile; its end is where the walk stops.
                 positional = node.args[1:] if call_name(node) == "arange" else node.args[2:] \
                     if call_name(node) == "static_range" and len(node.args) == 3 else node.args
