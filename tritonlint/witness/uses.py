@@ -268,7 +268,10 @@ class Uses:
         for it in self.loops.values():
             seeds |= self._names(it)
         seeds |= self._helper_offset_args()
-        if self.reached(seeds, depth=6) & loaded:
+        reach = self.reached(seeds, depth=6)
+        # `cumsum += total`, then `out + cumsum`: what an index is moved by in place is an index too.
+        moved_by = {n for name in reach for value in self.shifts.get(name, ()) for n in self._names(value)}
+        if (reach | self.reached(moved_by, depth=6)) & loaded:
             return True
         # Compared with an offset directly (`offs < seq_end`): a bound read from memory. Not through
         # locals: a softmax's running max is compared with data, and is no index.
