@@ -27,6 +27,16 @@ def dotted(node: ast.AST) -> str:
         return ""
 
 
+def _passed_through(param: str, inner_ptrs: dict[str, list[ast.expr]], arg: ast.expr) -> list[ast.expr]:
+    """The caller's pointer expression, where a jit helper accesses memory at the pointer it is handed
+    as it is (`tl.load(ptrs, mask=mask)`, maybe through a helper of its own): the caller's offsets
+    (`Y + offs`) are then the whole access, and size its tensor. Nothing where the helper moves it
+    further (`ptr + k * stride`): the caller's part alone would make the tensor too small."""
+    exprs = inner_ptrs.get(param, [])
+    bare = bool(exprs) and all(isinstance(e, ast.Name) and e.id == param for e in exprs)
+    return [arg] if bare else []
+
+
 def call_name(node: ast.AST) -> str:
     return dotted(node.func).split(".")[-1] if isinstance(node, ast.Call) else ""
 
@@ -202,12 +212,12 @@ class Uses:
                 if i < len(inner.params) and inner.params[i] in inner_ptrs:
                     root = self.root(arg)
                     if root:
-                        out.setdefault(root, [])
+                        out.setdefault(root, []).extend(_passed_through(inner.params[i], inner_ptrs, arg))
             for kw in call.keywords:
                 if kw.arg in inner_ptrs:
                     root = self.root(kw.value)
                     if root:
-                        out.setdefault(root, [])
+                        out.setdefault(root, []).extend(_passed_through(kw.arg, inner_ptrs, kw.value))
         return out
 
     def inclusive_ends(self, pointer: str) -> set[str]:
