@@ -262,6 +262,8 @@ class Uses:
                     if call_name(call) == "load" and isinstance(call, ast.Call) and call.args \
                             and self.root(call.args[0]) == pointer:
                         loaded.add(name)
+                    elif isinstance(call, ast.Call) and self._returns_load_of(call, pointer):
+                        loaded.add(name)  # `page = read_page(table + i)`, a helper returning what it loads
         if any(self._helper_loads_index(call, pointer) for call in self.calls):
             return True
         if not loaded:
@@ -329,6 +331,17 @@ class Uses:
                 return 1
         return 0
 
+    def _returns_load_of(self, call: ast.Call, pointer: str) -> bool:
+        """Whether `call` is a jit helper handed `pointer` that returns a value it loads through it."""
+        inner = self.helper(call.func.id) if isinstance(call.func, ast.Name) else None
+        if inner is None:
+            return False
+        handed = {inner.params[i] for i, arg in enumerate(call.args) if i < len(inner.params)
+                  and self.root(arg) == pointer}
+        returned = [n.value for n in ast.walk(inner.fn) if isinstance(n, ast.Return) and n.value is not None]
+        return any(isinstance(c, ast.Call) and call_name(c) == "load" and c.args and inner.root(c.args[0]) in handed
+                   for value in returned for c in ast.walk(value))
+
     def _helper_offset_args(self) -> set[str]:
         """The names in the arguments a jit helper takes as offsets, sizes or bounds (`_load_tile(kv,
         page * PAGE + offs, mask)`, whose `ptr + offs` is its access): what reaches them is an index."""
@@ -337,7 +350,9 @@ class Uses:
             inner = self.helper(call.func.id) if isinstance(call.func, ast.Name) else None
             if inner is None:
                 continue
-            ints = inner.int_params() - set(inner.pointers())
+            # Its offsets, sizes and bounds, and the pointer arithmetic the caller does for it
+            # (`load_tile(K_cache + page * stride + offs)`).
+            ints = inner.int_params() | set(inner.pointers())
             for i, arg in enumerate(call.args):
                 if i < len(inner.params) and inner.params[i] in ints:
                     names |= self._names(arg)
