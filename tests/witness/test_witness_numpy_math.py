@@ -103,3 +103,29 @@ def test_the_shim_computes_tanh_and_pow_like_numpy(monkeypatch: pytest.MonkeyPat
     apply[(1,)](x, y, z, BLOCK=16)
     assert np.allclose(y.numpy(), np.tanh(x.numpy()), atol=1e-6)
     assert np.allclose(z.numpy(), x.numpy() ** 2, atol=1e-5)
+
+
+CUDA_KERNEL = textwrap.dedent("""\
+    import triton
+    import triton.language as tl
+    from triton.language.extra.cuda import libdevice
+
+
+    @triton.jit
+    def sigmoid_by_tanh(X, Y, N, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        x = tl.load(X + offs)
+        tl.store(Y + offs, 0.5 * libdevice.tanh(0.5 * x) + 0.5, mask=offs < N)
+""")
+
+
+def test_the_cuda_device_library_runs_too(tmp_path: Path) -> None:
+    # `extra.cuda.libdevice.tanh` is an extern call: "Did you forget to add @triton.jit ?" before.
+    path = tmp_path / "cuda_tanh.py"
+    path.write_text(CUDA_KERNEL)
+    config = dataclasses.replace(load_config(None), select=check_selectors(["ALL"], "--select"))
+    checked = analysis.check_paths([str(path)], config)[0][0]
+    d = next(d for d in checked.diagnostics if d.line == 9 and d.code == "TL101")
+    w = witness(checked.path, checked.display, checked.text, d, checked.launches, checked.flags,
+                analysis.fixed_text(checked.text, d), timeout=120)
+    assert w.status == "confirmed", w.reason

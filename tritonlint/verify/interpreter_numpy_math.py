@@ -35,10 +35,15 @@ def compat_numpy_math() -> None:
         from triton.runtime import interpreter as interp
     except ImportError:
         return
-    try:
-        from triton.language.extra import libdevice
-    except ImportError:
-        libdevice = None
+    # The device libraries: the generic `libdevice` (stubs the compiler dispatches) and each backend's
+    # (`extra.cuda.libdevice`, `extra.hip.libdevice`: extern calls, which the interpreter cannot make).
+    libraries = []
+    for backend in ("triton.language.extra.libdevice", "triton.language.extra.cuda.libdevice",
+                    "triton.language.extra.hip.libdevice"):
+        try:
+            libraries.append(__import__(backend, fromlist=["libdevice"]))
+        except ImportError:
+            pass
     inner = getattr(interp, "_patch_lang_core", None)
     installed = interp.__dict__.setdefault("_compat_shims_installed", set())
     if inner is None or "numpy_math" in installed:
@@ -79,13 +84,14 @@ def compat_numpy_math() -> None:
 
     def patched(lang: Any, scope: Any) -> None:
         inner(lang, scope)
-        homes = [tl, tl.math] + ([libdevice] if libdevice is not None else [])
-        for home in homes:
+        for home in (tl, tl.math):
             for name, fn in functions.items():
-                if home is libdevice and not hasattr(home, name):
-                    continue
                 if not tl.core.is_builtin(getattr(home, name, None)):  # the interpreter's own where it has one
                     scope.set_attr(home, name, elementwise(fn))
+        for library in libraries:
+            for name, fn in functions.items():
+                if hasattr(library, name):
+                    scope.set_attr(library, name, elementwise(fn))
 
     interp._patch_lang_core = patched
 

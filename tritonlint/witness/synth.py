@@ -1019,7 +1019,8 @@ def _divisor_only(uses: Uses, name: str) -> bool:
 def _shapes_with(node: ast.AST, name: str) -> bool:
     """Whether `node` uses `name` as a tile: an arange/zeros/range/cdiv argument, or a shape's element."""
     if isinstance(node, ast.Call) and call_name(node) in ("arange", "zeros", "full", "reshape", "static_range",
-                                                          "range", "cdiv", "make_block_ptr"):
+                                                          "range", "cdiv", "make_block_ptr",
+                                                          "make_tensor_descriptor"):
         return name in {n.id for a in [*node.args, *(k.value for k in node.keywords)] for n in ast.walk(a)
                         if isinstance(n, ast.Name)}
     return isinstance(node, (ast.List, ast.Tuple)) and any(isinstance(e, ast.Name) and e.id == name

@@ -18,6 +18,8 @@ from tritonlint.witness.tile_ends import tile_end_walk
 from tritonlint.witness.value_selects import selects_only, value_selectors
 from tritonlint.witness.while_loops import while_ranges
 
+# Calls that make a pointer to a whole tensor from its base, shape and strides (`base, shape, strides` first).
+BLOCK_POINTERS = ("make_block_ptr", "make_tensor_descriptor")
 ACCESS = {"load", "store", "atomic_add", "atomic_max", "atomic_min", "atomic_cas", "atomic_xchg",
           "atomic_and", "atomic_or", "atomic_xor"}
 
@@ -26,6 +28,16 @@ def dotted(node: ast.AST) -> str:
         return ast.unparse(node)
     except Exception:  # noqa: BLE001
         return ""
+
+
+def _passed_through(param: str, inner_ptrs: dict[str, list[ast.expr]], arg: ast.expr) -> list[ast.expr]:
+    """The caller's pointer expression, where a jit helper accesses memory at the pointer it is handed
+    as it is (`tl.load(ptrs, mask=mask)`, maybe through a helper of its own): the caller's offsets
+    (`Y + offs`) are then the whole access, and size its tensor. Nothing where the helper moves it
+    further (`ptr + k * stride`): the caller's part alone would make the tensor too small."""
+    exprs = inner_ptrs.get(param, [])
+    bare = bool(exprs) and all(isinstance(e, ast.Name) and e.id == param for e in exprs)
+    return [arg] if bare else []
 
 
 def call_name(node: ast.AST) -> str:
@@ -101,7 +113,7 @@ class Uses:
                         (k.value for k in node.keywords if k.arg == "pointer"), None)
                     if ptr is not None:
                         self.accesses.append(ptr)
-                elif name == "make_block_ptr":
+                elif name in BLOCK_POINTERS:
                     self.block_ptrs.append(node)
                     self.int_uses |= self._names(node)
                 elif name in ("cdiv", "arange", "range", "static_range", "multiple_of", "program_id"):
@@ -179,7 +191,7 @@ class Uses:
             return self.root(expr.body, seen) or self.root(expr.orelse, seen)
         if isinstance(expr, ast.Call):
             name = call_name(expr)
-            if name == "make_block_ptr":
+            if name in BLOCK_POINTERS:
                 base = expr.args[0] if expr.args else next((k.value for k in expr.keywords if k.arg == "base"), None)
                 return self.root(base, seen) if base is not None else None
             if name in ("advance", "multiple_of", "max_contiguous", "to", "cast") and (expr.args or
@@ -207,19 +219,16 @@ class Uses:
             if inner is None:
                 continue
             inner_ptrs = inner.pointers()
-            passed = [(inner.params[i], arg) for i, arg in enumerate(call.args) if i < len(inner.params)]
-            passed += [(kw.arg, kw.value) for kw in call.keywords if kw.arg is not None]
-            for param, arg in passed:
-                if param not in inner_ptrs:
-                    continue
-                root = self.root(arg)
-                if not root:
-                    continue
-                out.setdefault(root, [])
-                # A helper that accesses its pointer as given (`load_plain(S + k + offs)`: `tl.load(ptrs)`)
-                # reaches exactly what the argument spells here: the argument sizes the tensor.
-                if inner_ptrs[param] and all(isinstance(e, ast.Name) and e.id == param for e in inner_ptrs[param]):
-                    out[root].append(arg)
+            for i, arg in enumerate(call.args):
+                if i < len(inner.params) and inner.params[i] in inner_ptrs:
+                    root = self.root(arg)
+                    if root:
+                        out.setdefault(root, []).extend(_passed_through(inner.params[i], inner_ptrs, arg))
+            for kw in call.keywords:
+                if kw.arg in inner_ptrs:
+                    root = self.root(kw.value)
+                    if root:
+                        out.setdefault(root, []).extend(_passed_through(kw.arg, inner_ptrs, kw.value))
         return out
 
     def inclusive_ends(self, pointer: str) -> set[str]:
@@ -285,7 +294,10 @@ class Uses:
         for it in self.loops.values():
             seeds |= self._names(it)
         seeds |= self._helper_offset_args()
-        if self.reached(seeds, depth=6) & loaded:
+        reach = self.reached(seeds, depth=6)
+        # `cumsum += total`, then `out + cumsum`: what an index is moved by in place is an index too.
+        moved_by = {n for name in reach for value in self.shifts.get(name, ()) for n in self._names(value)}
+        if (reach | self.reached(moved_by, depth=6)) & loaded:
             return True
         # Compared with an offset directly (`offs < seq_end`): a bound read from memory. Not through
         # locals: a softmax's running max is compared with data, and is no index.
@@ -359,7 +371,9 @@ class Uses:
             inner = self.helper(call.func.id) if isinstance(call.func, ast.Name) else None
             if inner is None:
                 continue
-            ints = inner.int_params() - set(inner.pointers())
+            # Its offsets, sizes and bounds, and the pointer arithmetic the caller does for it
+            # (`load_tile(K_cache + page * stride + offs)`).
+            ints = inner.int_params() | set(inner.pointers())
             for i, arg in enumerate(call.args):
                 if i < len(inner.params) and inner.params[i] in ints:
                     names |= self._names(arg)
@@ -564,7 +578,7 @@ class Uses:
         """The `tl.make_block_ptr(...)` call a pointer expression comes from, if any."""
         if isinstance(expr, ast.Call):
             name = call_name(expr)
-            if name == "make_block_ptr":
+            if name in BLOCK_POINTERS:
                 return expr
             if name == "advance" and expr.args:
                 return self.block_ptr_of(expr.args[0], seen)
@@ -1037,7 +1051,8 @@ class Uses:
         tiles: set[str] = set()
         for node in ast.walk(self.fn):
             if isinstance(node, ast.Call) and call_name(node) in ("arange", "zeros", "full", "reshape", "view",
-                                                                  "static_range", "make_block_ptr"):
+                                                                  "static_range", "make_block_ptr",
+                                                                  "make_tensor_descriptor"):
                 # `static_range(0, H, BLOCK_H)`: only its step is a tile; its end is where the walk stops.
                 positional = node.args[1:] if call_name(node) == "arange" else node.args[2:] \
                     if call_name(node) == "static_range" and len(node.args) == 3 else node.args
