@@ -363,6 +363,7 @@ class Uses:
                         for c in ast.walk(ret.value)):
                     return True
         return False
+
     def _helper_offset_args(self) -> set[str]:
         """The names in the arguments a jit helper takes as offsets, sizes or bounds (`_load_tile(kv,
         page * PAGE + offs, mask)`, whose `ptr + offs` is its access): what reaches them is an index."""
@@ -977,17 +978,7 @@ class Uses:
             seeds |= self._names(expr)
         for call in self.block_ptrs:
             seeds |= self._names(call)
-        for call in self.calls:
-            inner = self.helper(call.func.id) if isinstance(call.func, ast.Name) else None
-            if inner is None:
-                continue
-            inner_ints = inner.int_params() | set(inner.pointers())
-            for i, arg in enumerate(call.args):
-                if i < len(inner.params) and inner.params[i] in inner_ints:
-                    seeds |= self._names(arg)
-            for kw in call.keywords:
-                if kw.arg in inner_ints:
-                    seeds |= self._names(kw.value)
+        seeds |= self._helper_offset_args()
         return self.reached(seeds, depth=6, skip=data) & set(self.params)
 
     def loaded_bits(self, pointer: str) -> bool:
