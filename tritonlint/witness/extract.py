@@ -87,10 +87,7 @@ def _decorator_kind(node: ast.expr) -> str:
 def jit_functions(tree: ast.Module) -> dict[str, Kernel]:
     """Every function decorated with a `jit` (however imported), at any nesting, by name."""
     found: dict[str, Kernel] = {}
-    # `k = triton.jit(f)`: f is a kernel too, made one after its definition.
-    wrapped = {stmt.value.args[0].id for stmt in tree.body if isinstance(stmt, ast.Assign)
-               and isinstance(stmt.value, ast.Call) and _decorator_kind(stmt.value) == "jit"
-               and stmt.value.args and isinstance(stmt.value.args[0], ast.Name)}
+    wrapped = _jitted_by_assignment(tree)
     for node in ast.walk(tree):
         if not isinstance(node, ast.FunctionDef):
             continue
@@ -99,6 +96,8 @@ def jit_functions(tree: ast.Module) -> dict[str, Kernel]:
             continue
         first = min([d.lineno for d in node.decorator_list] + [node.lineno])
         kernel = Kernel(node.name, node, first, node.end_lineno or node.lineno, wrapped="jit" not in kinds)
+        if "jit" not in kinds:
+            kernel.heuristics, kernel.autotune = wrapped[node.name]
         for d, kind in zip(node.decorator_list, kinds):
             if kind == "autotune" and isinstance(d, ast.Call):
                 kernel.autotune = d
@@ -106,6 +105,24 @@ def jit_functions(tree: ast.Module) -> dict[str, Kernel]:
                 kernel.heuristics = d
         found.setdefault(node.name, kernel)
     return found
+
+
+def _jitted_by_assignment(tree: ast.Module) -> dict[str, tuple[ast.Call | None, ast.Call | None]]:
+    """Functions made kernels after their definition, by name: `k = triton.jit(f)`, or with the
+    decorators applied as calls, `k = triton.autotune(...)(triton.heuristics({...})(triton.jit(f)))`;
+    each with the `triton.heuristics(...)` and `triton.autotune(...)` calls of its assignment, read as
+    the decorators would be."""
+    out: dict[str, tuple[ast.Call | None, ast.Call | None]] = {}
+    for stmt in tree.body:
+        if not (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call)):
+            continue
+        calls = [n for n in ast.walk(stmt.value) if isinstance(n, ast.Call)]
+        jitted = [c.args[0].id for c in calls if _decorator_kind(c) == "jit" and c.args and isinstance(c.args[0], ast.Name)]
+        if len(jitted) != 1:
+            continue
+        by_kind = {kind: c for c in calls for kind in [_decorator_kind(c)] if kind in ("heuristics", "autotune")}
+        out[jitted[0]] = (by_kind.get("heuristics"), by_kind.get("autotune"))
+    return out
 
 
 def _literal_heuristics(decorator: ast.expr) -> bool:
@@ -471,8 +488,18 @@ class _Builder:
         reached = {name: k for name, k in self.kernels.items() if name in self.done or name == kernel.name}
         for name, k in self.foreign_kernels.items():
             reached.setdefault(name, k)
-        body += [f"{name} = triton.jit({name})" for name, k in reached.items() if k.wrapped and name in self.kernels]
+        body += [_rewrap(name, k) for name, k in reached.items() if k.wrapped and name in self.kernels]
         return Extracted("\n".join(header + body) + "\n", offset, kernel, reached, self.kernels)
+
+
+def _rewrap(name: str, kernel: Kernel) -> str:
+    """The assignment that makes a kernel jitted by assignment one again in the generated module: its
+    literal heuristics kept (they set its flags, as in the package), its autotune dropped as for
+    decorators (the synthesizer passes one config's values)."""
+    if kernel.heuristics is not None and _literal_heuristics(kernel.heuristics):
+        args = ", ".join(ast.unparse(a) for a in kernel.heuristics.args)
+        return f"{name} = triton.heuristics({args})(triton.jit({name}))"
+    return f"{name} = triton.jit({name})"
 
 
 def extract(path: Path, text: str, kernel_name: str) -> Extracted:
