@@ -18,9 +18,14 @@ class UnsafeMaskedLanesFinding(AccessFinding):
 
     summary: str
     verdicts: tuple[LaneVerdict, ...]
+    reduce_line: int  # the line of the reduction the message names
 
     def message(self) -> str:
         return self.summary
+
+    def facts(self) -> tuple[tuple[str, str], ...]:
+        """The reduction the lanes reach: the witness's identity run sets them there too (reduction_lanes.py)."""
+        return (("reduction_line", str(self.reduce_line)),)
 
     def fix(self) -> CallFix:
         return lanes_fix(self.context, self.hazard, self.verdicts)

@@ -104,18 +104,18 @@ class UnsafeMaskedLanes(Rule):
         for access in kernel.accesses:
             found = reader.finding(access)
             if found is not None:
-                hazard, summary, verdicts = found
-                yield UnsafeMaskedLanesFinding(hazard, kernel, summary, verdicts)
+                hazard, summary, verdicts, reduce_line = found
+                yield UnsafeMaskedLanesFinding(hazard, kernel, summary, verdicts, reduce_line)
         # A load inside a jit helper, its mask passed by the call (`x = load_row(X + offs, offs < n)`):
         # its lanes followed out of the helper's return into the caller; placed at the helper's load.
         for site, helper, inner, view in kernel.hazards.helper_accesses("load"):
             found = reader.finding(view)
             if found is not None:
-                hazard, summary, verdicts = found
+                hazard, summary, verdicts, reduce_line = found
                 owner = helper
                 assert isinstance(owner, KernelContext)
                 yield UnsafeMaskedLanesFinding(kernel.hazards.in_helper(hazard, site, helper, inner), owner, summary,
-                                               verdicts)
+                                               verdicts, reduce_line)
 
     def explain(self, kernel: KernelContext, access: Access, indent: str) -> list[str]:
         """TL105's reading of a masked load: what its switched-off lanes hold at each reduction that

@@ -22,18 +22,19 @@ scripts carry its source, as they carry the fills.
 
 from __future__ import annotations
 
-import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tritonlint.diagnostics import Diagnostic
 
 # Its frames are transparent to the interpreter guard's walk: the patch sits outside the guard.
 GUARD_TRANSPARENT = True
-_REACH = re.compile(r"reach `tl\.\w+` at line (\d+)")
 
 
-def reduction_line(message: str) -> int | None:
-    """The line of the reduction a TL105 message names (`reach `tl.sum` at line 49`), in the analysed file."""
-    m = _REACH.search(message)
-    return int(m.group(1)) if m else None
+def reduction_line(diagnostic: Diagnostic) -> int | None:
+    """The line of the reduction a TL105 finding names (its `reduction_line` fact), in the analysed file."""
+    line = dict(diagnostic.facts).get("reduction_line")
+    return int(line) if line is not None else None
 
 
 def reduction_identity_patch(path: str, load_line: int, reduce_line: int, active: Any = None) -> Any:

@@ -432,9 +432,9 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
         changed = {ln + extracted.offset for ln in _changed_lines(text, fixed)} if fixed_module is not None else set()
         watch = (gen_lines if stores else set()) | changed
         negative = identity is not None
-        # The identity at the load, and at the reduction the message names (reduction_lanes.py).
+        # The identity at the load, and at the reduction the finding names (reduction_lanes.py).
         identity_run = {"line": min(gen_lines), "value": identity}
-        at = reduction_line(diagnostic.message) if identity is not None else None
+        at = reduction_line(diagnostic) if identity is not None else None
         if at is not None:
             identity_run["reduce_line"] = at + extracted.offset
         at_reduction = f" (and to its identity where the reduction at line {at} reads them)" if at is not None else ""

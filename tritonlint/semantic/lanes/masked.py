@@ -221,9 +221,10 @@ class MaskedLanes(LaneFollower):
                     problem = ""  # finite lanes times the other operand's zeros add nothing
                 yield LaneVerdict(track, reduction, operand, lanes, identity, problem)
 
-    def finding(self, access: Access) -> tuple[TailHazard, str, tuple[LaneVerdict, ...]] | None:
+    def finding(self, access: Access) -> tuple[TailHazard, str, tuple[LaneVerdict, ...], int] | None:
         """The load's first wrong verdict as a hazard, the finding's message worded from that verdict,
-        and every verdict on the load (the fix starts from them): no second reading."""
+        every verdict on the load (the fix starts from them) and the line of the reduction the message
+        names: no second reading."""
         verdict = next((v for v in self.verdicts(access) if v.problem), None)
         if verdict is None:
             return None
@@ -231,7 +232,7 @@ class MaskedLanes(LaneFollower):
         hazard = TailHazard(access, Walk(verdict.track.dim, None),
                             f"wherever the mask switches lanes off along {label} (a partial tile, padded lanes)",
                             self.describe(verdict))
-        return hazard, self._summary(verdict), tuple(self.verdicts(access))
+        return hazard, self._summary(verdict), tuple(self.verdicts(access)), self.kernel.line_of(verdict.reduction.call)
 
     def _summary(self, verdict: LaneVerdict) -> str:
         """The finding's message: which reduction the lanes reach, and what they hold there."""
