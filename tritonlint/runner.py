@@ -341,19 +341,16 @@ def neighbours_of(file: SourceFile) -> Callable[[], list[tuple[str, str]]]:
     """The other modules of the file's folder (its package), read only when asked (the file holds kernels),
     and once: a check asks up to four times (callers, launches, predicates), and each listing of the
     folder stats every file in it."""
-    read_once: list[list[tuple[str, str]]] = []
 
+    @functools.cache
     def read() -> list[tuple[str, str]]:
-        if read_once:
-            return read_once[0]
         folder = file.path.parent
         try:
             modules = _folder_modules(folder.resolve(), _folder_signature(folder))
         except OSError:
             modules = ()
         base = os.path.dirname(file.display)
-        read_once.append([(os.path.join(base, name), text) for name, text in modules if name != file.path.name])
-        return read_once[0]
+        return [(os.path.join(base, name), text) for name, text in modules if name != file.path.name]
 
     return read
 

@@ -35,3 +35,22 @@ def test_a_while_loop_counting_tiles_walks_the_size(tmp_path: Path) -> None:
     found = {d["line"]: d["witness"] for d in witness_json(path, "--select", "ALL", "--jobs", "1")}
     assert found[11]["status"] == "confirmed", found[11]["reason"]
     assert "past the end of `v_ptr`" in found[11]["reason"], found[11]["reason"]
+
+
+def test_the_counter_starts_at_its_last_assignment_in_source_order() -> None:
+    # `ast.walk` visits the top-level `k = 0` before the nested `k = 8` above it: the start was the nested one.
+    import ast
+
+    from tritonlint.witness.while_loops import while_ranges
+
+    fn = ast.parse(textwrap.dedent("""\
+        def walk(N, FLAG, BLOCK):
+            if FLAG:
+                k = 8
+            k = 0
+            while k < N:
+                k += BLOCK
+    """)).body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    start = while_ranges(fn)["k"].args[0]
+    assert isinstance(start, ast.Constant) and start.value == 0, ast.unparse(start)

@@ -37,7 +37,7 @@ def launch_tests(launch: Any) -> dict[str, str]:
     if launch is None:
         return {}
     texts = dict(launch.args)
-    texts.update({p: text for p, (text, _place) in getattr(launch, "predicates", {}).items()})
+    texts.update({p: text for p, (text, _place) in launch.predicates.items()})
     return texts
 
 

@@ -288,11 +288,9 @@ class Uses:
         seeds: set[str] = set()
         for expr in self.accesses:
             seeds |= self._names(expr)
-        for call in self.calls:  # a pointer handed to a jit helper (`load_tile(K + page * stride)`)
-            seeds |= {n for arg in [*call.args, *(k.value for k in call.keywords)] if self.root(arg)
-                      for n in self._names(arg)}
         for it in self.loops.values():
             seeds |= self._names(it)
+        # What a jit helper takes as offsets, sizes, bounds or pointers (`load_tile(K + page * stride)`).
         seeds |= self._helper_offset_args()
         reach = self.reached(seeds, depth=6)
         # `cumsum += total`, then `out + cumsum`: what an index is moved by in place is an index too.

@@ -21,11 +21,11 @@ def while_ranges(fn: ast.FunctionDef) -> dict[str, ast.Call]:
                  and isinstance(s.target, ast.Name) and s.target.id == counter]
         if len(steps) != 1:
             continue
-        start: ast.expr = ast.Constant(value=0)
-        for other in ast.walk(fn):
-            if isinstance(other, ast.Assign) and other.lineno < node.lineno and len(other.targets) == 1 \
-                    and isinstance(other.targets[0], ast.Name) and other.targets[0].id == counter:
-                start = other.value
+        # The counter's last assignment before the loop, in source order (`ast.walk` is breadth-first).
+        before = [other for other in ast.walk(fn) if isinstance(other, ast.Assign) and other.lineno < node.lineno
+                  and len(other.targets) == 1 and isinstance(other.targets[0], ast.Name)
+                  and other.targets[0].id == counter]
+        start: ast.expr = max(before, key=lambda a: a.lineno).value if before else ast.Constant(value=0)
         out[counter] = ast.Call(func=ast.Name(id="range", ctx=ast.Load()),
                                 args=[start, node.test.comparators[0], steps[0]], keywords=[])
     return out
