@@ -120,8 +120,9 @@ def _jitted_by_assignment(tree: ast.Module) -> dict[str, tuple[ast.Call | None, 
         jitted = [c.args[0].id for c in calls if _decorator_kind(c) == "jit" and c.args and isinstance(c.args[0], ast.Name)]
         if len(jitted) != 1:
             continue
-        by_kind = {kind: c for c in calls for kind in [_decorator_kind(c)] if kind in ("heuristics", "autotune")}
-        out[jitted[0]] = (by_kind.get("heuristics"), by_kind.get("autotune"))
+        heuristics = next((c for c in calls if _decorator_kind(c) == "heuristics"), None)
+        autotune = next((c for c in calls if _decorator_kind(c) == "autotune"), None)
+        out[jitted[0]] = (heuristics, autotune)
     return out
 
 
@@ -284,13 +285,11 @@ class _Builder:
             return
         self.done.add(name)
         stmt = self.bindings.get(name)
-        if name in self.kernels and self.kernels[name].wrapped:
-            # `fn = triton.jit(fn)` binds the name last: the function is cut out, and wrapped after
-            # the body as the file does (evaluating the assignment alone finds no `fn` to wrap).
-            self.add_function(self.kernels[name].node)
-            return
-        if stmt is None:
-            if name in self.kernels:  # a jit function nested in a function or a class
+        # A jit function nested in a function or a class (no binding of its own), or one jitted by
+        # assignment (`fn = triton.jit(fn)` binds the name last: the function is cut out, and wrapped
+        # after the body as the file does; evaluating the assignment alone finds no `fn` to wrap).
+        if stmt is None or (name in self.kernels and self.kernels[name].wrapped):
+            if name in self.kernels:
                 self.add_function(self.kernels[name].node)
             return
         if isinstance(stmt, ast.FunctionDef):
