@@ -4,13 +4,10 @@ object ... in __signature__ attribute" when the kernel called it)."""
 
 from __future__ import annotations
 
-import dataclasses
 import textwrap
 from pathlib import Path
 
-from tritonlint.config import check_selectors, load_config
-from tritonlint.witness import analysis
-from tritonlint.witness.runner import witness
+from tests.witness.witness_line import witness_line
 
 KERNEL = textwrap.dedent("""\
     import triton
@@ -35,10 +32,6 @@ KERNEL = textwrap.dedent("""\
 def test_a_helper_jitted_by_assignment_runs(tmp_path: Path) -> None:
     path = tmp_path / "assigned_helper.py"
     path.write_text(KERNEL)
-    config = dataclasses.replace(load_config(None), select=check_selectors(["ALL"], "--select"))
-    checked = analysis.check_paths([str(path)], config)[0][0]
-    d = next(d for d in checked.diagnostics if d.line == 15 and d.code == "TL101")
-    w = witness(checked.path, checked.display, checked.text, d, checked.launches, checked.flags,
-                analysis.fixed_text(checked.text, d), timeout=120)
+    w = witness_line(path, 15, "TL101")
     assert w.status == "confirmed", w.reason  # `error` before: the stand-in reached `__signature__`
     assert w.validation is not None and w.validation["status"] == "validated", w.validation

@@ -4,15 +4,12 @@ with "Expected dtype ['fp32', 'fp64'] but got int32"). A load used as an index s
 
 from __future__ import annotations
 
-import dataclasses
 import textwrap
 from pathlib import Path
 
 import pytest
 
-from tritonlint.config import check_selectors, load_config
-from tritonlint.witness import analysis
-from tritonlint.witness.runner import witness
+from tests.witness.witness_line import witness_line
 
 KERNELS = textwrap.dedent("""\
     import triton
@@ -47,11 +44,7 @@ KERNELS = textwrap.dedent("""\
 def test_the_loaded_tensor_takes_the_type_its_use_asks(tmp_path: Path, line: int, dtype: str) -> None:
     path = tmp_path / "float_by_use.py"
     path.write_text(KERNELS)
-    config = dataclasses.replace(load_config(None), select=check_selectors(["ALL"], "--select"))
-    checked = analysis.check_paths([str(path)], config)[0][0]
-    d = next(d for d in checked.diagnostics if d.line == line and d.code == "TL101")
-    w = witness(checked.path, checked.display, checked.text, d, checked.launches, checked.flags,
-                analysis.fixed_text(checked.text, d), timeout=120)
+    w = witness_line(path, line, "TL101")
     assert w.status == "confirmed", w.reason  # `error` before for the first two: an int32 tensor into tl.exp
     loaded = next(a for a in (w.launch or {})["args"] if a["name"] in ("S", "Idx"))
     assert loaded["dtype"] == dtype

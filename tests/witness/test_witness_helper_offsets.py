@@ -4,13 +4,10 @@ slot * PAGE + offs)`) are indices: their tensor is integer. A float tensor stopp
 
 from __future__ import annotations
 
-import dataclasses
 import textwrap
 from pathlib import Path
 
-from tritonlint.config import check_selectors, load_config
-from tritonlint.witness import analysis
-from tritonlint.witness.runner import witness
+from tests.witness.witness_line import witness_line
 
 KERNEL = textwrap.dedent("""\
     import triton
@@ -34,11 +31,7 @@ KERNEL = textwrap.dedent("""\
 def test_a_load_handed_to_a_helper_as_offsets_is_integer(tmp_path: Path) -> None:
     path = tmp_path / "paged_copy.py"
     path.write_text(KERNEL)
-    config = dataclasses.replace(load_config(None), select=check_selectors(["ALL"], "--select"))
-    checked = analysis.check_paths([str(path)], config)[0][0]
-    d = next(d for d in checked.diagnostics if d.line == 14 and d.code == "TL101")
-    w = witness(checked.path, checked.display, checked.text, d, checked.launches, checked.flags,
-                analysis.fixed_text(checked.text, d), timeout=120)
+    w = witness_line(path, 14, "TL101")
     assert w.status == "confirmed", w.reason  # `error` before: a float32 slot added to a pointer
     slots = next(a for a in (w.launch or {})["args"] if a["name"] == "Slots")
     assert slots["dtype"].startswith("int"), slots

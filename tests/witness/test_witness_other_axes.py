@@ -4,14 +4,11 @@ axis was made partial and the store stayed in bounds."""
 
 from __future__ import annotations
 
-import dataclasses
 import textwrap
 from pathlib import Path
 
-from tritonlint.config import check_selectors, load_config
-from tritonlint.witness import analysis
+from tests.witness.witness_line import witness_line
 from tritonlint.witness.other_axes import with_other_axes
-from tritonlint.witness.runner import witness
 
 KERNEL = textwrap.dedent("""\
     import triton
@@ -32,11 +29,7 @@ KERNEL = textwrap.dedent("""\
 def test_a_store_masked_on_the_wrong_axis_is_confirmed(tmp_path: Path) -> None:
     path = tmp_path / "flip_tiles.py"
     path.write_text(KERNEL)
-    config = dataclasses.replace(load_config(None), select=check_selectors(["ALL"], "--select"))
-    checked = analysis.check_paths([str(path)], config)[0][0]
-    d = next(d for d in checked.diagnostics if d.line == 11 and d.code == "TL104")
-    w = witness(checked.path, checked.display, checked.text, d, checked.launches, checked.flags,
-                analysis.fixed_text(checked.text, d), timeout=120)
+    w = witness_line(path, 11, "TL104")
     assert w.status == "confirmed", w.reason  # not-reproduced before: only the mask's own axis was partial
 
 

@@ -4,13 +4,10 @@ element), so every launch, full tiles too, ran out of bounds and proved nothing.
 
 from __future__ import annotations
 
-import dataclasses
 import textwrap
 from pathlib import Path
 
-from tritonlint.config import check_selectors, load_config
-from tritonlint.witness import analysis
-from tritonlint.witness.runner import witness
+from tests.witness.witness_line import witness_line
 
 KERNEL = textwrap.dedent("""\
     import triton
@@ -38,11 +35,7 @@ KERNEL = textwrap.dedent("""\
 def test_a_pointer_stored_at_as_handed_is_sized_by_its_caller(tmp_path: Path) -> None:
     path = tmp_path / "through_helpers.py"
     path.write_text(KERNEL)
-    config = dataclasses.replace(load_config(None), select=check_selectors(["ALL"], "--select"))
-    checked = analysis.check_paths([str(path)], config)[0][0]
-    d = next(d for d in checked.diagnostics if d.line == 7 and d.code == "TL104")
-    w = witness(checked.path, checked.display, checked.text, d, checked.launches, checked.flags,
-                analysis.fixed_text(checked.text, d), timeout=120)
+    w = witness_line(path, 7, "TL104")
     assert w.status == "confirmed", w.reason  # "out of bounds at full tiles too" before
     out = next(a for a in (w.launch or {})["args"] if a["name"] == "Out")
     assert out["numel"] == (w.launch or {})["sizes"]["n"], out

@@ -5,13 +5,10 @@ attribute 'dtype'") and the kernel never ran."""
 
 from __future__ import annotations
 
-import dataclasses
 import textwrap
 from pathlib import Path
 
-from tritonlint.config import check_selectors, load_config
-from tritonlint.witness import analysis
-from tritonlint.witness.runner import witness
+from tests.witness.witness_line import witness_line
 
 KERNEL = textwrap.dedent("""\
     import triton
@@ -35,11 +32,7 @@ KERNEL = textwrap.dedent("""\
 def test_a_kernel_with_tensor_descriptors_runs_and_its_tail_load_is_confirmed(tmp_path: Path) -> None:
     path = tmp_path / "descriptors.py"
     path.write_text(KERNEL)
-    config = dataclasses.replace(load_config(None), select=check_selectors(["ALL"], "--select"))
-    checked = analysis.check_paths([str(path)], config)[0][0]
-    d = next(d for d in checked.diagnostics if d.line == 13 and d.code == "TL101")
-    w = witness(checked.path, checked.display, checked.text, d, checked.launches, checked.flags,
-                analysis.fixed_text(checked.text, d), timeout=120)
+    w = witness_line(path, 13, "TL101")
     assert w.status == "confirmed", w.reason
     x = next(a for a in (w.launch or {})["args"] if a["name"] == "x_ptr")
     sizes = (w.launch or {})["sizes"]

@@ -1,0 +1,20 @@
+"""The witness in process on one finding of a file of our own: `check` with every rule, the finding on
+`line` (of rule `code` when given), then `witness` on it with the checker's fix. The tests that read a
+`Witness` (its launch, validation, second run) share this one call instead of each spelling it."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from tritonlint.config import check_selectors, load_config
+from tritonlint.witness import analysis
+from tritonlint.witness.runner import Witness, witness
+
+
+def witness_line(path: Path, line: int, code: str | None = None, timeout: float = 120) -> Witness:
+    config = dataclasses.replace(load_config(None), select=check_selectors(["ALL"], "--select"))
+    checked = analysis.check_paths([str(path)], config)[0][0]
+    d = next(d for d in checked.diagnostics if d.line == line and (code is None or d.code == code))
+    return witness(checked.path, checked.display, checked.text, d, checked.launches, checked.flags,
+                   analysis.fixed_text(checked.text, d), timeout=timeout)
