@@ -17,9 +17,8 @@ from tritonlint.kernel_memo import (
     KernelMemo,
     host_code,
     kernels_replaced,
-    lines_named,
     moved,
-    texts,
+    names_only,
 )
 from tritonlint.kernel_splice import spliced
 from tritonlint.report import FileReport
@@ -37,9 +36,6 @@ from tritonlint.source.parsed import seed_blanked
 from tritonlint.suppressions import Suppression, file_suppressions
 
 _NOT_NEWLINE = re.compile(r"[^\r\n]")
-# How findings name a line of the file ("advanced by the loop at line 9"): moved with the kernel.
-# A launch or host guard named as `file.py:41`: a line outside the kernel, so the finding is never kept.
-_HOST_REFERENCE = re.compile(r"\.py:\d+")
 
 
 @dataclass(frozen=True)
@@ -235,9 +231,7 @@ def _keep(group: list[KernelSource], diagnostics: tuple[Diagnostic, ...]) -> _Ke
         for d in diagnostics:
             if not begin <= d.start_offset < end:
                 continue
-            if not all(any(first <= line <= last for _, first, last in spans) for line in lines_named(d)):
-                return None
-            if any(_HOST_REFERENCE.search(text) for text in texts(d)):
+            if not names_only(d, spans):
                 return None
             if d.fix is not None and not all(begin <= e.start and e.end <= end for e in d.fix.edits):
                 return None

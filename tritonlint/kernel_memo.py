@@ -84,13 +84,19 @@ class KernelMemo:
         for _, _, d in findings:
             if not any(begin <= d.start_offset < end for begin, end in ranges):
                 return
-            if not all(any(first <= line <= last for _, first, last in spans) for line in lines_named(d)):
-                return
-            if any(HOST_REFERENCE.search(text) for text in texts(d)):
+            if not names_only(d, spans):
                 return
             if d.fix is not None and d.fix.edits:  # the editor's findings carry no edits; a check's are not stored
                 return
         self._kept[key] = _Entry(spans, tuple(findings))
+
+
+def names_only(d: Diagnostic, spans: Sequence[tuple[int, int, int]]) -> bool:
+    """Whether every line the finding names lies in one of the kernels' `spans` ((offset, first line,
+    last line)) and it names no host place (`file.py:41`): then it can move with those kernels."""
+    if not all(any(first <= line <= last for _, first, last in spans) for line in lines_named(d)):
+        return False
+    return not any(HOST_REFERENCE.search(text) for text in texts(d))
 
 
 def mentions(kernels: Sequence[KernelSource]) -> dict[str, set[str]]:
