@@ -7,7 +7,8 @@ from __future__ import annotations
 import ast
 import textwrap
 
-from tritonlint.semantic.host.launches import find_launches, kernel_params
+from tritonlint.semantic.host.host_guards import parameter_names
+from tritonlint.semantic.host.launches import find_launches
 
 HOST = textwrap.dedent("""\
     import triton
@@ -29,7 +30,7 @@ HOST = textwrap.dedent("""\
 def _args(text: str) -> dict[str, str]:
     tree = ast.parse(text)
     kernel = next(node for node in tree.body if isinstance(node, ast.FunctionDef) and node.decorator_list)
-    (launch,) = find_launches(tree, {kernel.name: kernel.name}, {kernel.name: kernel_params(kernel)}, "rows.py",
+    (launch,) = find_launches(tree, {kernel.name: kernel.name}, {kernel.name: parameter_names(kernel)}, "rows.py",
                               local=True, text=text)
     return dict(launch.args)
 

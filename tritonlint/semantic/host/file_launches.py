@@ -8,7 +8,8 @@ import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 
-from tritonlint.semantic.host.launches import Launch, find_launches, kernel_params, may_launch
+from tritonlint.semantic.host.host_guards import parameter_names
+from tritonlint.semantic.host.launches import Launch, find_launches, may_launch
 from tritonlint.semantic.host.module_constants import module_constants
 from tritonlint.semantic.host.predicates import Imported
 from tritonlint.semantic.host.pruners import module_functions, pruned_at_most, pruned_multiples
@@ -23,7 +24,7 @@ def find_file_launches(path: str, text: str, found: Outline, neighbours: Neighbo
     """The launches of the file's kernels, by kernel name: in the file itself, and in the neighbouring
     modules that import them (`from .kernels import k`, `from . import kernels`). Only text that
     names a kernel and the file's module is parsed; nothing is imported or run."""
-    params = {k.name: kernel_params(k.function) for k in found.kernels if k.function is not None}
+    params = {k.name: parameter_names(k.function) for k in found.kernels if k.function is not None}
     if not params:
         return {}
     names = {name: name for name in params} | {alias: k for alias, k in found.aliases.items() if k in params}

@@ -34,7 +34,14 @@ def _squash(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
-def _text(node: ast.AST) -> str:
+def parameter_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """A function's parameters, positional-only, ordinary and keyword-only, in order."""
+    args = function.args
+    return [arg.arg for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+
+
+def compact_text(node: ast.AST) -> str:
+    """The expression's source without whitespace, as tests and arguments are compared."""
     return _squash(ast.unparse(node))
 
 
@@ -43,7 +50,7 @@ def _conjuncts(test: ast.expr) -> Iterator[tuple[ast.BinOp, bool]]:
     conjuncts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
     for conjunct in conjuncts:
         if isinstance(conjunct, ast.Compare) and len(conjunct.ops) == 1 and isinstance(conjunct.left, ast.BinOp) \
-                and isinstance(conjunct.left.op, ast.Mod) and _text(conjunct.comparators[0]) == "0":
+                and isinstance(conjunct.left.op, ast.Mod) and compact_text(conjunct.comparators[0]) == "0":
             if isinstance(conjunct.ops[0], ast.Eq):
                 yield conjunct.left, True
             elif isinstance(conjunct.ops[0], ast.NotEq):
@@ -175,12 +182,12 @@ def aliases(text: str, body: Body, line: int) -> set[str]:
         node = ast.parse(text, mode="eval").body
     except SyntaxError:
         return {text}
-    found = {text, _text(inline(node, body, line))}
+    found = {text, compact_text(inline(node, body, line))}
     if isinstance(node, ast.Name):
         bound = body.value(node.id, line)
         if bound is not None and bound[1] >= 0 and not isinstance(bound[0], (ast.Tuple, ast.List)):
             value, index, count = bound
-            base = _text(inline(value, body, line))
+            base = compact_text(inline(value, body, line))
             shape = re.fullmatch(r"(.+)\.shape", base)
             if shape is not None:
                 for i in (index, index - count):
@@ -199,7 +206,7 @@ class _Rename(ast.NodeTransformer):
 
     def generic_visit(self, node: ast.AST) -> ast.AST:
         if isinstance(node, ast.expr):
-            name = self.bound.get(_text(node))
+            name = self.bound.get(compact_text(node))
             if name is not None:
                 return ast.Name(_PARAM + name, ast.Load())
         return super().generic_visit(node)
@@ -217,7 +224,7 @@ def renamed(text: str, bound: Mapping[str, str]) -> str | None:
     names = [n.id for n in ast.walk(result) if isinstance(n, ast.Name)]
     if not all(name.startswith(_PARAM) for name in names):
         return None
-    return _text(result).replace(_PARAM, "")
+    return compact_text(result).replace(_PARAM, "")
 
 
 def _call_bindings(function: ast.FunctionDef, call: ast.Call) -> dict[str, ast.expr] | None:
@@ -249,9 +256,9 @@ def facts_at(ifs: Sequence[tuple[ast.expr, bool]], body: Body, line: int, displa
 
     def add(mods: list[ast.BinOp], where: str) -> None:
         for mod in mods:
-            for left in aliases(_text(mod.left), body, line):
-                facts.append((left, _text(inline(mod.right, body, line)), where))
-                facts.append((left, _text(mod.right), where))
+            for left in aliases(compact_text(mod.left), body, line):
+                facts.append((left, compact_text(inline(mod.right, body, line)), where))
+                facts.append((left, compact_text(mod.right), where))
 
     for test, side in ifs:
         add(held_by(test, side), f"`if {ast.unparse(test)}:` at {display}:{test.lineno}")
@@ -483,8 +490,8 @@ def caller_facts(tree: ast.Module, function: ast.FunctionDef, display: str,
         # A caller's argument, inlined, stands for the parameter wherever it appears in its facts.
         names: dict[str, str] = {}
         for param, argument in bound.items():
-            names[_text(argument)] = param
-            names.setdefault(_text(inline(argument, body, call.lineno)), param)
+            names[compact_text(argument)] = param
+            names.setdefault(compact_text(inline(argument, body, call.lineno)), param)
         here: dict[tuple[str, str], str] = {}
         for left, right, where in facts_at(ifs, body, call.lineno, display, expand):
             left_text, right_text = renamed(left, names), renamed(right, names)
@@ -536,7 +543,7 @@ def _choices(node: ast.expr, body: Body, line: int, functions: Mapping[str, ast.
         if true is None or false is None:
             return None
         where = f"`{ast.unparse(node)}` at {display}:{node.lineno}"
-        tested = tuple((_text(inline(mod.left, body, line)), _text(mod.right), where) for mod in held(node.test, True))
+        tested = tuple((compact_text(inline(mod.left, body, line)), compact_text(mod.right), where) for mod in held(node.test, True))
         return [(value, facts + tested) for value, facts in true] + false
     if isinstance(node, ast.Name):
         found = body.value(node.id, line)
@@ -591,7 +598,7 @@ def _returned(call: ast.expr, pick: object, body: Body, line: int, functions: Ma
         return None
     inner_body = Body(function.body)
     # The chooser's parameters, in the launch's terms (through the launch's own names).
-    outer = {param: _text(inline(arg, body, line)) for param, arg in bound.items()}
+    outer = {param: compact_text(inline(arg, body, line)) for param, arg in bound.items()}
     found: list[Choice] = []
     for returned, tests, at in _returns(function.body, ()):
         if returned is None:
@@ -603,7 +610,7 @@ def _returned(call: ast.expr, pick: object, body: Body, line: int, functions: Ma
             values = _choices(part, inner_body, at, functions, display, depth - 1, constants)
             if values is None:
                 return None
-            path = tuple((_text(inline(mod.left, inner_body, at)), _text(mod.right),
+            path = tuple((compact_text(inline(mod.left, inner_body, at)), compact_text(mod.right),
                           f"`if {ast.unparse(test)}:` at {display}:{test.lineno}")
                          for test in (*tests, *branch_tests) for mod in held(test, True))
             for value, facts in values:
@@ -625,7 +632,7 @@ def _outer(fact: Fact, outer: Mapping[str, str]) -> Fact:
                 return ast.parse(outer[name.id], mode="eval").body
             return name
 
-    return _text(_Params().visit(node)), right, where
+    return compact_text(_Params().visit(node)), right, where
 
 
 def _branches(value: ast.expr) -> Iterator[tuple[ast.expr, tuple[ast.expr, ...]]]:

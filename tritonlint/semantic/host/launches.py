@@ -29,6 +29,7 @@ from tritonlint.semantic.host.host_guards import (
     facts_at,
     kept_whole,
     live_caller_facts,
+    parameter_names,
 )
 from tritonlint.semantic.host.module_constants import module_constants
 from tritonlint.semantic.host.offered_predicates import offered_multiples
@@ -103,11 +104,6 @@ def _text(node: ast.AST) -> str:
 
 def squash(text: str) -> str:
     return re.sub(r"\s+", "", text)
-
-
-def kernel_params(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
-    return [arg.arg for arg in (*function.args.posonlyargs, *function.args.args)] + \
-        [arg.arg for arg in function.args.kwonlyargs]
 
 
 def launch_pattern(names: Sequence[str]) -> re.Pattern[str]:
@@ -586,7 +582,7 @@ def literal_value(text: str, scope: _Scope, line: int, constants: Mapping[str, i
     value = _assignments(scope, text, line)
     if isinstance(value, ast.Constant) and isinstance(value.value, int) and not isinstance(value.value, bool):
         return value.value
-    if scope.function is not None and (scope.bindings(text) or text in kernel_params(scope.function)):
+    if scope.function is not None and (scope.bindings(text) or text in parameter_names(scope.function)):
         return None  # the function's own name, not the module's
     return constants.get(text)
 

@@ -23,25 +23,24 @@ import ast
 import re
 from collections.abc import Callable, Mapping
 
-from tritonlint.semantic.host.host_guards import Body, aliases, choices, held, inline
+from tritonlint.semantic.host.host_guards import (
+    Body,
+    aliases,
+    choices,
+    compact_text,
+    held,
+    inline,
+    parameter_names,
+)
 
 # (a, b) kernel parameters -> the predicate's test, its place, for notes
 Offered = dict[tuple[str, str], str]
 
 
-def _text(node: ast.AST) -> str:
-    return re.sub(r"\s+", "", ast.unparse(node))
-
-
-def _params(function: ast.FunctionDef) -> list[str]:
-    args = function.args
-    return [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
-
-
 def _held_names(function: ast.FunctionDef, body: Body, line: int) -> set[str]:
     """The names the launching function holds a value under at `line`: its parameters, and the
     locals it assigns before the line."""
-    names = set(_params(function))
+    names = set(parameter_names(function))
     names |= {name for name, entries in body.assigns.items() if any(entry[0] < line for entry in entries)}
     return names
 
@@ -59,7 +58,7 @@ def offered_multiples(function: ast.FunctionDef | None, functions: Mapping[str, 
     for name, candidate in functions.items():
         if candidate is function or name.startswith("_") or not _returns_test(candidate):
             continue
-        params = _params(candidate)
+        params = parameter_names(candidate)
         if held_names is None:
             body = launching_body()
             held_names = _held_names(function, body, line)
@@ -90,8 +89,8 @@ def _returns_test(function: ast.FunctionDef) -> bool:
 def _pairs(mod: ast.BinOp, args: Mapping[str, str], body: Body, line: int, display: str,
            functions: Mapping[str, ast.FunctionDef], constants: Mapping[str, int]) -> list[tuple[str, str]]:
     """The (a, b) launch parameters `mod` (`x % y`, in the launching function's names) speaks of."""
-    left = _text(inline(mod.left, body, line))
-    right = _text(inline(mod.right, body, line))
+    left = compact_text(inline(mod.left, body, line))
+    right = compact_text(inline(mod.right, body, line))
     sizes = [a for a, text in args.items() if left in aliases(text, body, line)]
     if not sizes:
         return []
