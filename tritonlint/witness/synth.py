@@ -429,10 +429,10 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     chosen_order = sorted((p for p in consts if p not in kept), key=lambda p: (p in tuned, p in defaults))
     # First the constexpr branches the flagged line sits under (taken from the side that reaches it),
     # then the kernel's assertions with those branch values kept.
-    reach = reaching(kernel.node, facts.line) if kernel.node.lineno <= facts.line <= (kernel.node.end_lineno or 0) \
-        else []
+    inside = in_kernel_line(kernel.node, facts.line)
+    reach = reaching(kernel.node, facts.line) if inside else []
     # The side where the flagged access's mask local is None (`else: mask = None`) first: there it is unmasked.
-    reach += none_mask_reach(kernel.node, uses, facts.line, reaching) if in_kernel_line(kernel.node, facts.line) else []
+    reach += none_mask_reach(kernel.node, uses, facts.line, reaching) if inside else []
     reach += _definition_reach(kernel.node, uses, facts)
     # Runtime parameters the kernel tests with `is None`. An optional input pointer (a bias, a flexpoint
     # scale, expert routing data) is passed as None, as callers do that lack it: each one the launch
