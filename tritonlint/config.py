@@ -61,7 +61,9 @@ class Config:
             return False
         if self.select is None:
             return default
-        if _ALL in self.select:  # `ALL` (or `TL`): every rule, the ones off by default included
+        # `ALL` (or `TL`): every rule, the ones off by default included. `check_selectors` turns
+        # `ALL` into `TL`; a Config built in code may still say `ALL`.
+        if _ALL in self.select or "ALL" in self.select:
             return True
         return any(code.startswith(prefix) and (default or len(prefix) > len(_FAMILY)) for prefix in self.select)
 
