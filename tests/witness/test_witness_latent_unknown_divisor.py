@@ -106,3 +106,12 @@ def test_a_fact_on_another_tensor_marks_nothing(tmp_path: Path) -> None:
     for w in _witness(tmp_path, text):
         assert w["status"] == "confirmed", w
         assert not w["evidence"]["latent"], w["evidence"]
+
+
+def test_a_divisor_the_caller_picks_marks_nothing(tmp_path: Path) -> None:
+    # `rows_per_group` is the caller's choice, not one value for the process: it excuses no shape.
+    text = COLSUM.replace("def colsum(a):", "def colsum(a, rows_per_group):") \
+        .replace("a.size(0) % row_alignment() == 0", "a.size(0) % rows_per_group == 0")
+    for w in _witness(tmp_path, text):
+        assert w["status"] == "confirmed", w
+        assert not w["evidence"]["latent"], w["evidence"]

@@ -2,7 +2,8 @@
 get_alignment() == 0`, where `get_alignment` comes from a compiled extension (or any call or name
 the host reads no literal for).
 
-The divisor is unknown, but the divisibility is still a stated fact. Two readings, both before the
+The divisor is unknown, but the divisibility is still a stated fact. Only a call with no argument counts
+as such a divisor (one value for the process); a divisor the caller picks (`n % group_size == 0`) does not. Two readings, both before the
 launch, in the launching function's own body (`facts_at`: asserts, `if ...: raise`, `if`s around it):
 
 * **A size argument** whose host text is the tested one (`K` of `K, N = b.shape`, tested as
@@ -37,9 +38,15 @@ def _leading(text: str) -> str | None:
     return found.group("t") if found else None
 
 
-def _is_known(text: str, args: Mapping[str, str], constants: Mapping[str, int]) -> bool:
-    """A divisor the launch model already reads: a literal, a module constant, or a kernel argument."""
-    return text.isdigit() or text in constants or text in args.values()
+# A call with no argument (`get_alignment()`, `_C.alignment()`): one value for the whole process, which
+# Python does not state. A divisor the caller chooses (`group_size`, `ngroups`) is no such constant:
+# "latent if ngroups is a multiple of BLOCK" would excuse every shape the caller may pick.
+_FIXED_UNKNOWN = re.compile(r"[^\W\d][\w.]*\(\)")
+
+
+def _is_fixed_unknown(text: str, args: Mapping[str, str], constants: Mapping[str, int]) -> bool:
+    """A divisor whose value is fixed but not stated: a call with no argument, not a kernel argument."""
+    return _FIXED_UNKNOWN.fullmatch(text) is not None and text not in args.values() and text not in constants
 
 
 def _equal_leading(body: Body, line: int) -> list[tuple[str, str, str]]:
@@ -62,7 +69,7 @@ def unknown_multiples(args: Mapping[str, str], facts: Sequence[Fact], body: Body
                       constants: Mapping[str, int]) -> UnknownMultiples:
     """(parameter, divisor) for each kernel argument the host facts keep a multiple of a divisor
     whose value it does not state (see the module's docstring); {} when none."""
-    wanted = [(left, right, where) for left, right, where in facts if not _is_known(right, args, constants)]
+    wanted = [(left, right, where) for left, right, where in facts if _is_fixed_unknown(right, args, constants)]
     if not wanted:
         return {}
     # The tensors whose leading dimension each fact keeps, equalities followed.
