@@ -4,7 +4,8 @@ where `SUPPORTED_SHAPES = frozenset({(3072, 256), (4096, 8)})` is a module const
 Read before the launch, in the launching function's body or in a module function it calls there as a
 statement with its own values (`_validate(x, w)`, the test read with the call's arguments for the
 parameters): an `assert v in TABLE`, an `if ... v not in TABLE ...: raise` (one disjunct of the
-test is enough: the raise leaves every disjunct false), or an `if v in TABLE:` around the launch.
+test is enough: the raise leaves every disjunct false; in the launching function a `return` too, never
+in the validator, whose return the launch still follows), or an `if v in TABLE:` around the launch.
 `v` is a value or a tuple of values (`shape = (x.shape[1], w.shape[0])`), read element by element
 against the table's tuples. A kernel argument whose host text names an element (`K=hidden_size`
 with `hidden_size = x.shape[1]`) takes only the table's values there.
@@ -81,10 +82,10 @@ def _memberships(test: ast.expr, holds: bool) -> Iterator[ast.Compare]:
             yield part
 
 
-def _tests(statements: Sequence[ast.stmt], ifs: Sequence[tuple[ast.expr, bool]], line: int
-           ) -> Iterator[tuple[ast.Compare, ast.stmt | ast.expr]]:
+def _tests(statements: Sequence[ast.stmt], ifs: Sequence[tuple[ast.expr, bool]], line: int,
+           exits: tuple[type[ast.stmt], ...]) -> Iterator[tuple[ast.Compare, ast.stmt | ast.expr]]:
     """(`v in T`, the statement or test stating it) for the top-level statements before `line` and the
-    `if`s around it."""
+    `if`s around it; `exits`: the statements ending an `if` that keep the launch from running."""
     for test, side in ifs:
         for found in _memberships(test, side):
             yield found, test
@@ -95,7 +96,7 @@ def _tests(statements: Sequence[ast.stmt], ifs: Sequence[tuple[ast.expr, bool]],
             for found in _memberships(statement.test, True):
                 yield found, statement
         elif isinstance(statement, ast.If) and not statement.orelse and statement.body \
-                and isinstance(statement.body[-1], ast.Raise):
+                and isinstance(statement.body[-1], exits):
             for found in _memberships(statement.test, False):
                 yield found, statement
 
@@ -150,7 +151,7 @@ def admitted_values(statements: Sequence[ast.stmt], ifs: Sequence[tuple[ast.expr
             column = tuple(sorted({entry[index] for entry in table}))
             columns.append((compact_text(element), column, where))
 
-    for found, stated in _tests(statements, ifs, line):
+    for found, stated in _tests(statements, ifs, line, (ast.Raise, ast.Return)):
         what = "assert" if isinstance(stated, ast.Assert) else "if"
         read(found, f"`{what} {ast.unparse(found)}` at {display}:{stated.lineno}", body, line, {})
     for statement in statements:  # a validator called as a statement before the launch
@@ -164,7 +165,7 @@ def admitted_values(statements: Sequence[ast.stmt], ifs: Sequence[tuple[ast.expr
         if bound is None:
             continue
         own = Body(callee.body)
-        for found, stated in _tests(callee.body, (), callee.end_lineno or callee.lineno):
+        for found, stated in _tests(callee.body, (), callee.end_lineno or callee.lineno, (ast.Raise,)):
             read(found, f"`{ast.unparse(found)}` raises in `{callee.name}` at {display}:{stated.lineno}, "
                         f"called at {display}:{statement.lineno}", own, stated.lineno, bound)
     admitted: Admitted = {}
