@@ -18,6 +18,7 @@ from tritonlint.witness.extract import ExtractError, enclosing_kernel, extract
 from tritonlint.witness.fix_retry import OUT_OF_TIME, settle_failed_fix
 from tritonlint.witness.group_oracle import fitted, group_launch, padding_evidence, roomy, tile_axis
 from tritonlint.witness.hits import hits as _hits
+from tritonlint.witness.latent_tables import admitted_latent, unknown_divisor_latent
 from tritonlint.witness.left_defaults import left_at_default
 from tritonlint.witness.other_axes import with_other_axes
 from tritonlint.witness.padded_rows import in_padding, padded_rows
@@ -174,8 +175,9 @@ def _pin_left_defaults(facts: Facts, path: Path) -> None:
             facts.defaulted[param] = where
 
 
-def _latent(facts: Facts, launch: Launch) -> str:
-    """Why the callers never launch this shape, if they say so."""
+def _latent(facts: Facts, launch: Launch, tensor: str | None = None) -> str:
+    """Why the callers never launch this shape, if they say so (`tensor`: the one the finding overran,
+    where known: a fact on a tensor's rows marks only an overrun of that tensor)."""
     if launch.unpinned:  # a constexpr branch no caller takes (every one passes another literal)
         return "the callers pass " + ", ".join(
             f"{p}={text}" + (f" (left at the default: {facts.defaulted[p]})" if p in facts.defaulted else "")
@@ -203,6 +205,12 @@ def _latent(facts: Facts, launch: Launch) -> str:
         step = int(b) if b.isdigit() else values.get(b)
         if a == launch.axis and isinstance(step, int) and not isinstance(step, bool) and step > 0 and extent % step:
             return f"the callers keep {a} a multiple of {b} ({test})"
+    admitted = admitted_latent(facts, launch, values)
+    if admitted:
+        return admitted
+    unknown = unknown_divisor_latent(facts, launch, values, tensor)
+    if unknown:
+        return unknown
     for a, b in sorted(facts.multiples):
         if a != launch.axis:
             continue
@@ -449,7 +457,7 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
                                         negative=negative)
                 job.compare.append((step.get("ident", step["cand"]), step["fixed"]))
             plan.append(step)
-            if identity is None and not _latent(facts, cand):
+            if identity is None and not _latent(facts, cand, target[1]):
                 # The parent takes the first candidate the callers allow that shows the finding: the
                 # steps after it could not change the verdict or the fix's (its fixed run is in the step).
                 job.stops.append({"after": len(job.launches) - 1, "cand": step["cand"], "control": step["control"],
@@ -501,7 +509,7 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
             errors.append(f"{cand.label}: {why} ({control.label}): the launch does not match the kernel's indexing")
             continue
         evidence = _evidence(hits[0], cand, extracted.offset)
-        latent = _latent(facts, cand)
+        latent = _latent(facts, cand, evidence["tensor"])
         reason = evidence["summary"] + (f"; latent: {latent}" if latent else "")
         evidence["latent"] = latent or None
         if latent:  # a shape the callers exclude: another candidate may confirm it on one they allow

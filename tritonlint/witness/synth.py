@@ -93,6 +93,9 @@ class Launch:
     # finding's line sits under (`if not IS_KDA: ... else: <line>` with every caller passing False):
     # parameter -> the callers' text. A confirmation on such a launch is latent.
     unpinned: dict[str, str] = field(default_factory=dict)
+    # pointer parameter -> the rows of its tensor (the extent of its widest-strided axis) in this launch:
+    # a host fact on a tensor's leading dimension (`b.size(0) % align() == 0`) is read against it.
+    rows: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {"kernel": self.kernel, "grid": self.grid, "axis": self.axis, "label": self.label,
@@ -611,6 +614,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         stride_values.update({k: v for k, v in consts.items() if isinstance(v, int) and not isinstance(v, bool)
                               and k not in stride_values and k not in free_strides})
         numels: dict[str, int] = {}
+        rows: dict[str, int] = {}
         # Tiles the kernel defines per mode (`PACKED = SCALE_K * 32` on the branch taken): a walk in
         # them is a walk of the axis whose tile has the same value.
         tile_consts = {**consts, **{t: value_of(t) for t in local_tiles}}
@@ -663,6 +667,9 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             numels[p] = _layout(extents, stride_values, reach)
             if _settle_products(products, stride_values):
                 numels[p] = _layout(extents, stride_values, reach)
+            widest = _widest_extent(extents, stride_values)
+            if widest is not None:
+                rows[p] = widest
             # A pointer local defined on several branches: the buffer holds what each definition reaches
             # (of the accesses on the branches this launch takes, as above).
             for expr in taken:
@@ -732,7 +739,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 args.append(Arg(p, "float", value=0.5))
         shown = {s: size_values[s] for s in ordered_sizes
                  if s in segments.values() or s in held.values() or any(a.name == s and a.kind == "int" for a in args)}
-        return Launch(kernel.name, args, grid, axis, shown, label, dict(unpinned))
+        return Launch(kernel.name, args, grid, axis, shown, label, dict(unpinned), rows)
 
     pairs: list[tuple[Launch, Launch]] = []
     largest = max([t for t in tiles if t & (t - 1) == 0] + [tile])  # the largest power-of-two tile
@@ -894,6 +901,15 @@ def _finding_axis_outermost(extents: list[tuple[str | None, int]], walked: list[
     if len(mine) != 1 or mine[0] == 0:
         return extents
     return [extents[mine[0]], *(e for i, e in enumerate(extents) if i != mine[0])]
+
+
+def _widest_extent(extents: list[tuple[str | None, int]], stride_values: dict[str, int]) -> int | None:
+    """The extent of the one axis with the widest stride (a unit-stride axis counts 1): the tensor's rows;
+    None when two axes share the widest stride (which one is the leading dimension is not known)."""
+    strides = [1 if s is None else stride_values.get(s, 1) for s, _ in extents]
+    if not strides or strides.count(max(strides)) != 1:
+        return None
+    return extents[strides.index(max(strides))][1]
 
 
 def _positive(v: Any) -> bool:

@@ -19,6 +19,7 @@ import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from tritonlint.semantic.host.admitted_values import Table, admitted_values, literal_tables
 from tritonlint.semantic.host.host_guards import (
     Body,
     CallIndex,
@@ -35,6 +36,7 @@ from tritonlint.semantic.host.module_constants import module_constants
 from tritonlint.semantic.host.offered_predicates import offered_multiples
 from tritonlint.semantic.host.padded_allocations import Assignments, assignments, padded_length
 from tritonlint.semantic.host.predicates import Imported, Predicates
+from tritonlint.semantic.host.unknown_divisors import unknown_multiples
 from tritonlint.source.imports import statements_breadth_first
 from tritonlint.source.outline import line_starts
 from tritonlint.source.parsed import ast_dotted
@@ -90,6 +92,13 @@ class Launch:
     # (host_guards.live_caller_facts). That code is dead only as far as the module shows (another module
     # may import a private name): witness-only, like `offered`.
     live_callers: Mapping[tuple[str, str], str] = field(default_factory=dict, hash=False)
+    # (parameter, divisor) where a host test keeps the argument (a pointer: its tensor's leading
+    # dimension) a multiple of a value Python does not hold (`b.size(0) % get_alignment() == 0`):
+    # witness-only, it marks a confirmation latent on that condition (unknown_divisors).
+    unknown_multiples: Mapping[tuple[str, str], str] = field(default_factory=dict, hash=False)
+    # parameter -> (values, test) where a literal table the host tests admits only those values
+    # (`if (k, n) not in SUPPORTED: raise`): witness-only (admitted_values).
+    admitted: Mapping[str, tuple[tuple[int, ...], str]] = field(default_factory=dict, hash=False)
 
     def sizes(self, axis: Axis) -> frozenset[str]:
         """The kernel-side names and literals the axis's divisor stands for."""
@@ -369,9 +378,32 @@ class _Finder:
                                     self.display, self.constants)
         live = {pair: test for pair, test in self.live_multiples(args, ifs, scope, line).items()
                 if pair not in multiples}
+        unknown = unknown_multiples(args, facts_at(ifs, scope.body, line, self.display), scope.body, line,
+                                    self.constants) if "%" in self.function_text(scope) else {}
+        admitted = admitted_values(scope.statements, ifs, scope.body, line, args, self.functions, self.tables,
+                                   self.display) if scope.function is not None else {}
         return Launch(kernel, f"{self.display}:{line}", tuple(axes), args, allocations, predicates, self.local,
                       multiples, _covers(args, ifs, self.display), padded,
-                      {pair: test for pair, test in offered.items() if pair not in multiples}, live_callers=live)
+                      {pair: test for pair, test in offered.items() if pair not in multiples}, live_callers=live,
+                      unknown_multiples=unknown, admitted=admitted)
+
+    @functools.cached_property
+    def tables(self) -> dict[str, Table]:
+        """The module's literal tables of integers (`SUPPORTED = frozenset({(3072, 256), ...})`)."""
+        return literal_tables(self.tree) if self.tree is not None else {}
+
+    def function_text(self, scope: _Scope) -> str:
+        """The source of the launching function (the module's where none): a cheap test before a reading."""
+        if self.text is None:
+            return "%"
+        node = scope.function
+        if node is None:
+            return self.text
+        return "\n".join(self.text_lines[node.lineno - 1:node.end_lineno or node.lineno])
+
+    @functools.cached_property
+    def text_lines(self) -> list[str]:
+        return (self.text or "").splitlines()
 
     def inherited_multiples(self, args: Mapping[str, str], ifs: tuple[tuple[ast.expr, bool], ...], scope: _Scope,
                             line: int) -> dict[tuple[str, str], str]:
