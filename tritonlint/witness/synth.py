@@ -38,6 +38,7 @@ from tritonlint.witness.extract import Extracted, Kernel
 from tritonlint.witness.index_sizes import ROW_COUNT, index_only_sizes
 from tritonlint.witness.loaded_bounds import loaded_bounds
 from tritonlint.witness.loop_counts import LOOP_COUNT, loop_counted
+from tritonlint.witness.shift_sizes import shift_only_sizes
 from tritonlint.witness.taken_definitions import none_mask_reach, taken_first
 from tritonlint.witness.uses import (
     ACCESS,
@@ -558,6 +559,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     rounded = rounded_from(facts.launch)
     counted = loop_counted(kernel.node, sizes, segments) - set(axis_order[:1])
     row_counts = index_only_sizes(kernel.node, sizes) - set(axis_order[:1])
+    starts = shift_only_sizes(kernel.node, sizes) - set(axis_order[:1])
 
     def build(axis: str | None, extent: int | None, label: str) -> Launch:
         # A size a program axis walks in its own tiles gets two of them, not two of the largest tile:
@@ -567,6 +569,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         size_values.update({s: min(size_values[s], LOOP_COUNT) for s in counted if s in size_values})
         # A size that only splits a program id into indices: as many rows as the grid runs (index_sizes).
         size_values.update({s: min(size_values[s], ROW_COUNT) for s in row_counts if s in size_values})
+        # A size only added to offsets is a start: one tile moves the window without leaving every buffer.
+        size_values.update({s: min(size_values[s], tile) for s in starts if s in size_values and s != axis})
         if axis is not None and extent is not None:
             size_values[axis] = extent
         # Keep sizes the host keeps multiples of each other multiples.

@@ -393,23 +393,39 @@ class Uses:
 
     # -- dimensions -----------------------------------------------------------------------
 
-    def terms(self, expr: ast.expr, seen: frozenset[str] = frozenset()) -> list[ast.expr]:
-        """The additive terms of a pointer expression, pointer locals expanded."""
+    def terms(self, expr: ast.expr, seen: frozenset[str] = frozenset(),
+              kept: Callable[[str], bool] = lambda name: False) -> list[ast.expr]:
+        """The additive terms of a pointer expression, pointer locals expanded (but those `kept` says
+        are offsets of their own: kept whole)."""
         if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub)):
-            return self.terms(expr.left, seen) + self.terms(expr.right, seen)
+            return self.terms(expr.left, seen, kept) + self.terms(expr.right, seen, kept)
         if isinstance(expr, ast.Name) and expr.id in self.params and expr.id not in seen and self.defs.get(expr.id) \
                 and self.root(self.defs[expr.id][0]) == expr.id:
             # A pointer parameter moved to the program's tile (`A = A + rows * stride + cols`): its terms.
             return self.terms(self.defs[expr.id][0], seen | {expr.id})
         if isinstance(expr, ast.Name) and expr.id not in self.params and expr.id not in seen \
-                and len(self.defs.get(expr.id, ())) >= 1 and (self.root(expr) or self._multi_dim(self.defs[expr.id][0])):
-            return self.terms(self.defs[expr.id][0], seen | {expr.id})
+                and len(self.defs.get(expr.id, ())) >= 1 and (
+                    (self.root(expr) and not kept(expr.id)) or self._multi_dim(self.defs[expr.id][0])):
+            return self.terms(self.defs[expr.id][0], seen | {expr.id}, kept)
         if isinstance(expr, ast.Subscript) and self.root(expr.value):
-            return self.terms(expr.value, seen)
+            return self.terms(expr.value, seen, kept)
         if isinstance(expr, ast.IfExp) and not self.root(expr):
             # A term one branch adds (`stride_xm * rows if X_DIM == 2 else 0`): the buffer holds both.
-            return self.terms(expr.body, seen) + self.terms(expr.orelse, seen)
+            return self.terms(expr.body, seen, kept) + self.terms(expr.orelse, seen, kept)
         return [expr]
+
+    def _shifted_offsets(self, sizes: set[str]) -> Callable[[str], bool]:
+        """Offsets moved by a scalar (`o_cs = o_t + seq_offset`) that a comparison bounds themselves
+        (`o_cs < N`): `root` reads the scalar as a base and `terms` would split them, sizing the buffer by
+        the unshifted offsets' bound (`o_t < T`); the kernel says the moved offsets end at N, so the buffer
+        they index holds N. Only sums of offsets and scalar sizes: a pointer local is no offset."""
+        def kept(name: str) -> bool:
+            values = self.defs.get(name, ())
+            if len(values) != 1 or self._upper_bound(name, sizes, exact=True) is None:
+                return False
+            roots = {self.root(t) for t in self.terms(values[0], frozenset({name}))}
+            return roots <= sizes | {None} and roots & sizes != set()
+        return kept
 
     def _multi_dim(self, value: ast.expr) -> bool:
         """An offset local that sums several dimensions (`rows * N + cols`): expanded into its terms."""
@@ -442,8 +458,9 @@ class Uses:
             return self.block_dims(block, sizes, strides) + extra
         root = self.root(expr)
         shifts = [t for shift in self.shifts.get(root, ()) for t in self.terms(shift)] if root in self.params else []
-        for term in self.terms(expr) + shifts:
-            if self.root(term):
+        kept = self._shifted_offsets(sizes)
+        for term in self.terms(expr, kept=kept) + shifts:
+            if self.root(term) and not (isinstance(term, ast.Name) and kept(term.id)):
                 continue
             factors = factors_of(term)
             stride = next((f.id for f in factors if isinstance(f, ast.Name) and f.id in strides), None) or \
