@@ -960,7 +960,7 @@ def _guess_constexpr(uses: Uses, name: str) -> Any:
         if isinstance(node, ast.Call) and call_name(node) == "to" and node.args and isinstance(node.args[0], ast.Name) \
                 and node.args[0].id == name:
             return {"dtype": "float32"}
-    if _divisor_only(uses, name):
+    if _divisor_only(uses, name) or _divides_a_tile(uses, name):
         return GROUP
     if _bit_count(uses, name):
         return 1
@@ -1018,6 +1018,15 @@ def _divisor_only(uses: Uses, name: str) -> bool:
         elif _shapes_with(node, name):
             return False
     return divides
+
+
+def _divides_a_tile(uses: Uses, name: str) -> bool:
+    """Whether the constexpr divides another constexpr (`BLOCK_K // MX_BLOCK`: E8M0 scales per K tile): a
+    group inside the tile. As large as the tile, the tile holds one group and the count of groups is
+    whole whatever the size; smaller, a partial tile's groups run past the last one the size has."""
+    return any(isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv) and isinstance(node.right, ast.Name)
+               and node.right.id == name and isinstance(node.left, ast.Name) and node.left.id in uses.constexprs
+               and node.left.id != name for node in ast.walk(uses.fn))
 
 
 def _shapes_with(node: ast.AST, name: str) -> bool:
