@@ -25,6 +25,7 @@ from tritonlint.witness.complementary import complementary, launch_tests
 from tritonlint.witness.constraints import (
     ABSENT,
     PRESENT,
+    Constraint,
     branch_not_taken,
     broken,
     constraints_of,
@@ -426,6 +427,11 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             or (p in facts.launch_args and launch_literal(facts.launch_args[p]) is not None)}
     rules = constraints_of(kernel.node, extracted.helpers) + complementary(launch_tests(facts.launch), uses.constexprs) \
         + bound_where_read(kernel.node)
+    if _per_tile(kernel.node, facts.tile) is not None:
+        # A walk in groups per tile (`arange(0, BLOCK_K // 32)`): one group a tile steps through whole
+        # groups whatever the size; two or more let a partial tile's groups pass the last one there is.
+        rules.append(Constraint(ast.Compare(left=ast.Name(id=str(facts.tile), ctx=ast.Load()), ops=[ast.Gt()],
+                                            comparators=[ast.Constant(value=1)]), (), f"{facts.tile} > 1"))
     local = {**module_constants(extracted.source), **locals_of(kernel.node)}
     chosen_order = sorted((p for p in consts if p not in kept), key=lambda p: (p in tuned, p in defaults))
     # First the constexpr branches the flagged line sits under (taken from the side that reaches it),
@@ -526,6 +532,13 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             b = uses.bound(ast.Name(id=walk, ctx=ast.Load()), uses.size_params() | sizes)
             if b is None or b[0] not in ("size", "axis"):  # bounded inside a sum (`i * T + offs < L`)
                 b = uses.upper_bound_in_sum(walk, uses.size_params() | sizes)
+        if b and b[0] == "div" and isinstance(b[1], tuple) and b[1][0] == "size":
+            # Groups of a size (`arange(0, BLOCK_K // 32)` advanced a tile of K a step): K is walked, in
+            # tiles of the dividend (BLOCK_K), not of the group count per tile.
+            b = b[1]
+            per_tile = _per_tile(kernel.node, facts.tile)
+            if per_tile is not None:
+                tile = value_of(per_tile)
         if b and b[0] == "size":
             axis_order.append(b[1])
         elif b and b[0] == "axis" and axes.get(b[1], (None, None))[0]:
@@ -557,6 +570,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             own_base.setdefault(size, min(base, 2 * value_of(t)))
 
     rounded = rounded_from(facts.launch)
+    literal_locals = {n: v for n, v in ((n, literal(e)) for n, e in locals_of(kernel.node).items())
+                      if isinstance(v, int) and not isinstance(v, bool) and v > 0}
     counted = loop_counted(kernel.node, sizes, segments) - set(axis_order[:1])
     row_counts = index_only_sizes(kernel.node, sizes) - set(axis_order[:1])
     starts = shift_only_sizes(kernel.node, sizes) - set(axis_order[:1])
@@ -617,7 +632,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         numels: dict[str, int] = {}
         # Tiles the kernel defines per mode (`PACKED = SCALE_K * 32` on the branch taken): a walk in
         # them is a walk of the axis whose tile has the same value.
-        tile_consts = {**consts, **{t: value_of(t) for t in local_tiles}}
+        # Literal locals too (`MX_PACK_DIVISOR: tl.constexpr = 32`): a divisor of a walk's groups.
+        tile_consts = {**literal_locals, **consts, **{t: value_of(t) for t in local_tiles}}
         mode_tiles = frozenset(local_tiles)
         for p, exprs in pointers.items():
             # Only the accesses on the constexpr branches this launch takes (`tl.load(w + k * s + n) if
@@ -1018,6 +1034,20 @@ def _divisor_only(uses: Uses, name: str) -> bool:
         elif _shapes_with(node, name):
             return False
     return divides
+
+
+def _per_tile(fn: ast.FunctionDef, tile: str | None) -> str | None:
+    """The constexpr a tile local divides (`PACKED_MX_BLOCK: tl.constexpr = BLOCK_K // 32` -> BLOCK_K)."""
+    if tile is None:
+        return None
+    for node in ast.walk(fn):
+        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else \
+            node.target if isinstance(node, ast.AnnAssign) else None
+        value = getattr(node, "value", None)
+        if isinstance(target, ast.Name) and target.id == tile and isinstance(value, ast.BinOp) \
+                and isinstance(value.op, ast.FloorDiv) and isinstance(value.left, ast.Name):
+            return value.left.id
+    return None
 
 
 def _divides_a_tile(uses: Uses, name: str) -> bool:

@@ -719,6 +719,12 @@ class Uses:
                                   and len(defs[0].args) == 2):
             return None
         last, divisor = defs[0].args[1], None
+        steps = {last.id} if isinstance(last, ast.Name) else set()  # what the pointers advance by, per step
+        if isinstance(last, ast.Name) and len(self.defs.get(last.id, ())) == 1 and last.id not in self.params:
+            # `PACKED_MX_BLOCK: tl.constexpr = BLOCK_K // MX_PACK_DIVISOR`, then `arange(0, PACKED_MX_BLOCK)`.
+            per_tile = self.defs[last.id][0]
+            if isinstance(per_tile, ast.BinOp) and isinstance(per_tile.op, ast.FloorDiv):
+                last = per_tile
         # `arange(0, BLOCK_K // 32)` advanced by `(BLOCK_K // 32) * stride` in the loop over K in tiles
         # of BLOCK_K: one scale per 32 elements, so the buffer holds K // 32 along that dimension.
         if isinstance(last, ast.BinOp) and isinstance(last.op, ast.FloorDiv) and isinstance(last.left, ast.Name) \
@@ -728,6 +734,7 @@ class Uses:
         if not isinstance(last, ast.Name):
             return None
         tile = last.id
+        steps.add(tile)
         for loop in ast.walk(self.fn):
             if not (isinstance(loop, ast.For) and isinstance(loop.iter, ast.Call) and call_name(loop.iter) == "range"):
                 continue
@@ -742,6 +749,11 @@ class Uses:
             elif len(args) == 3 and isinstance(args[1], ast.Name) and isinstance(args[2], ast.Name) \
                     and args[2].id == tile:
                 size = self._clamped_size(args[1].id, sizes)
+            elif len(args) == 3 and isinstance(args[0], ast.Name) and isinstance(args[2], ast.UnaryOp) \
+                    and isinstance(args[2].op, ast.USub) and isinstance(args[2].operand, ast.Name) \
+                    and args[2].operand.id == tile:
+                # `for k in range(K, 0, -BLOCK_K)`: counting down what is left of K, a tile a step.
+                size = self._clamped_size(args[0].id, sizes)
             elif len(args) == 3 and isinstance(args[2], ast.Name) and args[2].id == tile:
                 # `range(0, (start_m + 1) * BLOCK_M, BLOCK_N)`: up to the end of the program's own tile,
                 # a walk of the size that program axis walks (a causal loop).
@@ -755,7 +767,7 @@ class Uses:
             walked = walked or ("size", size)
             for node in ast.walk(loop):
                 if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) \
-                        and isinstance(node.target, ast.Name) and tile in self._names(node.value) \
+                        and isinstance(node.target, ast.Name) and steps & self._names(node.value) \
                         and v in self.reached({node.target.id}, depth=4) - {node.target.id} \
                         and self._sizing_reads(node.target.id):
                     return ("div", walked, divisor) if divisor else walked
