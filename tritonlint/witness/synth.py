@@ -554,7 +554,9 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     if walk and facts.tile and axis_order:
         walked_in.setdefault(facts.tile, set()).add(axis_order[0])
     related = {flag: set().union(*(walked_in.get(t, set()) for t in facts.flag_tiles.get(flag, ())))
-               or flag_sizes(uses, flag, sizes) | setter_sizes(kernel, facts, flag, sizes)
+               # The setter's own test (`sq % BLOCK_M == 0`) names what the flag vouches for; the sizes its
+               # branches compare may be other flags' (`if EVEN_M & EVEN_N:` around a headdim mask).
+               or setter_sizes(kernel, facts, flag, sizes) or flag_sizes(uses, flag, sizes)
                for flag in facts.even_flags if flag in consts}
     if even_others and not any(_stands_for_another(related.get(f, set()), a)
                                for f in facts.even_flags if f in consts and f not in facts.flags_off
@@ -650,8 +652,13 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 for d in expr_dims:
                     if d == (None, None):
                         continue  # a constant term (`... else 0`): it spans nothing, and must not hide the unit dim
-                    if all(d[0] != e[0] for e in dims):
+                    same = next((i for i, e in enumerate(dims) if e[0] == d[0]), None)
+                    if same is None:
                         dims.append(d)
+                    elif _one_tile(dims[same][1]) and isinstance(d[1], tuple) and d[1][0] == "size":
+                        # `k_ptrs + start_n * stride_kn`, `k_ptrs = K + offs_n[:, None] * stride_kn`: the tile
+                        # moved along the rows by a loop over the size; the rows span the size, not one tile.
+                        dims[same] = d
             # Rows laid out with a rounded-up stride are as long as it: the host allocates them padded.
             row_lengths = {rounded[st][0]: padded_rows[st] for st, _b in dims if st in padded_rows}
             walked_axes: list[str | None] = []  # the size each entry of `extents` walks
@@ -1034,6 +1041,10 @@ def _divisor_only(uses: Uses, name: str) -> bool:
         elif _shapes_with(node, name):
             return False
     return divides
+
+
+def _one_tile(bound: Any) -> bool:
+    return isinstance(bound, tuple) and bound[0] == "tile"
 
 
 def _per_tile(fn: ast.FunctionDef, tile: str | None) -> str | None:
