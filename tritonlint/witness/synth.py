@@ -269,6 +269,21 @@ def launch_axes(launch: Any, params: list[str]) -> dict[int, tuple[str, str]]:
     return out
 
 
+def host_extents(launch: Any, params: list[str]) -> dict[int, tuple[str, str]]:
+    """Program axis -> (host extent text, tile parameter) for a rounded-up grid whose extent is no
+    argument of the launch (`triton.cdiv(n_rows * n_cols, unroll)`)."""
+    out: dict[int, tuple[str, str]] = {}
+    if launch is None:
+        return out
+    for i, axis in enumerate(launch.grid):
+        if axis.kind != "partial" or not axis.extent or axis.extent in launch.args.values():
+            continue
+        tiles = [axis.meta_key] if axis.meta_key else [p for p, text in launch.args.items() if text == axis.size]
+        if tiles and tiles[0] in params:
+            out[i] = (axis.extent, tiles[0])
+    return out
+
+
 def _assigned(facts: Facts, param: str) -> Any:
     """The smallest literal the launch site's argument name is assigned before the launch (`BLOCK_K = 128`)."""
     if facts.launch is None:
@@ -508,6 +523,18 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             sizes.add(pair[0])
             ordered_sizes.append(pair[0])
             ordered_sizes.sort(key=uses.order)
+    host_sizes: set[str] = set()  # host extents the grid covers, no parameter of the kernel
+    if not sizes:
+        # A grid over a host extent the kernel never receives (`cdiv(n_rows * n_cols, unroll)` beside
+        # `(x, out, unroll)`): the extent is a pseudo size, made partial like any; the tensors the axis
+        # walks hold exactly that many elements, as the host's tensors the extent counts do.
+        for a, (extent, tile_name) in host_extents(facts.launch, uses.params).items():
+            if axes.get(a, (None, None))[0] is None and tile_name in consts:
+                axes[a] = (extent, tile_name)
+                sizes.add(extent)
+                host_sizes.add(extent)
+                ordered_sizes.append(extent)
+                int_like.add(extent)
     if facts.program_axis is not None and facts.program_axis[1] in sizes:
         axes[facts.program_axis[0]] = (facts.program_axis[1], facts.program_axis[2])
     # Tile indices computed from one program id (grouped or linearized): that axis runs a program
@@ -758,7 +785,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             else:
                 args.append(Arg(p, "float", value=0.5))
         shown = {s: size_values[s] for s in ordered_sizes
-                 if s in segments.values() or s in held.values() or any(a.name == s and a.kind == "int" for a in args)}
+                 if s in segments.values() or s in held.values() or s in host_sizes
+                 or any(a.name == s and a.kind == "int" for a in args)}
         return Launch(kernel.name, args, grid, axis, shown, label, dict(unpinned))
 
     pairs: list[tuple[Launch, Launch]] = []
