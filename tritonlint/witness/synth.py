@@ -403,10 +403,19 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     const_sizes = uses.constexpr_sizes()
     consts: dict[str, Any] = {}
     guessed: set[str] = set()  # constexprs nobody gives a value (no caller, default, config)
+    # TL111: every launch passes a loop's end that keeps its tiles whole (`K_DIM=256`, `BLOCK_K=64`). The
+    # finding is the loop for any other end: that end is made partial as a size, and the launch is
+    # latent (`runner._latent`: the callers pass another value).
+    caller_ends = {p: facts.launch_args[p] for p in const_sizes if facts.code == "TL111"
+                   and p in facts.launch_args and launch_literal(facts.launch_args[p]) is not None}
     for p in uses.params:
         if p not in uses.constexprs or p in heur:
             continue
         value: Any = None
+        if p in caller_ends:
+            sizes.add(p)
+            ordered_sizes.append(p)
+            continue
         if p in facts.flags_off:
             value = facts.flags_off[p]
         elif p in facts.launch_args and launch_literal(facts.launch_args[p]) is not None:
@@ -470,7 +479,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     free = chosen_order + optional
     before_reach = dict(env)
     env, _unreached = satisfy(reach, env, free, local)
-    unpinned: dict[str, str] = {}
+    unpinned: dict[str, str] = dict(caller_ends)
     if _unreached:
         # The callers' literals keep the line's branch from running: the other side is taken all the
         # same (the finding is then latent, `runner._latent`), the other literals kept as they pass them.
@@ -478,7 +487,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                   and p in facts.launch_args and launch_literal(facts.launch_args[p]) is not None]
         trial, still = satisfy(reach, env, pinned, local)
         if len(still) < len(_unreached):
-            unpinned = {p: facts.launch_args[p] for p in pinned if trial[p] != env[p]}
+            unpinned.update({p: facts.launch_args[p] for p in pinned if trial[p] != env[p]})
             env, _unreached = trial, still
     steered = {p for p in free if env[p] is not before_reach[p] and env[p] != before_reach[p]}
     # An optional parameter the line needs as it is (its pointer, or a branch on it the line sits under)
