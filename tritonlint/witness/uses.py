@@ -666,6 +666,12 @@ class Uses:
             # A mask or test comparing the offset itself with a size, from above.
             exact = self._upper_bound(v, sizes, exact=True)
             if exact is not None:
+                # Offsets in other units than the size their mask names (`offs_kp < K - k * BLOCK_K` on
+                # bytes packing two K elements, advanced `BLOCK_K // 2` rows a K tile): the pointers walk
+                # K // 2 rows, which the loop says and the mask may not.
+                advanced = self._advanced_extent(v, sizes)
+                if isinstance(advanced, tuple) and advanced[0] == "div" and advanced[1] == exact:
+                    return advanced
                 return exact
             twin = self._twin_bound(v, sizes)
             if twin is not None:
