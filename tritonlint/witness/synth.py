@@ -36,11 +36,13 @@ from tritonlint.witness.constraints import (
     satisfy,
 )
 from tritonlint.witness.extract import Extracted, Kernel
+from tritonlint.witness.host_extents import host_extents
 from tritonlint.witness.index_sizes import ROW_COUNT, index_only_sizes
 from tritonlint.witness.loaded_bounds import loaded_bounds
 from tritonlint.witness.loop_counts import LOOP_COUNT, loop_counted
 from tritonlint.witness.shift_sizes import shift_only_sizes
 from tritonlint.witness.taken_definitions import none_mask_reach, taken_first
+from tritonlint.witness.tile_groups import divides_a_tile, one_tile, per_tile
 from tritonlint.witness.uses import (
     ACCESS,
     Uses,
@@ -269,21 +271,6 @@ def launch_axes(launch: Any, params: list[str]) -> dict[int, tuple[str, str]]:
     return out
 
 
-def host_extents(launch: Any, params: list[str]) -> dict[int, tuple[str, str]]:
-    """Program axis -> (host extent text, tile parameter) for a rounded-up grid whose extent is no
-    argument of the launch (`triton.cdiv(n_rows * n_cols, unroll)`)."""
-    out: dict[int, tuple[str, str]] = {}
-    if launch is None:
-        return out
-    for i, axis in enumerate(launch.grid):
-        if axis.kind != "partial" or not axis.extent or axis.extent in launch.args.values():
-            continue
-        tiles = [axis.meta_key] if axis.meta_key else [p for p, text in launch.args.items() if text == axis.size]
-        if tiles and tiles[0] in params:
-            out[i] = (axis.extent, tiles[0])
-    return out
-
-
 def _assigned(facts: Facts, param: str) -> Any:
     """The smallest literal the launch site's argument name is assigned before the launch (`BLOCK_K = 128`)."""
     if facts.launch is None:
@@ -451,7 +438,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             or (p in facts.launch_args and launch_literal(facts.launch_args[p]) is not None)}
     rules = constraints_of(kernel.node, extracted.helpers) + complementary(launch_tests(facts.launch), uses.constexprs) \
         + bound_where_read(kernel.node)
-    if _per_tile(kernel.node, facts.tile) is not None:
+    if per_tile(kernel.node, facts.tile) is not None:
         # A walk in groups per tile (`arange(0, BLOCK_K // 32)`): one group a tile steps through whole
         # groups whatever the size; two or more let a partial tile's groups pass the last one there is.
         rules.append(Constraint(ast.Compare(left=ast.Name(id=str(facts.tile), ctx=ast.Load()), ops=[ast.Gt()],
@@ -572,9 +559,9 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             # Groups of a size (`arange(0, BLOCK_K // 32)` advanced a tile of K a step): K is walked, in
             # tiles of the dividend (BLOCK_K), not of the group count per tile.
             b = b[1]
-            per_tile = _per_tile(kernel.node, facts.tile)
-            if per_tile is not None:
-                tile = value_of(per_tile)
+            dividend = per_tile(kernel.node, facts.tile)
+            if dividend is not None:
+                tile = value_of(dividend)
         if b and b[0] == "size":
             axis_order.append(b[1])
         elif b and b[0] == "axis" and axes.get(b[1], (None, None))[0]:
@@ -691,7 +678,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                     same = next((i for i, e in enumerate(dims) if e[0] == d[0]), None)
                     if same is None:
                         dims.append(d)
-                    elif _one_tile(dims[same][1]) and isinstance(d[1], tuple) and d[1][0] == "size":
+                    elif one_tile(dims[same][1]) and isinstance(d[1], tuple) and d[1][0] == "size":
                         # `k_ptrs + start_n * stride_kn`, `k_ptrs = K + offs_n[:, None] * stride_kn`: the tile
                         # moved along the rows by a loop over the size; the rows span the size, not one tile.
                         dims[same] = d
@@ -1020,7 +1007,7 @@ def _guess_constexpr(uses: Uses, name: str) -> Any:
         if isinstance(node, ast.Call) and call_name(node) == "to" and node.args and isinstance(node.args[0], ast.Name) \
                 and node.args[0].id == name:
             return {"dtype": "float32"}
-    if _divisor_only(uses, name) or _divides_a_tile(uses, name):
+    if _divisor_only(uses, name) or divides_a_tile(uses, name):
         return GROUP
     if _bit_count(uses, name):
         return 1
@@ -1078,33 +1065,6 @@ def _divisor_only(uses: Uses, name: str) -> bool:
         elif _shapes_with(node, name):
             return False
     return divides
-
-
-def _one_tile(bound: Any) -> bool:
-    return isinstance(bound, tuple) and bound[0] == "tile"
-
-
-def _per_tile(fn: ast.FunctionDef, tile: str | None) -> str | None:
-    """The constexpr a tile local divides (`PACKED_MX_BLOCK: tl.constexpr = BLOCK_K // 32` -> BLOCK_K)."""
-    if tile is None:
-        return None
-    for node in ast.walk(fn):
-        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else \
-            node.target if isinstance(node, ast.AnnAssign) else None
-        value = getattr(node, "value", None)
-        if isinstance(target, ast.Name) and target.id == tile and isinstance(value, ast.BinOp) \
-                and isinstance(value.op, ast.FloorDiv) and isinstance(value.left, ast.Name):
-            return value.left.id
-    return None
-
-
-def _divides_a_tile(uses: Uses, name: str) -> bool:
-    """Whether the constexpr divides another constexpr (`BLOCK_K // MX_BLOCK`: E8M0 scales per K tile): a
-    group inside the tile. As large as the tile, the tile holds one group and the count of groups is
-    whole whatever the size; smaller, a partial tile's groups run past the last one the size has."""
-    return any(isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv) and isinstance(node.right, ast.Name)
-               and node.right.id == name and isinstance(node.left, ast.Name) and node.left.id in uses.constexprs
-               and node.left.id != name for node in ast.walk(uses.fn))
 
 
 def _shapes_with(node: ast.AST, name: str) -> bool:
