@@ -25,6 +25,7 @@ from tritonlint.witness.complementary import complementary, launch_tests
 from tritonlint.witness.constraints import (
     ABSENT,
     PRESENT,
+    Constraint,
     branch_not_taken,
     broken,
     constraints_of,
@@ -35,10 +36,13 @@ from tritonlint.witness.constraints import (
     satisfy,
 )
 from tritonlint.witness.extract import Extracted, Kernel
+from tritonlint.witness.host_extents import host_extents
 from tritonlint.witness.index_sizes import ROW_COUNT, index_only_sizes
 from tritonlint.witness.loaded_bounds import loaded_bounds
 from tritonlint.witness.loop_counts import LOOP_COUNT, loop_counted
+from tritonlint.witness.shift_sizes import shift_only_sizes
 from tritonlint.witness.taken_definitions import none_mask_reach, taken_first
+from tritonlint.witness.tile_groups import divides_a_tile, one_tile, per_tile
 from tritonlint.witness.uses import (
     ACCESS,
     Uses,
@@ -389,10 +393,19 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     const_sizes = uses.constexpr_sizes()
     consts: dict[str, Any] = {}
     guessed: set[str] = set()  # constexprs nobody gives a value (no caller, default, config)
+    # TL111: every launch passes a loop's end that keeps its tiles whole (`K_DIM=256`, `BLOCK_K=64`). The
+    # finding is the loop for any other end: that end is made partial as a size, and the launch is
+    # latent (`runner._latent`: the callers pass another value).
+    caller_ends = {p: facts.launch_args[p] for p in const_sizes if facts.code == "TL111"
+                   and p in facts.launch_args and launch_literal(facts.launch_args[p]) is not None}
     for p in uses.params:
         if p not in uses.constexprs or p in heur:
             continue
         value: Any = None
+        if p in caller_ends:
+            sizes.add(p)
+            ordered_sizes.append(p)
+            continue
         if p in facts.flags_off:
             value = facts.flags_off[p]
         elif p in facts.launch_args and launch_literal(facts.launch_args[p]) is not None:
@@ -428,6 +441,11 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             or (p in facts.launch_args and launch_literal(facts.launch_args[p]) is not None)}
     rules = constraints_of(kernel.node, extracted.helpers) + complementary(launch_tests(facts.launch), uses.constexprs) \
         + bound_where_read(kernel.node)
+    if per_tile(kernel.node, facts.tile) is not None:
+        # A walk in groups per tile (`arange(0, BLOCK_K // 32)`): one group a tile steps through whole
+        # groups whatever the size; two or more let a partial tile's groups pass the last one there is.
+        rules.append(Constraint(ast.Compare(left=ast.Name(id=str(facts.tile), ctx=ast.Load()), ops=[ast.Gt()],
+                                            comparators=[ast.Constant(value=1)]), (), f"{facts.tile} > 1"))
     local = {**module_constants(extracted.source), **locals_of(kernel.node)}
     chosen_order = sorted((p for p in consts if p not in kept), key=lambda p: (p in tuned, p in defaults))
     # First the constexpr branches the flagged line sits under (taken from the side that reaches it),
@@ -451,7 +469,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     free = chosen_order + optional
     before_reach = dict(env)
     env, _unreached = satisfy(reach, env, free, local)
-    unpinned: dict[str, str] = {}
+    unpinned: dict[str, str] = dict(caller_ends)
     if _unreached:
         # The callers' literals keep the line's branch from running: the other side is taken all the
         # same (the finding is then latent, `runner._latent`), the other literals kept as they pass them.
@@ -459,7 +477,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                   and p in facts.launch_args and launch_literal(facts.launch_args[p]) is not None]
         trial, still = satisfy(reach, env, pinned, local)
         if len(still) < len(_unreached):
-            unpinned = {p: facts.launch_args[p] for p in pinned if trial[p] != env[p]}
+            unpinned.update({p: facts.launch_args[p] for p in pinned if trial[p] != env[p]})
             env, _unreached = trial, still
     steered = {p for p in free if env[p] is not before_reach[p] and env[p] != before_reach[p]}
     # An optional parameter the line needs as it is (its pointer, or a branch on it the line sits under)
@@ -504,6 +522,18 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             sizes.add(pair[0])
             ordered_sizes.append(pair[0])
             ordered_sizes.sort(key=uses.order)
+    host_sizes: set[str] = set()  # host extents the grid covers, no parameter of the kernel
+    if not sizes:
+        # A grid over a host extent the kernel never receives (`cdiv(n_rows * n_cols, unroll)` beside
+        # `(x, out, unroll)`): the extent is a pseudo size, made partial like any; the tensors the axis
+        # walks hold exactly that many elements, as the host's tensors the extent counts do.
+        for a, (extent, tile_name) in host_extents(facts.launch, uses.params).items():
+            if axes.get(a, (None, None))[0] is None and tile_name in consts:
+                axes[a] = (extent, tile_name)
+                sizes.add(extent)
+                host_sizes.add(extent)
+                ordered_sizes.append(extent)
+                int_like.add(extent)
     if facts.program_axis is not None and facts.program_axis[1] in sizes:
         axes[facts.program_axis[0]] = (facts.program_axis[1], facts.program_axis[2])
     # Tile indices computed from one program id (grouped or linearized): that axis runs a program
@@ -528,6 +558,13 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             b = uses.bound(ast.Name(id=walk, ctx=ast.Load()), uses.size_params() | sizes)
             if b is None or b[0] not in ("size", "axis"):  # bounded inside a sum (`i * T + offs < L`)
                 b = uses.upper_bound_in_sum(walk, uses.size_params() | sizes)
+        if b and b[0] == "div" and isinstance(b[1], tuple) and b[1][0] == "size":
+            # Groups of a size (`arange(0, BLOCK_K // 32)` advanced a tile of K a step): K is walked, in
+            # tiles of the dividend (BLOCK_K), not of the group count per tile.
+            b = b[1]
+            dividend = per_tile(kernel.node, facts.tile)
+            if dividend is not None:
+                tile = value_of(dividend)
         if b and b[0] == "size":
             axis_order.append(b[1])
         elif b and b[0] == "axis" and axes.get(b[1], (None, None))[0]:
@@ -543,7 +580,9 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     if walk and facts.tile and axis_order:
         walked_in.setdefault(facts.tile, set()).add(axis_order[0])
     related = {flag: set().union(*(walked_in.get(t, set()) for t in facts.flag_tiles.get(flag, ())))
-               or flag_sizes(uses, flag, sizes) | setter_sizes(kernel, facts, flag, sizes)
+               # The setter's own test (`sq % BLOCK_M == 0`) names what the flag vouches for; the sizes its
+               # branches compare may be other flags' (`if EVEN_M & EVEN_N:` around a headdim mask).
+               or setter_sizes(kernel, facts, flag, sizes) or flag_sizes(uses, flag, sizes)
                for flag in facts.even_flags if flag in consts}
     if even_others and not any(_stands_for_another(related.get(f, set()), a)
                                for f in facts.even_flags if f in consts and f not in facts.flags_off
@@ -559,8 +598,11 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             own_base.setdefault(size, min(base, 2 * value_of(t)))
 
     rounded = rounded_from(facts.launch)
+    literal_locals = {n: v for n, v in ((n, literal(e)) for n, e in locals_of(kernel.node).items())
+                      if isinstance(v, int) and not isinstance(v, bool) and v > 0}
     counted = loop_counted(kernel.node, sizes, segments) - set(axis_order[:1])
     row_counts = index_only_sizes(kernel.node, sizes) - set(axis_order[:1])
+    starts = shift_only_sizes(kernel.node, sizes) - set(axis_order[:1])
 
     def build(axis: str | None, extent: int | None, label: str) -> Launch:
         # A size a program axis walks in its own tiles gets two of them, not two of the largest tile:
@@ -570,6 +612,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         size_values.update({s: min(size_values[s], LOOP_COUNT) for s in counted if s in size_values})
         # A size that only splits a program id into indices: as many rows as the grid runs (index_sizes).
         size_values.update({s: min(size_values[s], ROW_COUNT) for s in row_counts if s in size_values})
+        # A size only added to offsets is a start: one tile moves the window without leaving every buffer.
+        size_values.update({s: min(size_values[s], tile) for s in starts if s in size_values and s != axis})
         if axis is not None and extent is not None:
             size_values[axis] = extent
         # Keep sizes the host keeps multiples of each other multiples.
@@ -617,7 +661,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         rows: dict[str, int] = {}
         # Tiles the kernel defines per mode (`PACKED = SCALE_K * 32` on the branch taken): a walk in
         # them is a walk of the axis whose tile has the same value.
-        tile_consts = {**consts, **{t: value_of(t) for t in local_tiles}}
+        # Literal locals too (`MX_PACK_DIVISOR: tl.constexpr = 32`): a divisor of a walk's groups.
+        tile_consts = {**literal_locals, **consts, **{t: value_of(t) for t in local_tiles}}
         mode_tiles = frozenset(local_tiles)
         for p, exprs in pointers.items():
             # Only the accesses on the constexpr branches this launch takes (`tl.load(w + k * s + n) if
@@ -634,8 +679,13 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 for d in expr_dims:
                     if d == (None, None):
                         continue  # a constant term (`... else 0`): it spans nothing, and must not hide the unit dim
-                    if all(d[0] != e[0] for e in dims):
+                    same = next((i for i, e in enumerate(dims) if e[0] == d[0]), None)
+                    if same is None:
                         dims.append(d)
+                    elif one_tile(dims[same][1]) and isinstance(d[1], tuple) and d[1][0] == "size":
+                        # `k_ptrs + start_n * stride_kn`, `k_ptrs = K + offs_n[:, None] * stride_kn`: the tile
+                        # moved along the rows by a loop over the size; the rows span the size, not one tile.
+                        dims[same] = d
             # Rows laid out with a rounded-up stride are as long as it: the host allocates them padded.
             row_lengths = {rounded[st][0]: padded_rows[st] for st, _b in dims if st in padded_rows}
             walked_axes: list[str | None] = []  # the size each entry of `extents` walks
@@ -738,7 +788,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             else:
                 args.append(Arg(p, "float", value=0.5))
         shown = {s: size_values[s] for s in ordered_sizes
-                 if s in segments.values() or s in held.values() or any(a.name == s and a.kind == "int" for a in args)}
+                 if s in segments.values() or s in held.values() or s in host_sizes
+                 or any(a.name == s and a.kind == "int" for a in args)}
         return Launch(kernel.name, args, grid, axis, shown, label, dict(unpinned), rows)
 
     pairs: list[tuple[Launch, Launch]] = []
@@ -972,7 +1023,7 @@ def _guess_constexpr(uses: Uses, name: str) -> Any:
         if isinstance(node, ast.Call) and call_name(node) == "to" and node.args and isinstance(node.args[0], ast.Name) \
                 and node.args[0].id == name:
             return {"dtype": "float32"}
-    if _divisor_only(uses, name):
+    if _divisor_only(uses, name) or divides_a_tile(uses, name):
         return GROUP
     if _bit_count(uses, name):
         return 1

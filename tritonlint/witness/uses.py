@@ -393,23 +393,39 @@ class Uses:
 
     # -- dimensions -----------------------------------------------------------------------
 
-    def terms(self, expr: ast.expr, seen: frozenset[str] = frozenset()) -> list[ast.expr]:
-        """The additive terms of a pointer expression, pointer locals expanded."""
+    def terms(self, expr: ast.expr, seen: frozenset[str] = frozenset(),
+              kept: Callable[[str], bool] = lambda name: False) -> list[ast.expr]:
+        """The additive terms of a pointer expression, pointer locals expanded (but those `kept` says
+        are offsets of their own: kept whole)."""
         if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub)):
-            return self.terms(expr.left, seen) + self.terms(expr.right, seen)
+            return self.terms(expr.left, seen, kept) + self.terms(expr.right, seen, kept)
         if isinstance(expr, ast.Name) and expr.id in self.params and expr.id not in seen and self.defs.get(expr.id) \
                 and self.root(self.defs[expr.id][0]) == expr.id:
             # A pointer parameter moved to the program's tile (`A = A + rows * stride + cols`): its terms.
             return self.terms(self.defs[expr.id][0], seen | {expr.id})
         if isinstance(expr, ast.Name) and expr.id not in self.params and expr.id not in seen \
-                and len(self.defs.get(expr.id, ())) >= 1 and (self.root(expr) or self._multi_dim(self.defs[expr.id][0])):
-            return self.terms(self.defs[expr.id][0], seen | {expr.id})
+                and len(self.defs.get(expr.id, ())) >= 1 and (
+                    (self.root(expr) and not kept(expr.id)) or self._multi_dim(self.defs[expr.id][0])):
+            return self.terms(self.defs[expr.id][0], seen | {expr.id}, kept)
         if isinstance(expr, ast.Subscript) and self.root(expr.value):
-            return self.terms(expr.value, seen)
+            return self.terms(expr.value, seen, kept)
         if isinstance(expr, ast.IfExp) and not self.root(expr):
             # A term one branch adds (`stride_xm * rows if X_DIM == 2 else 0`): the buffer holds both.
-            return self.terms(expr.body, seen) + self.terms(expr.orelse, seen)
+            return self.terms(expr.body, seen, kept) + self.terms(expr.orelse, seen, kept)
         return [expr]
+
+    def _shifted_offsets(self, sizes: set[str]) -> Callable[[str], bool]:
+        """Offsets moved by a scalar (`o_cs = o_t + seq_offset`) that a comparison bounds themselves
+        (`o_cs < N`): `root` reads the scalar as a base and `terms` would split them, sizing the buffer by
+        the unshifted offsets' bound (`o_t < T`); the kernel says the moved offsets end at N, so the buffer
+        they index holds N. Only sums of offsets and scalar sizes: a pointer local is no offset."""
+        def kept(name: str) -> bool:
+            values = self.defs.get(name, ())
+            if len(values) != 1 or self._upper_bound(name, sizes, exact=True) is None:
+                return False
+            roots = {self.root(t) for t in self.terms(values[0], frozenset({name}))}
+            return roots <= sizes | {None} and roots & sizes != set()
+        return kept
 
     def _multi_dim(self, value: ast.expr) -> bool:
         """An offset local that sums several dimensions (`rows * N + cols`): expanded into its terms."""
@@ -442,8 +458,9 @@ class Uses:
             return self.block_dims(block, sizes, strides) + extra
         root = self.root(expr)
         shifts = [t for shift in self.shifts.get(root, ()) for t in self.terms(shift)] if root in self.params else []
-        for term in self.terms(expr) + shifts:
-            if self.root(term):
+        kept = self._shifted_offsets(sizes)
+        for term in self.terms(expr, kept=kept) + shifts:
+            if self.root(term) and not (isinstance(term, ast.Name) and kept(term.id)):
                 continue
             factors = factors_of(term)
             stride = next((f.id for f in factors if isinstance(f, ast.Name) and f.id in strides), None) or \
@@ -649,6 +666,12 @@ class Uses:
             # A mask or test comparing the offset itself with a size, from above.
             exact = self._upper_bound(v, sizes, exact=True)
             if exact is not None:
+                # Offsets in other units than the size their mask names (`offs_kp < K - k * BLOCK_K` on
+                # bytes packing two K elements, advanced `BLOCK_K // 2` rows a K tile): the pointers walk
+                # K // 2 rows, which the loop says and the mask may not.
+                advanced = self._advanced_extent(v, sizes)
+                if isinstance(advanced, tuple) and advanced[0] == "div" and advanced[1] == exact:
+                    return advanced
                 return exact
             twin = self._twin_bound(v, sizes)
             if twin is not None:
@@ -702,6 +725,12 @@ class Uses:
                                   and len(defs[0].args) == 2):
             return None
         last, divisor = defs[0].args[1], None
+        steps = {last.id} if isinstance(last, ast.Name) else set()  # what the pointers advance by, per step
+        if isinstance(last, ast.Name) and len(self.defs.get(last.id, ())) == 1 and last.id not in self.params:
+            # `PACKED_MX_BLOCK: tl.constexpr = BLOCK_K // MX_PACK_DIVISOR`, then `arange(0, PACKED_MX_BLOCK)`.
+            per_tile = self.defs[last.id][0]
+            if isinstance(per_tile, ast.BinOp) and isinstance(per_tile.op, ast.FloorDiv):
+                last = per_tile
         # `arange(0, BLOCK_K // 32)` advanced by `(BLOCK_K // 32) * stride` in the loop over K in tiles
         # of BLOCK_K: one scale per 32 elements, so the buffer holds K // 32 along that dimension.
         if isinstance(last, ast.BinOp) and isinstance(last.op, ast.FloorDiv) and isinstance(last.left, ast.Name) \
@@ -711,6 +740,7 @@ class Uses:
         if not isinstance(last, ast.Name):
             return None
         tile = last.id
+        steps.add(tile)
         for loop in ast.walk(self.fn):
             if not (isinstance(loop, ast.For) and isinstance(loop.iter, ast.Call) and call_name(loop.iter) == "range"):
                 continue
@@ -725,6 +755,11 @@ class Uses:
             elif len(args) == 3 and isinstance(args[1], ast.Name) and isinstance(args[2], ast.Name) \
                     and args[2].id == tile:
                 size = self._clamped_size(args[1].id, sizes)
+            elif len(args) == 3 and isinstance(args[0], ast.Name) and isinstance(args[2], ast.UnaryOp) \
+                    and isinstance(args[2].op, ast.USub) and isinstance(args[2].operand, ast.Name) \
+                    and args[2].operand.id == tile:
+                # `for k in range(K, 0, -BLOCK_K)`: counting down what is left of K, a tile a step.
+                size = self._clamped_size(args[0].id, sizes)
             elif len(args) == 3 and isinstance(args[2], ast.Name) and args[2].id == tile:
                 # `range(0, (start_m + 1) * BLOCK_M, BLOCK_N)`: up to the end of the program's own tile,
                 # a walk of the size that program axis walks (a causal loop).
@@ -738,7 +773,7 @@ class Uses:
             walked = walked or ("size", size)
             for node in ast.walk(loop):
                 if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) \
-                        and isinstance(node.target, ast.Name) and tile in self._names(node.value) \
+                        and isinstance(node.target, ast.Name) and steps & self._names(node.value) \
                         and v in self.reached({node.target.id}, depth=4) - {node.target.id} \
                         and self._sizing_reads(node.target.id):
                     return ("div", walked, divisor) if divisor else walked
