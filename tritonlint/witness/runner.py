@@ -25,7 +25,7 @@ from tritonlint.witness.pinned import reaching_first
 from tritonlint.witness.reduction_lanes import reduction_line
 from tritonlint.witness.spin_wait import spin_wait
 from tritonlint.witness.synth import Facts, Launch, SynthesisError, facts_from, synthesize
-from tritonlint.witness.weak_predicates import at_access, described, fix_readable, for_fix
+from tritonlint.witness.weak_predicates import at_access, describe, fix_readable, for_fix
 
 MAX_PAIRS = 3  # candidate launches tried per finding (each with its full-tile control)
 BIG_TILE = 64  # the tile of the second attempt, for kernels that derive smaller tiles from theirs
@@ -265,7 +265,8 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
             # A host predicate: launched at the access it lets through unmasked, at sizes it lets through.
             fixed_here = fixed if fix_readable(diagnostic) else None
             shown = _witness(path, display, text, proxy, launches, flags, fixed_here, timeout, fill, flag_tiles)
-            return described(shown, diagnostic, fixed is not None and fixed_here is None)
+            describe(shown, diagnostic, fixed is not None and fixed_here is None)
+            return shown
     if not kernels:
         if diagnostic.code == "TL103":
             return Witness("cannot-synthesize", "a host-side predicate: the accesses it lets through are "

@@ -15,10 +15,7 @@ import ast
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from tritonlint.witness.runner import Witness
+from typing import Any
 
 _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
@@ -180,8 +177,9 @@ def for_fix(launch: Any, weak: WeakFacts | None, fix: Any) -> Any:
     return replace(launch, args=args)
 
 
-def described(shown: Witness, diagnostic: Any, fix_unread: bool) -> Witness:
-    """The run of the predicate's access, told as the predicate's: which predicate held at which size."""
+def describe(shown: Any, diagnostic: Any, fix_unread: bool) -> None:
+    """The run of the predicate's access (a runner.Witness, changed in place), told as the predicate's:
+    which predicate held at which size."""
     weak = weak_facts_of(diagnostic)
     assert weak is not None
     if shown.status == "confirmed" and shown.launch:
@@ -199,4 +197,3 @@ def described(shown: Witness, diagnostic: Any, fix_unread: bool) -> Witness:
     if fix_unread and shown.validation is None:
         shown.validation = {"status": "not-run", "reason": "the fix's predicate tests a host value the launch "
                             "passes as no kernel parameter"}
-    return shown
