@@ -94,6 +94,24 @@ def nibble_total(packed, dst, count, TILE: tl.constexpr, FULL: tl.constexpr):
             byte = tl.load(packed + idx, mask=idx < count // 2, other=0)
         acc += (byte & 0xF).to(tl.float32) + (byte >> 4).to(tl.float32)
     tl.store(dst, tl.sum(acc))
+
+
+@triton.jit
+def halve(src, dst, length, FULL, TILE: tl.constexpr):
+    for step in range(0, tl.cdiv(length, TILE)):
+        pos = step * TILE + tl.arange(0, TILE)
+        if FULL:
+            v = tl.load(src + pos)
+        else:
+            v = tl.load(src + pos, mask=pos < length, other=0.0)
+        tl.store(dst + pos, v * 0.5, mask=pos < length)
+
+
+def run_halve(a):
+    out = torch.empty_like(a)
+    total = a.numel()
+    halve[(1,)](a, out, total, total % 4 == 0, TILE=64)
+    return out
 '''
 
 
@@ -132,6 +150,10 @@ def test_weak_predicates_and_the_accesses_they_let_through_are_confirmed(found: 
     size = launch["witness"]["launch"]["sizes"]["length"]
     assert size % 4 == 0 and size % 64, size
     assert launch["fix"]["validation"]["status"] == "validated", launch["fix"]["validation"]
+    # The flag passed as a plain bool (no constexpr): the fix's value travels as the int the launch passes.
+    plain = _one(found, "TL103", _line(text, "total % 4 == 0, TILE=64", "def run_halve"))
+    assert plain["witness"]["status"] == "confirmed", plain["witness"]["reason"]
+    assert plain["fix"]["validation"]["status"] == "validated", plain["fix"]["validation"]
 
 
 def test_a_split_walk_runs_one_program_per_part(found: list[dict[str, Any]]) -> None:

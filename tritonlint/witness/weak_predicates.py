@@ -173,7 +173,9 @@ def for_fix(launch: Any, weak: WeakFacts | None, fix: Any) -> Any:
     value = evaluate(text, env) if text else None
     if not isinstance(value, bool):
         return launch
-    args = [replace(a, value=value) if a.name == weak.flag and a.kind == "constexpr" else a for a in launch.args]
+    # A flag passed as a plain bool (not a constexpr) travels as an int, as the synthesizer passes it.
+    args = [replace(a, value=value if a.kind == "constexpr" else int(value)) if a.name == weak.flag
+            and a.kind in ("constexpr", "int") else a for a in launch.args]
     return replace(launch, args=args)
 
 
