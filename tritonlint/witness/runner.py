@@ -48,6 +48,9 @@ class Witness:
     # changes the flagged access ({"kind": "padding", "group", "axis", "ndim", "block"} or
     # {"kind": "identity", "value"}); None for a bounds confirmation.
     second_run: dict[str, Any] | None = None
+    # The analysed file's line the run watched where it is not the finding's own (a TL103 predicate in host
+    # code is run at the access it lets through unmasked); 0: the finding's line.
+    judged_line: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {"status": self.status, "reason": self.reason, "launch": self.launch, "evidence": self.evidence}

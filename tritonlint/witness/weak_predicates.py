@@ -193,6 +193,7 @@ def describe(shown: Any, diagnostic: Any, fix_unread: bool) -> None:
         shown.reason = (f"`{weak.predicate}` holds at {at}, not a multiple of {weak.tile}"
                         + (f" = {tile}" if tile is not None else "")
                         + f": {weak.flag} is True and the unmasked access at line {line} runs; " + shown.reason)
+        shown.judged_line = weak.access[0] if weak.access else 0
         if shown.evidence is not None:
             shown.evidence = {**shown.evidence, "predicate": weak.predicate, "flag": weak.flag, "size": at,
                               "access_line": line}
