@@ -11,6 +11,9 @@ Kernels of our own, in the idioms of fixtures/weak-evenness-predicate/."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -126,7 +129,7 @@ def found(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
     """One witness run over the kernels, shared by the tests that read it."""
     path = tmp_path_factory.mktemp("weak") / "weak_kernels.py"
     path.write_text(KERNELS)
-    return witness_json(path, "--select", "TL101,TL103", "--timeout", "120")
+    return witness_json(path, "--select", "TL101,TL103", "--timeout", "120", "--emit-repro", str(path.parent / "repro"))
 
 
 def _one(found: list[dict[str, Any]], code: str, line: int) -> dict[str, Any]:
@@ -174,6 +177,17 @@ def test_packed_units_are_sized_by_the_mask_that_halves_them(found: list[dict[st
     count = access["launch"]["sizes"]["count"]
     packed = next(a for a in access["launch"]["args"] if a["name"] == "packed")
     assert packed["numel"] == count // 2, (packed, count)
+
+
+def test_the_repro_script_watches_the_access_the_predicate_lets_through(found: list[dict[str, Any]],
+                                                                        tmp_path_factory: pytest.TempPathFactory) -> None:
+    line = _line(KERNELS, "@triton.heuristics", "import triton.language")
+    assert _one(found, "TL103", line)["witness"]["status"] == "confirmed"
+    repro_dir = next(p for p in tmp_path_factory.getbasetemp().glob("weak*/repro"))
+    script = next(repro_dir.glob(f"*_{line}_TL103.py"))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, check=False,
+                          cwd=repro_dir, env={**os.environ, "TRITON_INTERPRET": "1"})
+    assert "past the end of `src`" in done.stdout, done.stdout + done.stderr[-2000:]
 
 
 def test_passing_sizes_only_where_the_predicate_holds_and_the_tile_is_partial() -> None:
