@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -198,3 +199,45 @@ def test_passing_sizes_only_where_the_predicate_holds_and_the_tile_is_partial() 
     # A predicate that implies full tiles lets no partial size through; one that cannot be read, none.
     assert passing_sizes(WeakFacts("k", "F", "K", "BLOCK_K", "K % (2 * BLOCK_K) == 0", "launch"), {"BLOCK_K": 16}) == []
     assert passing_sizes(WeakFacts("k", "F", "K", "BLOCK_K", "f(K)", "launch"), {"BLOCK_K": 16}) == []
+
+
+TILES = '''
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def tile_sum(src, dst, size, WHOLE: tl.constexpr, BLOCK: tl.constexpr):
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for t in range(0, tl.cdiv(size, BLOCK)):
+        at = t * BLOCK + tl.arange(0, BLOCK)
+        if WHOLE:
+            acc += tl.load(src + at)
+        else:
+            acc += tl.load(src + at, mask=at < size, other=0.0)
+    tl.store(dst, tl.sum(acc))
+'''
+
+HOST = '''
+import torch
+
+from tiles import tile_sum
+
+
+def total(x):
+    out = torch.empty(1, device=x.device)
+    size = x.numel()
+    tile_sum[(1,)](x, out, size, WHOLE=(size % 8 == 0), BLOCK=32)
+    return out
+'''
+
+
+def test_a_predicate_in_another_module_is_run_at_the_access(tmp_path: Path) -> None:
+    """The finding sits at the kernel's flag parameter (the predicate is in the launching module): the run
+    watches the access it lets through, not the parameter's line."""
+    (tmp_path / "tiles.py").write_text(TILES)
+    (tmp_path / "host.py").write_text(HOST)
+    found = witness_json(tmp_path / "tiles.py", "--select", "TL103", "--timeout", "120")
+    weak = _one(found, "TL103", _line(TILES, "def tile_sum", "import triton.language"))["witness"]
+    assert weak["status"] == "confirmed", weak["reason"]
+    assert weak["reason"].startswith("`size % 8 == 0` holds at size="), weak["reason"]

@@ -262,7 +262,8 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
         kernels = enclosing_kernel(text, diagnostic.line)
     except SyntaxError as error:
         return Witness("cannot-synthesize", f"the file does not parse: {error.msg}")
-    if not kernels and diagnostic.code == "TL103":
+    if diagnostic.code == "TL103":
+        # In host code, or at the kernel's flag parameter where the predicate is in another module.
         proxy = at_access(diagnostic)
         if proxy is not None:
             # A host predicate: launched at the access it lets through unmasked, at sizes it lets through.

@@ -141,8 +141,8 @@ def at_access(diagnostic: Any) -> Any:
     """The TL103 finding placed at the access its predicate lets through unmasked (the kernel's line the
     run watches), its facts kept; None where the rule names no such access in this file."""
     weak = weak_facts_of(diagnostic)
-    if weak is None or weak.access is None:
-        return None
+    if weak is None or weak.access is None or weak.access[0] == diagnostic.line:
+        return None  # no access named, or placed there already
     line, column = weak.access
     return replace(diagnostic, line=line, column=column, end_line=line, end_column=column + 1, notes=())
 
