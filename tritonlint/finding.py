@@ -9,6 +9,7 @@ from tritonlint.diagnostics import Applicability, Diagnostic, Fix
 from tritonlint.fixing.edits import fitted_edit
 from tritonlint.fixing.masks import CallFix
 from tritonlint.semantic.context import KernelContext
+from tritonlint.semantic.host.weak_facts import weak_facts
 from tritonlint.semantic.verdicts import TailHazard
 
 
@@ -59,8 +60,11 @@ class AccessFinding(Finding):
         return None
 
     def facts(self) -> tuple[tuple[str, str], ...]:
-        """What the finding names, for tools (`Diagnostic.facts`); none by default."""
-        return ()
+        """What the finding names, for tools (`Diagnostic.facts`): the weak predicate (TL103) that lets
+        the access run unmasked, whose launches the witness builds; none otherwise."""
+        if self.hazard.weak is None:
+            return ()
+        return tuple((k, v) for k, v in weak_facts(self.hazard.weak, self.context) if k != "access")
 
     def predicate_fix(self) -> Fix:
         """Where a weak predicate lets the access run unmasked: it is fixed where it is written."""

@@ -8,6 +8,7 @@ from tritonlint.diagnostics import Applicability, Diagnostic, Edit, Fix
 from tritonlint.finding import FileView, Finding
 from tritonlint.semantic.context import KernelContext
 from tritonlint.semantic.host.flag_setters import WeakPredicate
+from tritonlint.semantic.host.weak_facts import weak_facts
 from tritonlint.source.locations import Span, char_column
 
 
@@ -17,6 +18,10 @@ class PredicateFinding(Finding):
 
     weak: WeakPredicate
     context: KernelContext
+
+    def facts(self) -> tuple[tuple[str, str], ...]:
+        """What the witness launches: the kernel, the predicate in its names, and an access it lets through."""
+        return weak_facts(self.weak, self.context)
 
     def diagnostic(self, code: str, name: str, file: FileView) -> Diagnostic:
         """At the predicate where it is in this file (a launch argument, a heuristics lambda), else at
@@ -49,4 +54,4 @@ class PredicateFinding(Finding):
         message = f"`{weak.text}` sets {weak.flag} without implying full tiles of {weak.tile}"
         return Diagnostic(code=code, name=name, message=message, path=file.path, line=span.line,
                           column=span.column + 1, end_line=span.end_line, end_column=span.end_column + 1,
-                          notes=tuple(notes), fix=fix, start_offset=start, end_offset=end)
+                          notes=tuple(notes), fix=fix, start_offset=start, end_offset=end, facts=self.facts())

@@ -80,6 +80,7 @@ class TailHazard:
     guard: str = ""  # the host line that keeps every launch from reaching the partial tile (TL111/TL112)
     when: Path = frozenset()  # the walk enters the pointer only where these hold (one side of an `if`)
     predicate: str = ""  # the weak predicate (TL103) that lets the access run unmasked: fixed there, not here
+    weak: WeakPredicate | None = field(default=None, compare=False)  # that predicate, for the witness's facts
     # `bound` is the size a launch rounds the block up from (`BLOCK=next_power_of_2(n)`): the tile
     # itself, from 0, is bounded by it, with no program's offset needed.
     rounded: bool = False
@@ -261,7 +262,7 @@ class HazardFinder:
             side = Literal(even_side.atom, even_side.even)
             evidence = f"{weak.flag} is set by `{weak.text}` at {weak.where}, which does not imply {weak.needs}"
             return Judgement(walk, TailHazard(access, walk, f"reachable when {side.describe()}, on a partial tile "
-                                              f"of {weak.tile}", evidence, predicate=f"`{weak.needs}` at {weak.where}"), evidence)
+                                              f"of {weak.tile}", evidence, predicate=f"`{weak.needs}` at {weak.where}", weak=weak), evidence)
         evidence_flags = [flag for flag in covering if flag.source != "name" and self.flags.atom_applies(flag.atom, access)]
         for flag in evidence_flags:
             tail = Literal(flag.atom, not flag.even)

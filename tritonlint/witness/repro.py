@@ -285,7 +285,7 @@ def emit(folder: Path, display: str, diagnostic: Any, witness: Any) -> Path | No
     target.write_text((HEAD + body).format(
         code=diagnostic.code, where=f"{display}:{diagnostic.line}", reason=witness.reason.replace('"""', "'''"),
         name=target.name, source=witness.module_source, launch=repr(launch),
-        line=diagnostic.line + witness.module_offset, fill_source=_FILL_SOURCE,
+        line=(witness.judged_line or diagnostic.line) + witness.module_offset, fill_source=_FILL_SOURCE,
         second=repr(json.dumps(witness.second_run)), guard=_guard(witness), lane_axis_source=_LANE_AXIS_SOURCE,
         reduction_source=_REDUCTION_SOURCE))
     return target

@@ -26,6 +26,7 @@ from tritonlint.witness.pinned import reaching_first
 from tritonlint.witness.reduction_lanes import reduction_line
 from tritonlint.witness.spin_wait import spin_wait
 from tritonlint.witness.synth import Facts, Launch, SynthesisError, facts_from, synthesize
+from tritonlint.witness.weak_predicates import at_access, describe, fix_readable, for_fix
 
 MAX_PAIRS = 3  # candidate launches tried per finding (each with its full-tile control)
 BIG_TILE = 64  # the tile of the second attempt, for kernels that derive smaller tiles from theirs
@@ -48,6 +49,9 @@ class Witness:
     # changes the flagged access ({"kind": "padding", "group", "axis", "ndim", "block"} or
     # {"kind": "identity", "value"}); None for a bounds confirmation.
     second_run: dict[str, Any] | None = None
+    # The analysed file's line the run watched where it is not the finding's own (a TL103 predicate in host
+    # code is run at the access it lets through unmasked); 0: the finding's line.
+    judged_line: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {"status": self.status, "reason": self.reason, "launch": self.launch, "evidence": self.evidence}
@@ -266,6 +270,15 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
         kernels = enclosing_kernel(text, diagnostic.line)
     except SyntaxError as error:
         return Witness("cannot-synthesize", f"the file does not parse: {error.msg}")
+    if diagnostic.code == "TL103":
+        # In host code, or at the kernel's flag parameter where the predicate is in another module.
+        proxy = at_access(diagnostic)
+        if proxy is not None:
+            # A host predicate: launched at the access it lets through unmasked, at sizes it lets through.
+            fixed_here = fixed if fix_readable(diagnostic) else None
+            shown = _witness(path, display, text, proxy, launches, flags, fixed_here, timeout, fill, flag_tiles)
+            describe(shown, diagnostic, fixed is not None and fixed_here is None)
+            return shown
     if not kernels:
         if diagnostic.code == "TL103":
             return Witness("cannot-synthesize", "a host-side predicate: the accesses it lets through are "
@@ -292,6 +305,8 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
             continue
         sites = reaching_first(extracted, diagnostic.line, launches.get(name, []))
         facts = facts_from(diagnostic, sites, flags.get(name, {}), flag_tiles.get(name, {}))
+        if facts.weak is not None and facts.weak.setter == "launch":
+            facts.flags_off.setdefault(facts.weak.flag, True)  # the launch passes what its predicate gives
         _pin_left_defaults(facts, path)
         try:
             every = synthesize(extracted, facts, owner=owner)
@@ -453,7 +468,7 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
                 step["ident"] = job.add(cand, module, identity_run, negative=negative)
                 job.compare.append((step["cand"], step["ident"]))
             if fixed_module is not None:
-                step["fixed"] = job.add(cand, fixed_module, watch=fixed_gen_lines if stores or changed else None,
+                step["fixed"] = job.add(for_fix(cand, facts.weak, diagnostic.fix), fixed_module, watch=fixed_gen_lines if stores or changed else None,
                                         negative=negative)
                 job.compare.append((step.get("ident", step["cand"]), step["fixed"]))
             plan.append(step)

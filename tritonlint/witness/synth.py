@@ -41,6 +41,7 @@ from tritonlint.witness.index_sizes import ROW_COUNT, index_only_sizes
 from tritonlint.witness.loaded_bounds import loaded_bounds
 from tritonlint.witness.loop_counts import LOOP_COUNT, loop_counted
 from tritonlint.witness.shift_sizes import shift_only_sizes
+from tritonlint.witness.split_axes import split_axes
 from tritonlint.witness.taken_definitions import none_mask_reach, taken_first
 from tritonlint.witness.tile_groups import divides_a_tile, one_tile, per_tile
 from tritonlint.witness.uses import (
@@ -52,6 +53,7 @@ from tritonlint.witness.uses import (
     literal,
     scalar_counts,
 )
+from tritonlint.witness.weak_predicates import WeakFacts, passing_sizes, weak_facts_of
 
 DEFAULT_TILE = 16
 GROUP = 4  # a constexpr that only divides offsets (a quantization group): smaller than any tile
@@ -160,6 +162,7 @@ class Facts:
     # kernel parameter -> where the callers leave the host flag it is given at its default (left_defaults):
     # `launch_args` holds that default as a literal, as if the launch passed it.
     defaulted: dict[str, str] = field(default_factory=dict)
+    weak: WeakFacts | None = None  # the weak evenness predicate the finding names (weak_predicates.py)
 
 
 def facts_from(diagnostic: Any, launches: list[Any], even_flags: dict[str, bool],
@@ -202,7 +205,7 @@ def facts_from(diagnostic: Any, launches: list[Any], even_flags: dict[str, bool]
         multiples |= set(launch.multiples)
         multiples |= padded(launch)
     return Facts(diagnostic.line, diagnostic.code, flags, walk, tile, hints, args, multiples, even_flags, first,
-                 program_axis, dict(flag_tiles or {}))
+                 program_axis, dict(flag_tiles or {}), weak=weak_facts_of(diagnostic))
 
 
 # A host value rounded up before the launch: `cdiv(x, C) * C`, `math.ceil(x / C) * C`,
@@ -363,7 +366,11 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
 
     With `whole_tiles`, each control's size is a whole number of the largest tile too, not only of the
     finding's: a kernel may walk one size in tiles of two blocks (`start_m = pid * BLOCK_N` stepping
-    by `BLOCK_M`), and is then in bounds only where the size is whole in both."""
+    by `BLOCK_M`), and is then in bounds only where the size is whole in both.
+
+    Where the finding names a weak evenness predicate (`facts.weak`, weak_predicates.py), its walked size
+    comes first, at sizes the predicate lets through with a partial tile of the tile it fails to imply."""
+    weak = facts.weak
     kernel = extracted.kernel
     uses = Uses(kernel, extracted.helpers)
     pointers = uses.pointers()
@@ -573,6 +580,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 tile = value_of(b[2])
     axis_order += [h for h in facts.axis_hints if h in sizes and h in int_like]
     axis_order += sorted((sizes & int_like) - set(axis_order), key=uses.order)
+    if weak is not None and weak.walked in sizes:
+        axis_order.insert(0, weak.walked)
     axis_order = [a for a in dict.fromkeys(axis_order) if a not in flag_args][:4]
 
     # What the analysis relates each flag to: its tiles, then the sizes those tiles walk.
@@ -600,6 +609,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     rounded = rounded_from(facts.launch)
     literal_locals = {n: v for n, v in ((n, literal(e)) for n, e in locals_of(kernel.node).items())
                       if isinstance(v, int) and not isinstance(v, bool) and v > 0}
+    split = split_axes(kernel.node, axes)
     counted = loop_counted(kernel.node, sizes, segments) - set(axis_order[:1])
     row_counts = index_only_sizes(kernel.node, sizes) - set(axis_order[:1])
     starts = shift_only_sizes(kernel.node, sizes) - set(axis_order[:1])
@@ -627,7 +637,9 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 grid.append(1)  # an axis the package's launch does not have: one program, program id 0
                 continue
             size, tile_name = axes.get(dim, (None, None))
-            if size is not None and size in size_values and dim in exact:
+            if dim in split:
+                grid.append(value_of(split[dim]))  # a split K: one program per part (split_axes.py)
+            elif size is not None and size in size_values and dim in exact:
                 # The host divides this axis exactly (`rows_total // BLOCK`): whole tiles only.
                 grid.append(size_values[size] // value_of(tile_name))
             elif size is not None and size in size_values:
@@ -795,7 +807,24 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     pairs: list[tuple[Launch, Launch]] = []
     largest = max([t for t in tiles if t & (t - 1) == 0] + [tile])  # the largest power-of-two tile
     candidate_axes: list[str | None] = list(axis_order) or [None]
+    only_weak = weak is not None and facts.code == "TL103"
+    if only_weak:
+        # The predicate's own finding: only sizes it lets through show it (its flag is True there alone).
+        assert weak is not None
+        if weak.walked not in sizes:
+            raise SynthesisError(f"`{weak.walked}`, which `{weak.predicate}` tests, is no size `{kernel.name}` takes")
+        candidate_axes = [weak.walked]
     for axis in candidate_axes:
+        if weak is not None and axis == weak.walked:
+            # Sizes the weak predicate lets through, its tile partial (the flag's even side, unmasked).
+            sized = {**{s: own_base.get(s, base) for s in ordered_sizes}, **consts}
+            for passing, whole, label in passing_sizes(weak, sized):
+                pairs.append((build(axis, passing, label), build(axis, whole, f"{axis}={whole}")))
+            if only_weak and not pairs:
+                raise SynthesisError(f"no size of `{axis}` up to three tiles of `{weak.tile}` makes `{weak.predicate}` "
+                                     "hold with a partial tile (or a name in it has no value here)")
+            if only_weak:
+                continue
         # A tile past whole ones, a single partial tile (a row shorter than its block), one element over.
         for m, r in ((2, tile // 2), (0, tile // 2), (1, 1)):
             if axis is None or r <= 0 or r >= tile:

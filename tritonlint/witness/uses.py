@@ -818,6 +818,10 @@ class Uses:
                 if hit and exact and selects_only(self.selectors, c, v):
                     continue  # `tl.where(d < ROT, -x, x)`: a part of the tile, not the tensor's end
                 bounding = (self.reached(self._names(other)) & sizes) | self._aliased(self._names(other), sizes)
+                halved = _halved(other, bounding) if hit and exact else None
+                if halved is not None:
+                    # `offs < K // 2`: packed units (two int4 values a byte), the buffer holds K // 2 of them.
+                    return ("div", ("size", halved[0]), halved[1])
                 if hit and bounding:
                     return ("size", min(bounding, key=self.order))
         return None
@@ -1230,4 +1234,18 @@ def _derived_tile_walk(uses: Uses, expr: ast.expr) -> tuple[str, int, str] | Non
         axes = {a for n in derived if (a := uses.pid_axis(ast.Name(id=n, ctx=ast.Load()))) is not None}
         if len(axes) == 1:
             return ("axis", axes.pop(), tile.id)
+    return None
+
+
+
+def _halved(other: ast.expr, bounding: set[str]) -> tuple[str, str] | None:
+    """(size, divisor) of a bound that is a size floor-divided by a name or a positive literal
+    (`K // 2`, `N // PACK`); None otherwise."""
+    if not (isinstance(other, ast.BinOp) and isinstance(other.op, ast.FloorDiv)
+            and isinstance(other.left, ast.Name) and other.left.id in bounding):
+        return None
+    if isinstance(other.right, ast.Name):
+        return other.left.id, other.right.id
+    if isinstance(other.right, ast.Constant) and isinstance(other.right.value, int) and other.right.value > 0:
+        return other.left.id, str(other.right.value)
     return None

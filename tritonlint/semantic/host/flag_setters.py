@@ -44,6 +44,9 @@ class Requirement:
     extent: str
     tile: str
     keys: frozenset[str]
+    # The accesses the flag lets through unmasked along this walk (their calls): where a run of the
+    # predicate's launch goes out of bounds (the witness launches the kernel and watches them).
+    calls: tuple[cst.Call, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,10 @@ class WeakPredicate:
     # The predicate's place in the launching file: 1-based lines, 0-based UTF-8 byte columns (ast's).
     span: tuple[int, int, int, int] | None = None
     replacement: str = ""  # the predicate that keeps the promise, in the setter's own names; "" if unclear
+    calls: tuple[cst.Call, ...] = ()  # the unmasked accesses it lets through (the requirement's)
+    # The predicate in the kernel's names (`args["K"] % 2 == 0` -> `K % 2 == 0`; a launch's host names
+    # mapped to the parameters they are passed as), or "" where a name is passed as no parameter.
+    kernel_text: str = ""
 
     @property
     def needs(self) -> str:
@@ -94,7 +101,8 @@ def weak_predicates(model: Stages) -> list[WeakPredicate]:
                 requirement, replacement = weak
                 found.append(WeakPredicate(flag.atom, _written(node), f"line {model.line_of(node)}",
                                            requirement.tile, requirement.extent, requirement.keys, node=node,
-                                           replacement=_in_lambda(node, replacement)))
+                                           replacement=_in_lambda(node, replacement), calls=requirement.calls,
+                                           kernel_text=text))
         for launch in launched:
             text, span = launch.predicates[flag.atom]
             weak = _judge(text, requirements, dict(launch.args), defaults)
@@ -103,13 +111,15 @@ def weak_predicates(model: Stages) -> list[WeakPredicate]:
                 file = launch.where.rsplit(":", 1)[0]
                 found.append(WeakPredicate(flag.atom, text, f"{file}:{span[0]}", requirement.tile,
                                            requirement.extent, requirement.keys, launch=launch, span=span,
-                                           replacement=replacement))
+                                           replacement=replacement, calls=requirement.calls,
+                                           kernel_text=in_kernel_names(text, dict(launch.args))))
     return found
 
 
 def _requirements(model: Stages, atom: str, dims: frozenset[str]) -> list[Requirement]:
     """What full tiles need along each walk the flag lets through unmasked (its even side)."""
     found: dict[tuple[str, str], set[str]] = {}
+    calls: dict[tuple[str, str], list[cst.Call]] = {}
     for access in model.flags.accesses:  # helpers' accesses too, as their calls see them
         if not model.flags.on_side(atom, True, access.path):
             continue
@@ -125,7 +135,26 @@ def _requirements(model: Stages, atom: str, dims: frozenset[str]) -> list[Requir
                 divided = None
             if divided is not None:
                 found.setdefault(divided, set()).update(walk.keys)
-    return [Requirement(extent, tile, frozenset(keys)) for (extent, tile), keys in found.items()]
+                if access.call not in calls.setdefault(divided, []):
+                    calls[divided].append(access.call)
+    return [Requirement(extent, tile, frozenset(keys), tuple(calls[(extent, tile)]))
+            for (extent, tile), keys in found.items()]
+
+
+def in_kernel_names(text: str, host: dict[str, str]) -> str:
+    """A launch's predicate with each host name read as the kernel parameter it is passed as (`n % 2 == 0`
+    with `K=n` gives `K % 2 == 0`); "" where a name it tests is passed as no parameter (unknown there)."""
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError:
+        return ""
+    passed = {value.strip(): param for param, value in host.items() if value.strip().isidentifier()}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            if node.id not in passed:
+                return ""
+            node.id = passed[node.id]
+    return ast.unparse(tree)
 
 
 def loop_division(model: Stages, iterable: cst.BaseExpression | None) -> tuple[str, str] | None:
@@ -260,7 +289,7 @@ def _judge(text: str, requirements: list[Requirement], host: dict[str, str],
             walked, tile_text = divided.group(1), f"{tile_text}*{divided.group(2)}"
         extent = Counter(_factors_of(walked, host))
         tile = _factors_of(tile_text, host, defaults)
-        needed = Requirement(walked, " * ".join(_atoms(tile_text)), requirement.keys)
+        needed = Requirement(walked, " * ".join(_atoms(tile_text)), requirement.keys, requirement.calls)
         relevant = [(e, d) for e, d in tests if not Counter(_factors(e)) - extent]
         if not relevant:
             continue
