@@ -490,7 +490,6 @@ class _Run:
         for kernel in found.kernels:
             if id(kernel) in built or id(kernel) not in needed:
                 self.check_remembered(kernel, built.get(id(kernel)), memo)
-        memo.finish()
         if self.deferred is not None:
             self.deferred.hold(helpers)
         else:
