@@ -441,8 +441,7 @@ def caller_facts(tree: ast.Module, function: ast.FunctionDef, display: str,
             {key: where if here[key] == where else f"{where}, {here[key]}" for key, where in common.items() if key in here}
         if not common:
             return []
-    params = {a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)}
-    reassigned = Body(function.body).assigns.keys() & params
+    reassigned = Body(function.body).assigns.keys() & set(parameter_names(function))
     return [(left, right, where) for (left, right), where in (common or {}).items()
             if not _names(left) & reassigned and not _names(right) & reassigned]
 
