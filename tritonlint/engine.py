@@ -20,7 +20,7 @@ from tritonlint.config import Config
 from tritonlint.deep import NestedTooDeep, retried_deeper
 from tritonlint.deferred_fixes import DeferredFixes
 from tritonlint.diagnostics import Applicability, Diagnostic
-from tritonlint.finding import FileView
+from tritonlint.finding import FileView, Finding
 from tritonlint.fixing.edits import DEFAULT_LINE_LENGTH, apply_edits
 from tritonlint.forked import Forked, forking_possible
 from tritonlint.kernel_memo import KernelMemo, closure_of, host_code, memo_key, mentions
@@ -420,11 +420,7 @@ class _Run:
             return False
         records = sorted(mine.records + theirs.records, key=lambda record: record[0])
         for _, code, place, diagnostic in records:
-            if place is not None:
-                if (code, place) in self.reported:
-                    continue
-                self.reported.add((code, place))
-            self.suppressed += _place(diagnostic, self.text, self.starts, self.diagnostics, self.used)
+            self._report(code, place, diagnostic, None)
         model_crashes = sorted(mine.model_crashes + theirs.model_crashes, key=lambda pair: pair[0])
         rule_crashes = sorted(mine.rule_crashes + theirs.rule_crashes, key=lambda pair: pair[0])
         self.crashes += [line for _, line in model_crashes] + [line for _, line in rule_crashes]
@@ -494,7 +490,6 @@ class _Run:
         for kernel in found.kernels:
             if id(kernel) in built or id(kernel) not in needed:
                 self.check_remembered(kernel, built.get(id(kernel)), memo)
-        memo.finish()
         if self.deferred is not None:
             self.deferred.hold(helpers)
         else:
@@ -528,67 +523,58 @@ class _Run:
             return  # (not built: `remembered` builds every kernel whose key the memo does not hold)
         else:
             crashes = len(self.crashes)
-            raws = self._raw_findings(kernel, model)
+            raws = []
+            self._rules_over(kernel, model, partial(self._unplaced, raws))
             if len(self.crashes) == crashes and not self.depends:
                 memo.store(key, closure, [(code, keyed, diagnostic) for code, keyed, diagnostic, _ in raws])
         for code, keyed, diagnostic, complete in raws:
             place = ("access", diagnostic.start_offset, diagnostic.end_offset) if keyed \
                 else (diagnostic.line, diagnostic.column)
-            if (code, place) in self.reported:
-                continue
-            self.reported.add((code, place))
-            self.suppressed += _place(diagnostic, self.text, self.starts, self.diagnostics, self.used)
-            if self.deferred is not None and complete is not None:
-                self.deferred.defer(diagnostic, complete)
+            self._report(code, place, diagnostic, complete)
 
-    def _raw_findings(self, kernel: KernelSource, model: KernelContext,
-                      ) -> list[tuple[str, bool, Diagnostic, Callable[[], Diagnostic] | None]]:
-        """Every rule's findings on one context, unplaced: (code, reported once per key, diagnostic,
-        what completes it). A crashing rule is a crash line (re-raised when strict), as in `check`."""
-        raws: list[tuple[str, bool, Diagnostic, Callable[[], Diagnostic] | None]] = []
-        for rule in self.rules:
-            try:
-                for finding in list(rule.check(model)):
-                    diagnostic = finding.diagnostic(rule.code, rule.name, self.file)
-                    raws.append((rule.code, finding.key() is not None, diagnostic,
-                                 partial(finding.diagnostic, rule.code, rule.name, self.complete)))
-            except RecursionError:
-                raise NestedTooDeep(kernel.first_line, "analyse") from None
-            except Exception as error:
-                if self.strict:
-                    raise RuleCrash(f"{rule.code} crashed on {self.path}:{kernel.first_line}") from error
-                self.crashes.append(_crash_line(self.path, kernel, f"{rule.code} ({rule.name})", error))
-        return raws
+    def _unplaced(self, raws: list[tuple[str, bool, Diagnostic, Callable[[], Diagnostic] | None]],
+                  rule: Rule, finding: Finding) -> None:
+        """The editor's handling of a finding (`check_remembered`): kept unplaced in `raws`, as (code,
+        reported once per key, diagnostic, what completes it), for the memo to store."""
+        diagnostic = finding.diagnostic(rule.code, rule.name, self.file)
+        raws.append((rule.code, finding.key() is not None, diagnostic,
+                     partial(finding.diagnostic, rule.code, rule.name, self.complete)))
 
     def check(self, kernel: KernelSource, model: KernelContext, own: set[int] | None = None,
               record: tuple[int, list[tuple[int, str, tuple[int, int] | None, Diagnostic]]] | None = None) -> None:
         """Every rule over one context (`own`: a neighbour's caller, only findings in this file's contexts).
         With `record` (the kernel's index, a list), each finding goes to the list, not yet placed."""
+        self._rules_over(kernel, model, partial(self._deduplicated, own, record), own)
+
+    def _deduplicated(self, own: set[int] | None,
+                      record: tuple[int, list[tuple[int, str, tuple[int, int] | None, Diagnostic]]] | None,
+                      rule: Rule, finding: Finding) -> None:
+        """`check`'s handling of a finding: an access reported once per key (before its diagnostic is
+        built), anything else once per place in the file; placed, or recorded when `record` is given."""
+        key = finding.key()
+        if key is not None:
+            if (rule.code, key) in self.reported:
+                return
+            self.reported.add((rule.code, key))
+            self.keyed.append((rule.code, key))
+        diagnostic = finding.diagnostic(rule.code, rule.name, self.file)
+        place = (diagnostic.line, diagnostic.column) if key is None and own is None else None
+        if record is not None:
+            record[1].append((record[0], rule.code, place, diagnostic))
+            return
+        self._report(rule.code, place, diagnostic, partial(finding.diagnostic, rule.code, rule.name, self.complete))
+
+    def _rules_over(self, kernel: KernelSource, model: KernelContext, take: Callable[[Rule, Finding], None],
+                    own: set[int] | None = None) -> None:
+        """Every rule over one context, each finding handed to `take` (with `own`, a neighbour's caller:
+        only the findings in this file's contexts). A crashing rule is a crash line (re-raised when
+        strict; a caller's crashes are its own file's to report)."""
         for rule in self.rules:
             try:
                 for finding in list(rule.check(model)):
                     if own is not None and id(getattr(finding, "context", None)) not in own:
                         continue  # the caller's own findings belong to its file
-                    key = finding.key()
-                    if key is not None:
-                        if (rule.code, key) in self.reported:
-                            continue
-                        self.reported.add((rule.code, key))
-                        self.keyed.append((rule.code, key))
-                    diagnostic = finding.diagnostic(rule.code, rule.name, self.file)
-                    if record is not None:
-                        at = (diagnostic.line, diagnostic.column) if key is None and own is None else None
-                        record[1].append((record[0], rule.code, at, diagnostic))
-                        continue
-                    if key is None and own is None:
-                        place = (diagnostic.line, diagnostic.column)
-                        if (rule.code, place) in self.reported:
-                            continue
-                        self.reported.add((rule.code, place))
-                    self.suppressed += _place(diagnostic, self.text, self.starts, self.diagnostics, self.used)
-                    if self.deferred is not None:
-                        self.deferred.defer(diagnostic, partial(finding.diagnostic, rule.code, rule.name,
-                                                                self.complete))
+                    take(rule, finding)
             except RecursionError:
                 raise NestedTooDeep(kernel.first_line, "analyse") from None
             except Exception as error:
@@ -597,6 +583,18 @@ class _Run:
                 if self.strict:
                     raise RuleCrash(f"{rule.code} crashed on {self.path}:{kernel.first_line}") from error
                 self.crashes.append(_crash_line(self.path, kernel, f"{rule.code} ({rule.name})", error))
+
+    def _report(self, code: str, place: object, diagnostic: Diagnostic,
+                complete: Callable[[], Diagnostic] | None) -> None:
+        """Place a finding unless one of its code was placed at `place` already (None: placed in any
+        case); in the editor's mode, with what completes it."""
+        if place is not None:
+            if (code, place) in self.reported:
+                return
+            self.reported.add((code, place))
+        self.suppressed += _place(diagnostic, self.text, self.starts, self.diagnostics, self.used)
+        if self.deferred is not None and complete is not None:
+            self.deferred.defer(diagnostic, complete)
 
 
 # A text this long (characters) whose kernels form several groups is checked on two cores.

@@ -41,19 +41,14 @@ class KernelMemo:
     """Each kernel's raw findings from earlier runs, by its key (see the module's docstring)."""
 
     def __init__(self) -> None:
+        # (A key holds every input of its kernel's findings: an entry is right for any run, the
+        # one that stores it included, so it is stored at once.)
         self._entries: dict[Hashable, _Entry] = {}
-        self._kept: dict[Hashable, _Entry] = {}  # the entries of this run's kernels
         self.replayed: list[str] = []  # kernels whose findings came from memory in the last run (tests)
 
     def start(self) -> None:
-        """A new run of the engine."""
-        self._kept = {}
+        """A new run of the engine: `replayed` counts from here (an entry stays until `prune`)."""
         self.replayed = []
-
-    def finish(self) -> None:
-        """The run's kernels' entries are the newest (an entry not used stays until `prune`)."""
-        self._entries.update(self._kept)
-        self._kept = {}
 
     def prune(self, texts: set[str]) -> None:
         """Forget the entries of kernels no longer in the buffer (`texts`: its kernels' texts)."""
@@ -68,7 +63,6 @@ class KernelMemo:
         entry = self._entries.get(key) if key is not None else None
         if entry is None:
             return None
-        self._kept[key] = entry
         self.replayed.append(closure[0].name)
         moves = [(first, last, kernel.first_line - first, kernel.start_offset - start)
                  for (start, first, last), kernel in zip(entry.spans, closure)]
@@ -88,7 +82,7 @@ class KernelMemo:
                 return
             if d.fix is not None and d.fix.edits:  # the editor's findings carry no edits; a check's are not stored
                 return
-        self._kept[key] = _Entry(spans, tuple(findings))
+        self._entries[key] = _Entry(spans, tuple(findings))
 
 
 def names_only(d: Diagnostic, spans: Sequence[tuple[int, int, int]]) -> bool:

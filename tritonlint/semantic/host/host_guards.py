@@ -173,8 +173,6 @@ def inline(node: ast.expr, body: Body, line: int, depth: int = 3) -> ast.expr:
     return result
 
 
-
-
 def aliases(text: str, body: Body, line: int) -> set[str]:
     """The texts naming the same host value as `text` at `line`: itself, its inlined form, and for
     `K` of `M, K = x.shape` (rank 2) both `x.shape[1]` and `x.shape[-1]`, `x.size(1)`, `x.size(-1)`."""
@@ -273,53 +271,6 @@ def facts_at(ifs: Sequence[tuple[ast.expr, bool]], body: Body, line: int, displa
     return facts
 
 
-def _calls_with_ifs(statements: Sequence[ast.stmt], name: str, ifs: tuple[tuple[ast.expr, bool], ...],
-                    body: Body, out: list[tuple[ast.Call, tuple[tuple[ast.expr, bool], ...], Body]],
-                    refs: list[ast.Name]) -> None:
-    """Each call of `name` in `statements` with the `if` tests around it and the body it is in; and
-    every other reference to `name` (a function passed as a value may be called anywhere)."""
-    for statement in statements:
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            inner = Body(statement.body)
-            _calls_with_ifs(statement.body, name, (), inner, out, refs)
-            for decorator in statement.decorator_list + statement.args.defaults:
-                _references(decorator, name, ifs, body, out, refs)
-            continue
-        if isinstance(statement, ast.ClassDef):
-            _calls_with_ifs(statement.body, name, (), Body(statement.body), out, refs)
-            continue
-        for field, value in ast.iter_fields(statement):
-            if field in ("body", "orelse", "finalbody", "handlers", "cases"):
-                continue
-            for node in value if isinstance(value, list) else [value]:
-                if isinstance(node, ast.AST):
-                    _references(node, name, ifs, body, out, refs)
-        if isinstance(statement, ast.If):
-            _calls_with_ifs(statement.body, name, (*ifs, (statement.test, True)), body, out, refs)
-            _calls_with_ifs(statement.orelse, name, (*ifs, (statement.test, False)), body, out, refs)
-            continue
-        for field in ("body", "orelse", "finalbody"):
-            inner_statements = getattr(statement, field, None)
-            if isinstance(inner_statements, list):
-                _calls_with_ifs(inner_statements, name, ifs, body, out, refs)
-        for handler in getattr(statement, "handlers", ()):
-            _calls_with_ifs(handler.body, name, ifs, body, out, refs)
-        for case in getattr(statement, "cases", ()):
-            _calls_with_ifs(case.body, name, ifs, body, out, refs)
-
-
-def _references(node: ast.AST, name: str, ifs: tuple[tuple[ast.expr, bool], ...], body: Body,
-                out: list[tuple[ast.Call, tuple[tuple[ast.expr, bool], ...], Body]], refs: list[ast.Name]) -> None:
-    called: set[int] = set()
-    for inner in ast.walk(node):
-        if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == name:
-            out.append((inner, ifs, body))
-            called.add(id(inner.func))
-    for inner in ast.walk(node):
-        if isinstance(inner, ast.Name) and inner.id == name and id(inner) not in called:
-            refs.append(inner)
-
-
 class _LazyBody:
     """A `Body` built on first use: most bodies a module holds never see a call that is asked about."""
 
@@ -334,9 +285,9 @@ class _LazyBody:
 
 
 class CallIndex:
-    """The calls of and other references to each of `names` in a module, found in one pass where
-    `_calls_with_ifs` makes one per name: the same reading (which fields are searched, the `if`
-    tests around a call, the body it is in), each name's calls and references in the same order."""
+    """The calls of each of `names` in a module, each with the `if` tests around it and the body it
+    is in, and every other reference to one of them (a function passed as a value may be called
+    anywhere), found in one walk of the module for all the names."""
 
     def __init__(self, tree: ast.Module, names: set[str], lines: Sequence[int] | None = None) -> None:
         """`lines`, sorted, holds every line where one of `names` may be read (None: any line): a
@@ -364,7 +315,7 @@ class CallIndex:
 
     def _statements(self, statements: Sequence[ast.stmt], ifs: tuple[tuple[ast.expr, bool], ...],
                     body: _LazyBody) -> None:
-        for statement in statements:  # (the walk of `_calls_with_ifs`, field for field)
+        for statement in statements:
             if not self._names_one(statement):
                 continue
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -419,12 +370,8 @@ def dead_private_functions(tree: ast.Module, index: CallIndex | None = None) -> 
     dead = []
     for statement in tree.body:
         if isinstance(statement, ast.FunctionDef) and _private(statement.name):
-            if index is not None and statement.name in index.names:
-                calls, refs = index.found(statement.name)
-            else:
-                calls, refs = [], []
-                _calls_with_ifs(tree.body, statement.name, (), Body(tree.body), calls, refs)
-            if not calls and not refs:
+            naming = _index_naming(tree, statement.name, index)
+            if not naming.calls.get(statement.name) and not naming.refs.get(statement.name):
                 dead.append(statement)
     return dead
 
@@ -445,8 +392,8 @@ def live_caller_facts(tree: ast.Module, function: ast.FunctionDef, display: str,
     def in_dead(call: ast.Call) -> bool:
         return holder(call) is not None
 
-    skipped = sorted({f"`{f.name}` ({display}:{f.lineno})" for call in _calls_of(tree, function, index)
-                      if (f := holder(call)) is not None})
+    calls = _index_naming(tree, function.name, index).calls.get(function.name, ())
+    skipped = sorted({f"`{f.name}` ({display}:{f.lineno})" for call, _, _ in calls if (f := holder(call)) is not None})
     if not skipped:
         return []
     facts = caller_facts(tree, function, display, expand, index, skip=in_dead)
@@ -454,12 +401,10 @@ def live_caller_facts(tree: ast.Module, function: ast.FunctionDef, display: str,
     return [(left, right, where + note) for left, right, where in facts]
 
 
-def _calls_of(tree: ast.Module, function: ast.FunctionDef, index: CallIndex | None) -> list[ast.Call]:
-    if index is not None and function.name in index.names:
-        return [call for call, _, _ in index.calls.get(function.name, ())]
-    calls: list[tuple[ast.Call, tuple[tuple[ast.expr, bool], ...], Body]] = []
-    _calls_with_ifs(tree.body, function.name, (), Body(tree.body), calls, [])
-    return [call for call, _, _ in calls]
+def _index_naming(tree: ast.Module, name: str, index: CallIndex | None) -> CallIndex:
+    """`index` when it was built for this tree and names `name` (one walk of the module for every
+    function asked about), else an index of `name` alone."""
+    return index if index is not None and name in index.names else CallIndex(tree, {name})
 
 
 def caller_facts(tree: ast.Module, function: ast.FunctionDef, display: str,
@@ -472,12 +417,7 @@ def caller_facts(tree: ast.Module, function: ast.FunctionDef, display: str,
     `skip` leaves out the calls it is true of (`live_caller_facts`: those in dead code)."""
     if not _private(function.name):
         return []
-    calls: list[tuple[ast.Call, tuple[tuple[ast.expr, bool], ...], Body]] = []
-    refs: list[ast.Name] = []
-    if index is not None and function.name in index.names:
-        calls, refs = index.found(function.name)
-    else:
-        _calls_with_ifs(tree.body, function.name, (), Body(tree.body), calls, refs)
+    calls, refs = _index_naming(tree, function.name, index).found(function.name)
     if skip is not None:
         calls = [(call, ifs, body) for call, ifs, body in calls if not skip(call)]
     if refs or not calls:
@@ -501,8 +441,7 @@ def caller_facts(tree: ast.Module, function: ast.FunctionDef, display: str,
             {key: where if here[key] == where else f"{where}, {here[key]}" for key, where in common.items() if key in here}
         if not common:
             return []
-    params = {a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)}
-    reassigned = Body(function.body).assigns.keys() & params
+    reassigned = Body(function.body).assigns.keys() & set(parameter_names(function))
     return [(left, right, where) for (left, right), where in (common or {}).items()
             if not _names(left) & reassigned and not _names(right) & reassigned]
 
