@@ -98,3 +98,34 @@ def test_a_compare_and_swap_is_reported_without_a_fix() -> None:
     assert found[0].fix is None or not found[0].fix.edits
     assert "takes no mask" in (found[0].fix.title if found[0].fix else "")
     assert fix_source("atomics.py", text, EVERY_RULE, unsafe=True, strict=True).fixed_text in (None, text)
+
+
+# A group tile rounded up to a power of two, masked by the tensor's end only: the padding lanes of
+# each group add into the next group's sums (TL104's "group" shape), an atomic as a store.
+GROUP_SUMS = '''
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def accumulate_group_sums(X, Sums, n, group_size, BLOCK: tl.constexpr):
+    g = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    offs = g * group_size + cols
+    x = tl.load(X + offs, mask=(offs < n) & (cols < group_size), other=0.0)
+    tl.atomic_add(Sums + offs, x * x, mask=offs < n)
+
+
+def accumulate(x, sums, group_size):
+    n = x.numel()
+    accumulate_group_sums[(triton.cdiv(n, group_size),)](x, sums, n, group_size,
+                                                         BLOCK=triton.next_power_of_2(group_size))
+'''
+GROUP_SUMS_ATOMIC_LINE = 12
+
+
+def test_an_atomic_masked_by_the_end_only_over_a_padded_group_is_insufficient() -> None:
+    report = check_source("atomics.py", GROUP_SUMS, EVERY_RULE, strict=True)
+    found = [d for d in report.diagnostics if d.line == GROUP_SUMS_ATOMIC_LINE]
+    assert [d.code for d in found] == ["TL104"], [(d.line, d.code, d.message) for d in report.diagnostics]
+    assert found[0].message.startswith("the mask of tl.atomic_add bounds `offs` by the tensor's end only")
