@@ -46,7 +46,7 @@ def explain_source(path: str, text: str, line: int, config: Config) -> tuple[lis
             for access in model.accesses:
                 span = model.span_of(access.call)
                 if span.line <= line <= span.end_line:
-                    out.append(f"{path}:{span.line}:{span.column + 1}: tl.{access.kind}({_source(model, access.pointer)}, ...) "
+                    out.append(f"{path}:{span.line}:{span.column + 1}: {access.call_name}({_source(model, access.pointer)}, ...) "
                                f"in {kernel.name}")
                     out.extend(_judged(model, access, model.hazards.judgements(access)))
                     out.extend(_seen_from_callers(models, model, access))

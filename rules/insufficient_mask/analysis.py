@@ -145,7 +145,7 @@ class MaskSufficiency(ShiftReading, GroupReading, LateReading, InclusiveReading)
         if units is not None:
             (small, large), unpacked, other = units
             evidence = (f"`{self._text(small)} < {self._text(large)}` compares a tile of {size} with the bound the "
-                        f"tl.{other.kind} at line {self.kernel.line_of(other.call)} gives a tile of {unpacked}: "
+                        f"{other.call_name} at line {self.kernel.line_of(other.call)} gives a tile of {unpacked}: "
                         "one of them is in the other's units")
             return SufficiencyVerdict(walk, TailHazard(access, walk, "reachable on the tile that ends past the "
                                                        "extent in the pointer's units", evidence),
@@ -164,7 +164,7 @@ class MaskSufficiency(ShiftReading, GroupReading, LateReading, InclusiveReading)
         if inclusive is not None:
             node, twin = inclusive
             written, line = self._text(node), str(self.kernel.line_of(twin.call))
-            evidence = (f"`{written}` lets the lane at the bound through, but the tl.{twin.kind} at line {line} "
+            evidence = (f"`{written}` lets the lane at the bound through, but the {twin.call_name} at line {line} "
                         f"bounds the same offsets below it: the bound is where the tensor ends")
             return SufficiencyVerdict(walk, TailHazard(access, walk, "reachable on the tile that holds the "
                                                        "bound's index, one element past the end", evidence),

@@ -24,7 +24,7 @@ class InsufficientMaskFinding(AccessFinding):
     def message(self) -> str:
         """By the shape that made the finding."""
         verdict, hazard = self.verdict, self.hazard
-        call = f"tl.{hazard.access.kind}"
+        call = hazard.access.call_name
         label = f"`{self.context.label(hazard.walk.dim or '')}`"
         if verdict.shape == "axes":
             return f"the mask of {call} bounds {label} on another axis than the pointer walks it"

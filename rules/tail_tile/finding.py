@@ -28,7 +28,7 @@ class TailTileFinding(AccessFinding):
 
     def message(self) -> str:
         hazard = self.hazard
-        call = "tl.load" if hazard.access.kind == "load" else "tl.store"
+        call = hazard.access.call_name
         verb = "read" if hazard.access.kind == "load" else "write"
         what = f"`{self.context.label(hazard.walk.dim)}`" if hazard.walk.dim else "the loop's tile"
         return f"{call} can {verb} past the end of the tensor on a partial tail tile: no mask bounds {what}"

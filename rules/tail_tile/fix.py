@@ -38,6 +38,11 @@ from tritonlint.source.syntax import range_args
 
 def tail_fix(model: KernelContext, hazard: TailHazard) -> CallFix:
     access = hazard.access
+    if not access.maskable:
+        # `tl.atomic_cas(pointer, cmp, val)` takes no mask: a `mask=` would not compile. What bounds
+        # it is a branch around it (or a clamped pointer), which is the author's to choose.
+        return CallFix(f"{access.call_name} takes no mask: keep it from the lanes past the end with a branch "
+                       "or clamp its pointer", Applicability.DISPLAY_ONLY, None)
     if hazard.walk.dim and hazard.walk.dim.endswith("]"):
         return _block_pointer_fix(model, hazard)
     # Every dimension the access leaves unbounded gets its bound, or the fix would leave a finding.
@@ -73,7 +78,7 @@ def tail_fix(model: KernelContext, hazard: TailHazard) -> CallFix:
         arguments["other"] = f"None if {condition_text(even)} else {zero}" if even else zero
     new_call = with_arguments(model, access, arguments)
     where = f" on the side where {even.negated().describe()}" if even else ""
-    title = f"Mask the {access.kind}{where} with `{mask}` ({'; '.join(sources)})"
+    title = f"Mask the {access.member or access.kind}{where} with `{mask}` ({'; '.join(sources)})"
     if access.kind == "store":
         # The lanes a store's mask switches off are dropped: nothing reads them.
         return CallFix(f"{title}; the lanes it switches off are not written", Applicability.SAFE, new_call)

@@ -59,7 +59,8 @@ def reports() -> Any:
 
 
 def _markers(case: Path) -> list[tuple[int, str]]:
-    return [(i, KIND.get(m.group(1)) or ("store" if "tl.store(" in line else "load"))
+    # An atomic is judged as a store, and the guard reports its lanes as an atomic's.
+    return [(i, "atomic" if "tl.atomic_" in line else KIND.get(m.group(1)) or ("store" if "tl.store(" in line else "load"))
             for i, line in enumerate(case.read_text().splitlines(), 1) if (m := MARKER.search(line))]
 
 

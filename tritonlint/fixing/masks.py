@@ -121,7 +121,7 @@ def sibling_mask(model: KernelContext, hazard: TailHazard) -> tuple[str, Applica
             # loop another tensor may run to another length (n counts beside n + 1 totals).
             certain = hazard.walk.loop is None or code_of(other.pointer) == code_of(access.pointer)
             return (mask_text, Applicability.SAFE if certain else Applicability.UNSAFE,
-                    f"the mask of the tl.{other.kind} at line {model.line_of(other.call)}")
+                    f"the mask of the {other.call_name} at line {model.line_of(other.call)}")
     return None
 
 

@@ -39,6 +39,11 @@ _PROGRAM_ID = re.compile(r"(\w+\.)*program_id\([^()]*\)(\.to\([\w.]+\))?")
 DIVISIBLE = re.compile(r"\(?(\w+)%(\w+)\)?==0")
 # Calls that fold lanes together, as `tl.sum(x)` or as a tensor method `x.sum()`.
 REDUCERS = frozenset({"sum", "max", "min", "argmax", "argmin", "dot", "dot_scaled"})
+# The atomics that write the lanes they reach: recorded as stores (a lane past the end corrupts
+# memory just the same), each under its own name for messages. `atomic_cas` takes no mask: it is
+# recorded too, so a tail it overruns is reported, but no fix is offered for it.
+WRITING_ATOMICS = frozenset({"atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor",
+                             "atomic_xchg", "atomic_cas"})
 
 
 @dataclass
@@ -532,6 +537,8 @@ class _Binder:
             member = self.qualify_tl(expression.func)
             if member in ("load", "store"):
                 self._record_access(cast(AccessKind, member), expression, block)
+            elif member in WRITING_ATOMICS:
+                self._record_access("store", expression, block, member)
             elif member == "make_block_ptr":  # `block_shape` given by position (the text scan reads keywords)
                 self.block_sizes.update(names_in(keyword(expression, "block_shape", 4)))
             elif member is None and type(expression.func) is cst.Name:
@@ -545,10 +552,13 @@ class _Binder:
         for child in expressions_in(expression):
             self._scan(child, block)
 
-    def _record_access(self, kind: AccessKind, call: cst.Call, block: _Block) -> None:
-        # Signatures: load(pointer, mask, other, boundary_check, ...), store(pointer, value, mask, boundary_check, ...)
+    def _record_access(self, kind: AccessKind, call: cst.Call, block: _Block, member: str | None = None) -> None:
+        # Signatures: load(pointer, mask, other, boundary_check, ...), store(pointer, value, mask, boundary_check, ...),
+        # atomic_add(pointer, val, mask, sem, scope) and its kin, atomic_cas(pointer, cmp, val, sem, scope).
         positional = ["pointer", "mask", "other", "boundary_check"] if kind == "load" else \
-            ["pointer", "value", "mask", "boundary_check"]
+            ["pointer", "value", "mask", "boundary_check"] if member is None else \
+            ["pointer", "cmp", "value", "sem", "scope"] if member == "atomic_cas" else \
+            ["pointer", "value", "mask", "sem", "scope"]
         args: dict[str, cst.BaseExpression] = {}
         index = 0
         for arg in call.args:
@@ -563,4 +573,4 @@ class _Binder:
         mask, other = (None if isinstance(value, cst.Name) and value.value == "None" else value
                        for value in (args.get("mask"), args.get("other")))
         self.accesses.append(Access(kind, call, pointer, mask, args.get("boundary_check"), self._next(),
-                                    block.path, block.loops, other))
+                                    block.path, block.loops, other, member))

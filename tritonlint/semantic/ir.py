@@ -68,7 +68,8 @@ class Def:
 
 @dataclass(eq=False)
 class Access:
-    """A `tl.load` or `tl.store` call."""
+    """A `tl.load` or `tl.store` call, or a read-modify-write atomic (`tl.atomic_add`, ...), which
+    writes the lanes it reaches as a store does and is judged as one (kind "store")."""
 
     kind: AccessKind  # "load" or "store"
     call: cst.Call = field(repr=False)
@@ -79,6 +80,18 @@ class Access:
     path: Path
     loops: tuple[Loop, ...]
     other: cst.BaseExpression | None = field(default=None, repr=False)  # a load's `other=` (None: absent or `None`)
+    # The tl member called, where it is not `kind` itself: "atomic_add", "atomic_cas", ...
+    member: str | None = None
+
+    @property
+    def call_name(self) -> str:
+        """The call as messages name it: `tl.load`, `tl.store`, `tl.atomic_add`, ..."""
+        return f"tl.{self.member or self.kind}"
+
+    @property
+    def maskable(self) -> bool:
+        """Whether the call takes a `mask=`: every access but `tl.atomic_cas`."""
+        return self.member != "atomic_cas"
 
 
 @dataclass(eq=False)

@@ -297,7 +297,7 @@ class HazardFinder:
             # block is padded past the data.
             sibling = None
         if sibling is not None:
-            evidence = f"the tl.{sibling.kind} at line {self.kernel.line_of(sibling.call)} masks the same dimension"
+            evidence = f"the {sibling.call_name} at line {self.kernel.line_of(sibling.call)} masks the same dimension"
             guarded = self._loop_guarded(walk.loop, Judgement(walk, TailHazard(
                 access, walk, "reachable on every tile, the partial last one included", evidence), evidence))
             hazard = guarded.hazard
@@ -427,7 +427,7 @@ class HazardFinder:
             return None
         sibling = bounding_sibling(self.kernel, access, tile)
         if sibling is not None:
-            evidence = f"the tl.{sibling.kind} at line {self.kernel.line_of(sibling.call)} bounds the same tile " \
+            evidence = f"the {sibling.call_name} at line {self.kernel.line_of(sibling.call)} bounds the same tile " \
                        f"of {tile.size} by {tile.extent}"
             return Judgement(walk, TailHazard(access, walk, "reachable on every tile, the partial last one included",
                                               evidence), evidence)

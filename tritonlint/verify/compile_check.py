@@ -160,6 +160,8 @@ def parse_accesses(ttir: str) -> list[IRAccess]:
     """Every load/store/atomic of the TTIR, in order, with its resolved source location."""
     locs = _Locs(ttir)
     out: list[IRAccess] = []
+    # An atomic without `mask=` gets an all-true constant mask operand from the frontend: not a mask.
+    always_true = set(re.findall(r"^\s*(%[\w.$-]+) = arith\.constant (?:dense<true>|true\b)", ttir, re.MULTILINE))
     for raw in ttir.splitlines():
         line = raw.strip()
         if line.startswith("#loc"):
@@ -185,6 +187,8 @@ def parse_accesses(ttir: str) -> list[IRAccess]:
             head = tok.split()[0] if tok.split() else ""
             if head.startswith("%"):
                 operands.append(head)
+            elif op.startswith("tt.atomic") and not operands:
+                continue  # `tt.atomic_rmw add, relaxed, gpu, %ptr, %val, %mask`: the keywords lead
             else:
                 break
         if op == "tt.load":
@@ -194,7 +198,7 @@ def parse_accesses(ttir: str) -> list[IRAccess]:
             masked = len(operands) >= 3 or ("boundaryCheck = array<i32: " in attrs)
             kind = "store"
         elif op.startswith("tt.atomic"):
-            masked = op == "tt.atomic_rmw" and len(operands) >= 3
+            masked = op == "tt.atomic_rmw" and len(operands) >= 3 and operands[2] not in always_true
             kind = "atomic"
         else:
             # TMA descriptors clip to the tensor's shape in hardware.

@@ -39,7 +39,7 @@ def fact(kernel: Stages, access: Access, walk: Walk) -> Fact | None:
                 any(re.search(rf"(?<![\w.]){re.escape(stop)}(?!\w)", code_of(d.value))
                     for defs in kernel.flow.chain(other.pointer, other).values() for d in defs
                     if d.value is not None)):
-            return Fact("peeled-tail", f"the masked tl.{other.kind} at line {kernel.line_of(other.call)}, "
+            return Fact("peeled-tail", f"the masked {other.call_name} at line {kernel.line_of(other.call)}, "
                         "outside the loop, takes the partial tile: the loop visits full tiles only", other.call)
     return None
 

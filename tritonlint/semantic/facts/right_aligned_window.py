@@ -26,7 +26,7 @@ def fact(kernel: Stages, access: Access, walk: Walk) -> Fact | None:
     lower = next((a for a in scope if a.mask is not None and _lower_bounded(kernel, a, same)), None)
     if lower is None:
         return None
-    return Fact("right-aligned-window", f"the tl.{lower.kind} at line {kernel.line_of(lower.call)} masks "
+    return Fact("right-aligned-window", f"the {lower.call_name} at line {kernel.line_of(lower.call)} masks "
                 "the window from below only: the last window is shifted back to end at the bound", lower.call)
 
 

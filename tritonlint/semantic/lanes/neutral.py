@@ -159,7 +159,7 @@ def _kept_by(reader: MaskedLanes, store: Access, track: Track) -> str | None:
 
 def _stored_value(store: Access) -> cst.BaseExpression:
     for arg in store.call.args:
-        if arg.keyword is not None and arg.keyword.value == "value":
+        if arg.keyword is not None and arg.keyword.value in ("value", "val"):  # `val=`: an atomic's
             return arg.value
     positional = [arg.value for arg in store.call.args if arg.keyword is None]
     return positional[1] if len(positional) > 1 else store.pointer
@@ -260,7 +260,7 @@ class _Places:
             if access is self.access:
                 return
             if self._carries(access.pointer) or self._carries(access.mask) or self._carries(access.other):
-                self._say(f"the address or mask of the tl.{access.kind}", call)
+                self._say(f"the address or mask of the {access.call_name}", call)
             elif access.kind == "store" and self._carries(_stored_value(access)):
                 self.stores.append(access)
             return
