@@ -17,6 +17,7 @@ from tritonlint.witness import analysis
 from tritonlint.witness.extract import ExtractError, enclosing_kernel, extract
 from tritonlint.witness.fix_retry import OUT_OF_TIME, settle_failed_fix
 from tritonlint.witness.group_oracle import fitted, group_launch, padding_evidence, roomy, tile_axis
+from tritonlint.witness.hits import across_end
 from tritonlint.witness.hits import hits as _hits
 from tritonlint.witness.left_defaults import left_at_default
 from tritonlint.witness.other_axes import with_other_axes
@@ -473,7 +474,12 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
             continue
         ctrl = results[step["control"]]
         # The control must run and stay in bounds at the access: otherwise the launch proves nothing.
-        mismatch = identity is None and (ctrl["status"] != "ok" or bool(_hits(ctrl, module, gen_lines, target)))
+        control_hits = _hits(ctrl, module, gen_lines, target) if ctrl["status"] == "ok" else []
+        # A control past the tensor by whole tiles only, beside a candidate's tile across its end: the
+        # access overruns at full tiles too (another defect, or the same one), and the candidate still
+        # shows the partial tile the finding is about (hits.across_end).
+        across = identity is None and across_end(_hits(res, module, gen_lines, target), control_hits)
+        mismatch = identity is None and (ctrl["status"] != "ok" or bool(control_hits)) and not across
         if not mismatch:  # a launch that goes out of bounds at full tiles too proves no fix either
             chosen = chosen or (cand, step)
         if identity is not None:
@@ -500,7 +506,13 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
                 f"the full-tile control did not run ({str(ctrl['error'])[:200]})"
             errors.append(f"{cand.label}: {why} ({control.label}): the launch does not match the kernel's indexing")
             continue
+        if across:  # the execution across the end is the evidence; the control's whole tiles are said
+            hits = sorted(hits, key=lambda h: not h.get("straddles"))
         evidence = _evidence(hits[0], cand, extracted.offset)
+        if across:
+            evidence["summary"] += (f"; a tile across the end of `{hits[0]['tensor']}` in {hits[0]['straddles']} "
+                                    f"execution(s), where at full tiles ({control.label}) it runs past by whole "
+                                    "tiles only")
         latent = _latent(facts, cand)
         reason = evidence["summary"] + (f"; latent: {latent}" if latent else "")
         evidence["latent"] = latent or None
