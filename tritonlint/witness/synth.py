@@ -267,6 +267,29 @@ def launch_axes(launch: Any, params: list[str]) -> dict[int, tuple[str, str]]:
     return out
 
 
+def launch_offsets(launch: Any, params: list[str]) -> dict[int, tuple[str, str]]:
+    """Program axis -> (kernel size parameter, what the host subtracts from it) where the launch's grid
+    divides a difference of kernel arguments (`cdiv(n - start, BLOCK)` beside `start` passed and added to
+    the offsets): the programs cover the size past that start, not the whole size; a literal or another
+    parameter's host text."""
+    out: dict[int, tuple[str, str]] = {}
+    if launch is None:
+        return out
+    for i, axis in enumerate(launch.grid):
+        try:
+            extent = ast.parse(axis.extent, mode="eval").body if axis.extent else None
+        except SyntaxError:
+            continue
+        if not (isinstance(extent, ast.BinOp) and isinstance(extent.op, ast.Sub)):
+            continue
+        left, right = ast.unparse(extent.left).replace(" ", ""), ast.unparse(extent.right).replace(" ", "")
+        sizes = [p for p, text in launch.args.items() if text.replace(" ", "") == left and p in params]
+        starts = [p for p, text in launch.args.items() if text.replace(" ", "") == right and p in params]
+        if sizes and (starts or right.isdigit()):
+            out[i] = (sizes[0], starts[0] if starts else right)
+    return out
+
+
 def _assigned(facts: Facts, param: str) -> Any:
     """The smallest literal the launch site's argument name is assigned before the launch (`BLOCK_K = 128`)."""
     if facts.launch is None:
@@ -503,6 +526,9 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             ordered_sizes.sort(key=uses.order)
     if facts.program_axis is not None and facts.program_axis[1] in sizes:
         axes[facts.program_axis[0]] = (facts.program_axis[1], facts.program_axis[2])
+    # Axes whose programs cover a size past a start the host subtracts: the grid counts that span's tiles.
+    offsets = {a: pair for a, pair in launch_offsets(facts.launch, uses.params).items()
+               if axes.get(a, (None, None))[0] == pair[0]}
     # Tile indices computed from one program id (grouped or linearized): that axis runs a program
     # per tile of each size they walk, so the partial tile of every one of them is launched.
     grouped = {dim: {s: t for s, t in walked.items() if s in sizes}
@@ -580,11 +606,13 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 grid.append(1)  # an axis the package's launch does not have: one program, program id 0
                 continue
             size, tile_name = axes.get(dim, (None, None))
+            start = offsets[dim][1] if dim in offsets else "0"
+            covered = size_values.get(size or "", 0) - (int(start) if start.isdigit() else size_values.get(start, 0))
             if size is not None and size in size_values and dim in exact:
                 # The host divides this axis exactly (`rows_total // BLOCK`): whole tiles only.
-                grid.append(size_values[size] // value_of(tile_name))
+                grid.append(max(0, covered // value_of(tile_name)))
             elif size is not None and size in size_values:
-                grid.append(max(1, -(-size_values[size] // value_of(tile_name))))
+                grid.append(max(1, -(-covered // value_of(tile_name))))
             elif dim in grouped:
                 grid.append(_prod([max(1, -(-size_values[s] // value_of(t))) for s, t in grouped[dim].items()]))
             else:
