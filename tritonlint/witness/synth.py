@@ -606,8 +606,9 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 grid.append(1)  # an axis the package's launch does not have: one program, program id 0
                 continue
             size, tile_name = axes.get(dim, (None, None))
-            start = offsets[dim][1] if dim in offsets else "0"
-            covered = size_values.get(size or "", 0) - (int(start) if start.isdigit() else size_values.get(start, 0))
+            span_start = offsets[dim][1] if dim in offsets else "0"
+            covered = size_values.get(size or "", 0) - (
+                int(span_start) if span_start.isdigit() else size_values.get(span_start, 0))
             if size is not None and size in size_values and dim in exact:
                 # The host divides this axis exactly (`rows_total // BLOCK`): whole tiles only.
                 grid.append(max(0, covered // value_of(tile_name)))
