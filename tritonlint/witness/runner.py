@@ -26,6 +26,7 @@ from tritonlint.witness.pinned import reaching_first
 from tritonlint.witness.reduction_lanes import reduction_line
 from tritonlint.witness.spin_wait import spin_wait
 from tritonlint.witness.synth import Facts, Launch, SynthesisError, facts_from, synthesize
+from tritonlint.witness.unreadable import unreadable
 
 MAX_PAIRS = 3  # candidate launches tried per finding (each with its full-tile control)
 BIG_TILE = 64  # the tile of the second attempt, for kernels that derive smaller tiles from theirs
@@ -301,6 +302,9 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
         again = partial(_again, path, text, diagnostic, extracted, facts, owner, pairs, fixed, fill, deadline=deadline)
         last = _run(path, text, diagnostic, extracted, facts, pairs, fixed, max(5.0, deadline - time.monotonic()),
                     fill)
+        why = unreadable(last.reason, extracted.source) if last.status == "error" else None
+        if why is not None:  # no retry can bind a helper whose source the witness lacks
+            last = Witness("cannot-synthesize", why, last.launch)
         wanted = _wanted_float(last.reason) if last.status == "error" else None
         if wanted is not None:
             # The kernel casts one operand of a dot to 16 bits (`p.to(tl.bfloat16)`) and loads the other
