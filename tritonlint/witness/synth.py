@@ -39,6 +39,7 @@ from tritonlint.witness.index_sizes import ROW_COUNT, index_only_sizes
 from tritonlint.witness.loaded_bounds import loaded_bounds
 from tritonlint.witness.loop_counts import LOOP_COUNT, loop_counted
 from tritonlint.witness.taken_definitions import none_mask_reach, taken_first
+from tritonlint.witness.tied_tiles import compared_size, next_pow2, pow2_sources
 from tritonlint.witness.uses import (
     ACCESS,
     Uses,
@@ -557,6 +558,13 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             axis_order.append(str(axes[b[1]][0]))
             if facts.tile is None:
                 tile = value_of(b[2])
+    # A bare tile at the flagged access stands for the size the host rounds it up from, or the size the
+    # kernel compares those lanes with elsewhere (tied_tiles): that size is the one made partial.
+    pow2 = {t: s for t, s in pow2_sources(facts.launch, uses.params).items() if t in consts and s in sizes}
+    tied = compared_size(uses, walk, sizes & int_like)
+    tile_size = pow2.get(facts.tile or "") or tied
+    if tile_size is not None and not axis_order:
+        axis_order.append(tile_size)
     axis_order += [h for h in facts.axis_hints if h in sizes and h in int_like]
     axis_order += sorted((sizes & int_like) - set(axis_order), key=uses.order)
     axis_order = [a for a in dict.fromkeys(axis_order) if a not in flag_args][:4]
@@ -595,6 +603,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         size_values.update({s: min(size_values[s], ROW_COUNT) for s in row_counts if s in size_values})
         if axis is not None and extent is not None:
             size_values[axis] = extent
+        # A tile the host rounds up from a size is that size's power of two in each launch.
+        launch_consts = {**consts, **{t: next_pow2(size_values[s]) for t, s in pow2.items() if s in size_values}}
         # Keep sizes the host keeps multiples of each other multiples.
         for a, b in facts.multiples:
             step = int(b) if b.isdigit() else consts.get(b)
@@ -637,12 +647,12 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                     size_values[p] = padded_rows[p]
         # A constexpr row length (`slot * D`) is a stride whose value the launch already fixes.
         # A constexpr stride nobody gives a value (`stride_am: tl.constexpr`) takes the layout's, like an int one.
-        stride_values.update({k: v for k, v in consts.items() if isinstance(v, int) and not isinstance(v, bool)
+        stride_values.update({k: v for k, v in launch_consts.items() if isinstance(v, int) and not isinstance(v, bool)
                               and k not in stride_values and k not in free_strides})
         numels: dict[str, int] = {}
         # Tiles the kernel defines per mode (`PACKED = SCALE_K * 32` on the branch taken): a walk in
         # them is a walk of the axis whose tile has the same value.
-        tile_consts = {**consts, **{t: value_of(t) for t in local_tiles}}
+        tile_consts = {**launch_consts, **{t: value_of(t) for t in local_tiles}}
         mode_tiles = frozenset(local_tiles)
         for p, exprs in pointers.items():
             # Only the accesses on the constexpr branches this launch takes (`tl.load(w + k * s + n) if
@@ -683,6 +693,9 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                     axes.get(bound[1], (None, None))[0] if isinstance(bound, tuple) and bound[0] == "axis" else None
                 if stride is None and walked in row_lengths:
                     extent = max(extent, row_lengths[walked])
+                if p in flagged and isinstance(bound, tuple) and bound[0] == "tile":
+                    held_size = pow2.get(bound[1]) or (tied if bound[1] == facts.tile else None)
+                    extent = totals.get(held_size or "", extent)
                 extents.append((stride, extent))
                 walked_axes.append(walked)
             if p in flagged:
@@ -711,7 +724,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                             stride_values.setdefault(name, value)
         # A tensor the host pads to X elements (`torch.zeros(X)` filled from a shorter one) holds X here too.
         for p, length in getattr(facts.launch, "padded", {}).items():
-            held_length = _padded_value(length, facts.launch.args, {**consts, **size_values})
+            held_length = _padded_value(length, facts.launch.args, {**launch_consts, **size_values})
             if p in numels and held_length is not None:
                 numels[p] = max(numels[p], held_length)
         for p in uses.params:
@@ -742,7 +755,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 args.append(Arg(p, "tensor", numel=max(1, numels[p]), dtype=dtype, fill=fill,
                                 value=start or None))
             elif p in consts:
-                value = stride_values.get(p, consts[p]) if p in free_strides else consts[p]
+                value = stride_values.get(p, launch_consts[p]) if p in free_strides else launch_consts[p]
                 if even_others and p in facts.even_flags and p not in facts.flags_off and _stands_for_another(
                         related.get(p, set()), axis):
                     value = facts.even_flags[p]
