@@ -35,6 +35,7 @@ from tritonlint.witness.constraints import (
     satisfy,
 )
 from tritonlint.witness.extract import Extracted, Kernel
+from tritonlint.witness.group_units import divides_a_tile, groups_per_tile
 from tritonlint.witness.index_sizes import ROW_COUNT, index_only_sizes
 from tritonlint.witness.loaded_bounds import loaded_bounds
 from tritonlint.witness.loop_counts import LOOP_COUNT, loop_counted
@@ -510,6 +511,10 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     base = min(base, 256)
 
     tile = value_of(facts.tile)
+    # Tiles of a tile's groups (`GROUPS = BLOCK_K // GROUP_K`): the size is walked in tiles of BLOCK_K.
+    per_tile = groups_per_tile(uses, facts.tile) if facts.tile else None
+    if per_tile is not None and per_tile[0] in consts:
+        tile = value_of(per_tile[0])
     local_tiles = {n.args[1].id for n in ast.walk(kernel.node) if isinstance(n, ast.Call) and call_name(n) == "arange"
                    and len(n.args) == 2 and isinstance(n.args[1], ast.Name) and n.args[1].id not in consts
                    and taken_value(kernel.node, n.args[1].id, branch_env, local) is not None}
@@ -998,7 +1003,7 @@ def _guess_constexpr(uses: Uses, name: str) -> Any:
         if isinstance(node, ast.Call) and call_name(node) == "to" and node.args and isinstance(node.args[0], ast.Name) \
                 and node.args[0].id == name:
             return {"dtype": "float32"}
-    if _divisor_only(uses, name):
+    if _divisor_only(uses, name) or divides_a_tile(uses.fn, name):
         return GROUP
     if _bit_count(uses, name):
         return 1
