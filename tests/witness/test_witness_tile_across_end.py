@@ -10,6 +10,7 @@ import textwrap
 from pathlib import Path
 
 from tests.witness.witness_line import witness_line
+from tritonlint.witness.hits import across_end
 
 KERNEL = textwrap.dedent("""\
     import triton
@@ -37,3 +38,13 @@ def test_a_next_block_prefetch_is_confirmed_on_the_block_across_the_end(tmp_path
     assert w.status == "confirmed", w.reason  # not-reproduced before: "out of bounds at full tiles too"
     assert "a tile across the end of `V`" in w.reason, w.reason
     assert w.validation is not None and w.validation["status"] == "validated", w.validation
+
+
+def test_a_control_further_past_than_one_tile_still_voids_the_launch() -> None:
+    # A full-tile control that overran whole rows (further than the finding's tile) read memory the launch
+    # did not lay out: the tile across the end beside it proves nothing (a layout that does not match).
+    straddling = [{"straddles": 1, "max_elements": 8}]
+    assert across_end(straddling, [{"straddles": 0, "max_elements": 16}], 16)
+    assert not across_end(straddling, [{"straddles": 0, "max_elements": 40}], 16)
+    assert not across_end(straddling, [{"straddles": 1, "max_elements": 8}], 16)  # the control straddles too
+    assert not across_end([{"straddles": 0, "max_elements": 8}], [{"straddles": 0, "max_elements": 16}], 16)

@@ -13,12 +13,16 @@ def hits(result: dict[str, Any], module: str, lines: set[int], target: tuple[str
             and (kind == "any" or v["kind"] == kind) and (tensor is None or v["tensor"] == tensor)]
 
 
-def across_end(cand_hits: list[dict[str, Any]], control_hits: list[dict[str, Any]]) -> bool:
+def across_end(cand_hits: list[dict[str, Any]], control_hits: list[dict[str, Any]], tile: int | None) -> bool:
     """Whether a control that overran too proves the partial tile all the same: at full tiles the access
-    ran past the tensor by whole tiles only (every execution that overran had no lane inside it: a
-    prefetch of the tile after the last), while the candidate ran a tile lying across the tensor's end,
-    lanes inside and lanes past it in one execution: the partial tail tile the finding is about."""
-    return bool(control_hits) and not any(h.get("straddles") for h in control_hits) \
+    ran past the tensor by whole tiles only, and by one tile at most (every execution that overran had
+    no lane inside it: a prefetch of the tile after the last), while the candidate ran a tile lying
+    across the tensor's end, lanes inside and lanes past it in one execution: the partial tail tile the
+    finding is about. A control further past than one tile (`tile`, the finding's, in elements) reads
+    rows the launch did not lay out: a launch that does not match the kernel's indexing."""
+    return bool(control_hits) and tile is not None and tile > 0 \
+        and not any(h.get("straddles") for h in control_hits) \
+        and all(int(h.get("max_elements") or 0) <= tile for h in control_hits) \
         and any(h.get("straddles") for h in cand_hits)
 
 
@@ -31,4 +35,4 @@ def shown(results: list[dict[str, Any]], stop: dict[str, Any]) -> bool:
     if cand["status"] != "ok" or control["status"] != "ok":
         return False
     cand_hits, control_hits = hits(cand, stop["module"], lines, target), hits(control, stop["module"], lines, target)
-    return bool(cand_hits) and (not control_hits or across_end(cand_hits, control_hits))
+    return bool(cand_hits) and (not control_hits or across_end(cand_hits, control_hits, stop.get("tile")))

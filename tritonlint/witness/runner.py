@@ -361,6 +361,16 @@ def _again(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
     return _run(path, text, diagnostic, extracted, facts, other, fixed, max(5.0, deadline - time.monotonic()), fill)
 
 
+def _tile_value(launch: Launch, tile: str | None) -> int | None:
+    """The finding's tile in elements, as this launch passes it (a literal, or its constexpr)."""
+    if tile is None:
+        return None
+    if tile.isdigit():
+        return int(tile)
+    value = next((a.value for a in launch.args if a.name == tile and a.kind in ("constexpr", "int")), None)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 # Which verdict of the kernels tried is reported: any run that judged the finding over one that could not.
 _RANK = {"error": 0, "cannot-synthesize": 1, "not-reproduced": 2, "confirmed": 3}
 FULL_TILES_OVERRUN = "out of bounds at full tiles too"
@@ -459,7 +469,7 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
                 # steps after it could not change the verdict or the fix's (its fixed run is in the step).
                 job.stops.append({"after": len(job.launches) - 1, "cand": step["cand"], "control": step["control"],
                                   "module": module, "lines": sorted(gen_lines), "kind": target[0],
-                                  "tensor": target[1]})
+                                  "tensor": target[1], "tile": _tile_value(control, facts.tile)})
         results = _child(job, workdir, fill, timeout)
         source = extracted.source
     if isinstance(results, str):
@@ -482,7 +492,8 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
         # A control past the tensor by whole tiles only, beside a candidate's tile across its end: the
         # access overruns at full tiles too (another defect, or the same one), and the candidate still
         # shows the partial tile the finding is about (hits.across_end).
-        across = identity is None and across_end(_hits(res, module, gen_lines, target), control_hits)
+        across = identity is None and across_end(_hits(res, module, gen_lines, target), control_hits,
+                                                 _tile_value(control, facts.tile))
         mismatch = identity is None and (ctrl["status"] != "ok" or bool(control_hits)) and not across
         if not mismatch:  # a launch that goes out of bounds at full tiles too proves no fix either
             chosen = chosen or (cand, step)
