@@ -19,6 +19,7 @@ from tritonlint.witness.fix_retry import OUT_OF_TIME, settle_failed_fix
 from tritonlint.witness.group_oracle import fitted, group_launch, padding_evidence, roomy, tile_axis
 from tritonlint.witness.hits import across_end
 from tritonlint.witness.hits import hits as _hits
+from tritonlint.witness.host_extents import host_locals
 from tritonlint.witness.left_defaults import left_at_default
 from tritonlint.witness.other_axes import with_other_axes
 from tritonlint.witness.padded_rows import in_padding, padded_rows
@@ -287,6 +288,7 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
         sites = reaching_first(extracted, diagnostic.line, launches.get(name, []))
         facts = facts_from(diagnostic, sites, flags.get(name, {}), flag_tiles.get(name, {}))
         _pin_left_defaults(facts, path)
+        facts.host = host_locals(text, facts.launch)
         try:
             every = synthesize(extracted, facts, owner=owner)
             # TL104: the size the pointer walks may not be the one the mask names (other_axes.py).

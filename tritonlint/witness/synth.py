@@ -36,6 +36,7 @@ from tritonlint.witness.constraints import (
 )
 from tritonlint.witness.extract import Extracted, Kernel
 from tritonlint.witness.group_units import divides_a_tile, groups_per_tile
+from tritonlint.witness.host_extents import row_stride_for
 from tritonlint.witness.index_sizes import ROW_COUNT, index_only_sizes
 from tritonlint.witness.loaded_bounds import loaded_bounds
 from tritonlint.witness.loop_counts import LOOP_COUNT, loop_counted
@@ -155,6 +156,9 @@ class Facts:
     # kernel parameter -> where the callers leave the host flag it is given at its default (left_defaults):
     # `launch_args` holds that default as a literal, as if the launch passed it.
     defaulted: dict[str, str] = field(default_factory=dict)
+    # The launching function's locals before the launch (name -> value text), where it is in the kernel's
+    # file: a grid extent named by one of them (host_extents).
+    host: dict[str, str] = field(default_factory=dict)
 
 
 def facts_from(diagnostic: Any, launches: list[Any], even_flags: dict[str, bool],
@@ -252,8 +256,9 @@ def rounded_from(launch: Any) -> dict[str, tuple[str, str]]:
     return out
 
 
-def launch_axes(launch: Any, params: list[str]) -> dict[int, tuple[str, str]]:
-    """Program axis -> (kernel size parameter, tile) that a launch site's rounded-up grid divides."""
+def launch_axes(launch: Any, params: list[str], host: dict[str, str] | None = None) -> dict[int, tuple[str, str]]:
+    """Program axis -> (kernel size parameter, tile) that a launch site's rounded-up grid divides; an extent
+    the host names by a local it does not pass stands for the row stride it passes (host_extents)."""
     out: dict[int, tuple[str, str]] = {}
     if launch is None:
         return out
@@ -261,6 +266,9 @@ def launch_axes(launch: Any, params: list[str]) -> dict[int, tuple[str, str]]:
         if not axis.extent:
             continue
         sizes = [p for p, text in launch.args.items() if text == axis.extent and p in params]
+        if not sizes and host:
+            stride = row_stride_for(axis.extent, host, dict(launch.args), params)
+            sizes = [stride] if stride is not None else []
         tiles = [axis.meta_key] if axis.meta_key else [p for p, text in launch.args.items() if text == axis.size]
         if not tiles and axis.size.isdigit():
             tiles = [axis.size]
@@ -521,7 +529,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     int_like = uses.int_params() | set(segments.values()) | set(held.values())
     # Program axis -> (the size its tiles walk, the tile): the notes, the launch site, the kernel's masks.
     axes: dict[int, tuple[str | None, str | None]] = dict(uses.program_axes())
-    for a, pair in launch_axes(facts.launch, uses.params).items():
+    for a, pair in launch_axes(facts.launch, uses.params, facts.host).items():
         axes[a] = pair
         if pair[0] in strides:
             # A row length the grid walks in tiles (`cdiv(hidden, block)` beside `hidden` passed as the
@@ -544,6 +552,10 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     axis_order: list[str] = []
     if facts.program_axis is not None and facts.program_axis[1] in sizes:
         axis_order.append(facts.program_axis[1])
+    elif facts.program_axis is not None and axes.get(facts.program_axis[0], (None, None))[0] in sizes:
+        # The notes name a host extent the kernel is not passed (`hidden`): the size the launch's grid
+        # on that axis was read to stand for (host_extents).
+        axis_order.append(str(axes[facts.program_axis[0]][0]))
     owner_uses = uses
     if owner and owner != kernel.name and owner in extracted.helpers:
         owner_uses = uses.helper(owner) or uses
