@@ -35,6 +35,7 @@ from tritonlint.witness.constraints import (
     satisfy,
 )
 from tritonlint.witness.extract import Extracted, Kernel
+from tritonlint.witness.gathered_rows import gathered_numel
 from tritonlint.witness.group_units import divides_a_tile, groups_per_tile
 from tritonlint.witness.host_extents import row_stride_for
 from tritonlint.witness.index_sizes import ROW_COUNT, index_only_sizes
@@ -739,6 +740,12 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                         # takes), where nothing else set them: else the rows it reaches overlap.
                         for name, value in laid_out.items():
                             stride_values.setdefault(name, value)
+        # A tensor whose rows loaded indices pick holds every row the index fill names (gathered_rows).
+        starts = {q: uses.first_valid_index(q) for q in numels if uses.loaded_as_index(q)}
+        for p, exprs in pointers.items():
+            if p in numels:
+                taken = [e for e in exprs if not branch_not_taken(kernel.node, e, branch_env, local)] or exprs
+                numels[p] = max(numels[p], gathered_numel(uses, p, taken, numels, stride_values, starts))
         # A tensor the host pads to X elements (`torch.zeros(X)` filled from a shorter one) holds X here too.
         for p, length in getattr(facts.launch, "padded", {}).items():
             held_length = _padded_value(length, facts.launch.args, {**launch_consts, **size_values})
