@@ -577,11 +577,14 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             if facts.tile is None:
                 tile = value_of(b[2])
     # A bare tile at the flagged access stands for the size the host rounds it up from, or the size the
-    # kernel compares those lanes with elsewhere (tied_tiles): that size is the one made partial.
-    pow2 = {t: s for t, s in pow2_sources(facts.launch, uses.params).items() if t in consts and s in sizes}
-    tied = compared_size(uses, walk, sizes & int_like)
+    # kernel compares those lanes with elsewhere (tied_tiles): that size is the one made partial. Only
+    # where the walk is that bare tile: a tile whose walk a size or a program axis bounds keeps its value.
+    bare = walk is not None and not axis_order and facts.tile is not None
+    pow2 = {t: s for t, s in pow2_sources(facts.launch, uses.params).items()
+            if bare and t == facts.tile and t in consts and s in sizes}
+    tied = compared_size(uses, walk, sizes & int_like) if bare else None
     tile_size = pow2.get(facts.tile or "") or tied
-    if tile_size is not None and not axis_order:
+    if tile_size is not None:
         axis_order.append(tile_size)
     axis_order += [h for h in facts.axis_hints if h in sizes and h in int_like]
     axis_order += sorted((sizes & int_like) - set(axis_order), key=uses.order)
@@ -811,12 +814,14 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             if axis in const_sizes and [c for c in broken(rules, {**branch_env, axis: m * tile + r}, local)
                                         if c not in _still_broken]:
                 continue  # the kernel asserts this constexpr size away (`tl.static_assert(n % BLOCK == 0)`)
-            # The control: the same launch with the axis a whole number of tiles.
-            whole = (m + 1) * tile
+            # The control: the same launch with the axis a whole number of tiles (a power of two where the
+            # host rounds the tile up to one from this size: the tile then covers it exactly).
+            whole = next_pow2(m * tile + r) if axis in pow2.values() else (m + 1) * tile
             if whole_tiles:
                 whole = -(-whole // largest) * largest
             pairs.append((build(axis, m * tile + r, f"{axis}={m}*{tile}+{r}"),
-                          build(axis, whole, f"{axis}={whole}" if whole_tiles else f"{axis}={m + 1}*{tile}")))
+                          build(axis, whole, f"{axis}={whole}" if whole_tiles or axis in pow2.values()
+                                else f"{axis}={m + 1}*{tile}")))
     if not pairs:
         pairs.append((build(None, None, "default sizes"), build(None, None, "default sizes")))
     return pairs
