@@ -8,18 +8,23 @@ the count of positions the index is read at, is not the count of rows it names).
 from __future__ import annotations
 
 import ast
-from typing import Any
 
 from tritonlint.witness.uses import Uses, factors_of
 
 
-def gathered_terms(uses: Uses, exprs: list[ast.expr], pointers: list[str]) -> list[tuple[str | None, str]]:
-    """(the row stride it is scaled by, or None, the index pointer) for each term of the pointer expressions
-    that is a value loaded through an index pointer (`src * inp_stride0`)."""
+def index_loads(uses: Uses, pointers: list[str]) -> dict[str, str]:
+    """Local -> the index pointer it is loaded through (`src = tl.load(idx + i)`), for the pointers whose
+    values the kernel uses as indices. Computed once per synthesis: `loaded_as_index` follows locals deep."""
     loaded: dict[str, str] = {}
     for q in pointers:
         if uses.loaded_as_index(q):
             loaded.update({name: q for name in uses._loaded_names(q)})
+    return loaded
+
+
+def gathered_terms(uses: Uses, exprs: list[ast.expr], loaded: dict[str, str]) -> list[tuple[str | None, str]]:
+    """(the row stride it is scaled by, or None, the index pointer) for each term of the pointer expressions
+    that is a value loaded through an index pointer (`src * inp_stride0`)."""
     out: list[tuple[str | None, str]] = []
     for expr in exprs:
         for term in uses.terms(expr):
@@ -31,13 +36,16 @@ def gathered_terms(uses: Uses, exprs: list[ast.expr], pointers: list[str]) -> li
 
 
 def gathered_numel(uses: Uses, p: str, exprs: list[ast.expr], numels: dict[str, int],
-                   stride_values: dict[str, int], args: dict[str, Any]) -> int:
-    """The element count tensor `p` needs to hold every row its loaded indices name (0 if none)."""
+                   stride_values: dict[str, int], starts: dict[str, int], loaded: dict[str, str]) -> int:
+    """The element count tensor `p` needs to hold every row its loaded indices name (0 if none); `starts`:
+    each index pointer's first filled value."""
     need = 0
-    for stride, index in gathered_terms(uses, exprs, list(numels)):
+    if not loaded:
+        return need
+    for stride, index in gathered_terms(uses, exprs, loaded):
         if index == p or index not in numels:
             continue
-        rows = numels[index] + int(args.get(index) or 0)
+        rows = numels[index] + starts.get(index, 0)
         row = stride_values.get(stride, 1) if stride is not None else 1
         need = max(need, rows * max(1, row))
     return need

@@ -471,7 +471,7 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
                 # steps after it could not change the verdict or the fix's (its fixed run is in the step).
                 job.stops.append({"after": len(job.launches) - 1, "cand": step["cand"], "control": step["control"],
                                   "module": module, "lines": sorted(gen_lines), "kind": target[0],
-                                  "tensor": target[1], "tile": _tile_value(control, facts.tile)})
+                                  "tensor": target[1]})
         results = _child(job, workdir, fill, timeout)
         source = extracted.source
     if isinstance(results, str):
@@ -481,6 +481,9 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
     chosen: tuple[Launch, dict[str, int]] | None = None
     witness: Witness | None = None
     excluded: tuple[Witness, tuple[Launch, dict[str, int]]] | None = None  # the first latent confirmation
+    # The first confirmation by a tile across the end beside a control that overran too (hits.across_end),
+    # the callers' shape or not: a candidate whose control stays in bounds is cleaner evidence, taken first.
+    across_only: tuple[Witness, tuple[Launch, dict[str, int]]] | None = None
     for (cand, control), step in zip(pairs, plan):
         if step["cand"] >= len(results):
             break  # not run: the job stopped at a step that showed the finding
@@ -533,14 +536,22 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
         latent = _latent(facts, cand)
         reason = evidence["summary"] + (f"; latent: {latent}" if latent else "")
         evidence["latent"] = latent or None
+        if across:
+            across_only = across_only or (Witness("confirmed", reason, cand.to_dict(), evidence), (cand, step))
+            continue
         if latent:  # a shape the callers exclude: another candidate may confirm it on one they allow
             excluded = excluded or (Witness("confirmed", reason, cand.to_dict(), evidence), (cand, step))
             continue
         witness = Witness("confirmed", reason, cand.to_dict(), evidence)
         chosen = (cand, step)
         break
+    if witness is None and across_only is not None and (excluded is None or not across_only[0].evidence
+                                                         or not across_only[0].evidence.get("latent")):
+        witness, chosen = across_only  # the callers' shape, over a clean run on one they exclude
     if witness is None and excluded is not None:
         witness, chosen = excluded
+    if witness is None and across_only is not None:
+        witness, chosen = across_only
     if witness is None:
         if chosen is None and all(results[step["cand"]]["status"] != "ok" for step in plan if step["cand"] < len(results)):
             witness = Witness("error", f"the kernel does not run under the interpreter: {errors[0]}",

@@ -35,7 +35,7 @@ from tritonlint.witness.constraints import (
     satisfy,
 )
 from tritonlint.witness.extract import Extracted, Kernel
-from tritonlint.witness.gathered_rows import gathered_numel
+from tritonlint.witness.gathered_rows import gathered_numel, index_loads
 from tritonlint.witness.group_units import divides_a_tile, groups_per_tile
 from tritonlint.witness.host_extents import row_stride_for
 from tritonlint.witness.index_sizes import ROW_COUNT, index_only_sizes
@@ -614,6 +614,9 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     counted = loop_counted(kernel.node, sizes, segments) - set(axis_order[:1])
     row_counts = index_only_sizes(kernel.node, sizes) - set(axis_order[:1])
 
+    index_locals = index_loads(uses, list(pointers))  # once: `loaded_as_index` follows locals deep
+    index_starts = {q: uses.first_valid_index(q) for q in set(index_locals.values())}
+
     def build(axis: str | None, extent: int | None, label: str) -> Launch:
         # A size a program axis walks in its own tiles gets two of them, not two of the largest tile:
         # the same partial tiles, a fraction of the programs (the interpreter runs each one).
@@ -744,11 +747,11 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                         for name, value in laid_out.items():
                             stride_values.setdefault(name, value)
         # A tensor whose rows loaded indices pick holds every row the index fill names (gathered_rows).
-        starts = {q: uses.first_valid_index(q) for q in numels if uses.loaded_as_index(q)}
         for p, exprs in pointers.items():
-            if p in numels:
+            if p in numels and index_locals:
                 taken = [e for e in exprs if not branch_not_taken(kernel.node, e, branch_env, local)] or exprs
-                numels[p] = max(numels[p], gathered_numel(uses, p, taken, numels, stride_values, starts))
+                numels[p] = max(numels[p], gathered_numel(uses, p, taken, numels, stride_values, index_starts,
+                                                          index_locals))
         # A tensor the host pads to X elements (`torch.zeros(X)` filled from a shorter one) holds X here too.
         for p, length in getattr(facts.launch, "padded", {}).items():
             held_length = _padded_value(length, facts.launch.args, {**launch_consts, **size_values})
