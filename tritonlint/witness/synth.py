@@ -579,7 +579,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     # A bare tile at the flagged access stands for the size the host rounds it up from, or the size the
     # kernel compares those lanes with elsewhere (tied_tiles): that size is the one made partial. Only
     # where the walk is that bare tile: a tile whose walk a size or a program axis bounds keeps its value.
-    bare = walk is not None and not axis_order and facts.tile is not None
+    # The walk a local of the kernel (`slot`, `offs`), not an expression the notes spell (`tl.arange(0,B)`).
+    bare = walk is not None and facts.walk == walk and walk in uses.defs and not axis_order and facts.tile is not None
     pow2 = {t: s for t, s in pow2_sources(facts.launch, uses.params).items()
             if bare and t == facts.tile and t in consts and s in sizes}
     tied = compared_size(uses, walk, sizes & int_like) if bare else None
