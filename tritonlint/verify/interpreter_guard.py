@@ -56,6 +56,9 @@ class Violation:
     element_type: str
     tensor_elements: int  # size of that storage in elements of the accessed type
     stack: list[tuple[str, int, str]] = field(default_factory=list)
+    # Of those executions, how many also had active lanes inside this same tensor: a tile lying across
+    # its edge (a partial tail tile), where an overrun by whole tiles has none (the witness tells them apart).
+    straddles: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -373,10 +376,11 @@ class InterpreterGuard:
         oob = active & ~inb
         if not oob.any():
             return None
-        self._record(launch, kind, p[oob].astype(np.int64), isz, str(elem_ty))
+        self._record(launch, kind, p[oob].astype(np.int64), isz, str(elem_ty), p[active & inb].astype(np.int64))
         return np.asarray(oob, dtype=bool)
 
-    def _record(self, launch: _Launch, kind: str, addrs: np.ndarray[Any, Any], isz: int, elem: str) -> None:
+    def _record(self, launch: _Launch, kind: str, addrs: np.ndarray[Any, Any], isz: int, elem: str,
+                inside: np.ndarray[Any, Any] | None = None) -> None:
         stack = _kernel_stack()
         path, line, func = stack[0] if stack else (launch.kernel_path, 0, launch.kernel)
         # Distance of each lane to each storage, in bytes beyond its edge; the nearest one is the
@@ -406,6 +410,8 @@ class InterpreterGuard:
                 v.min_elements = min(v.min_elements, int(elems.min()))
                 v.lanes += int(a.size)
                 v.executions += 1
+                if inside is not None and bool(((inside >= r.start) & (inside < r.end)).any()):
+                    v.straddles += 1
 
 
 def _kernel_stack() -> list[tuple[str, int, str]]:

@@ -13,11 +13,26 @@ def hits(result: dict[str, Any], module: str, lines: set[int], target: tuple[str
             and (kind == "any" or v["kind"] == kind) and (tensor is None or v["tensor"] == tensor)]
 
 
+def across_end(cand_hits: list[dict[str, Any]], control_hits: list[dict[str, Any]], tile: int | None) -> bool:
+    """Whether a control that overran too proves the partial tile all the same: at full tiles the access
+    ran past the tensor by whole tiles only, and by one tile at most (every execution that overran had
+    no lane inside it: a prefetch of the tile after the last), while the candidate ran a tile lying
+    across the tensor's end, lanes inside and lanes past it in one execution: the partial tail tile the
+    finding is about. A control further past than one tile (`tile`, the finding's, in elements) reads
+    rows the launch did not lay out: a launch that does not match the kernel's indexing."""
+    return bool(control_hits) and tile is not None and tile > 0 \
+        and not any(h.get("straddles") for h in control_hits) \
+        and all(int(h.get("max_elements") or 0) <= tile for h in control_hits) \
+        and any(h.get("straddles") for h in cand_hits)
+
+
 def shown(results: list[dict[str, Any]], stop: dict[str, Any]) -> bool:
     """Whether a step's runs settle the finding (`stop`, written by the parent for a candidate the callers
     allow): the candidate ran and went out of bounds at the flagged access, and its full-tile control ran
     and stayed in bounds there. The parent takes the first such step, so the steps after it need not run."""
     cand, control = results[stop["cand"]], results[stop["control"]]
     lines, target = set(stop["lines"]), (stop["kind"], stop["tensor"])
+    # A tile across the end beside a control that overran too (across_end) does not stop the job: a later
+    # candidate whose control stays in bounds is cleaner evidence.
     return cand["status"] == "ok" and control["status"] == "ok" and bool(hits(cand, stop["module"], lines, target)) \
         and not hits(control, stop["module"], lines, target)

@@ -17,7 +17,9 @@ from tritonlint.witness import analysis
 from tritonlint.witness.extract import ExtractError, enclosing_kernel, extract
 from tritonlint.witness.fix_retry import OUT_OF_TIME, settle_failed_fix
 from tritonlint.witness.group_oracle import fitted, group_launch, padding_evidence, roomy, tile_axis
+from tritonlint.witness.hits import across_end
 from tritonlint.witness.hits import hits as _hits
+from tritonlint.witness.host_extents import host_locals
 from tritonlint.witness.latent_tables import admitted_latent, unknown_divisor_latent
 from tritonlint.witness.left_defaults import left_at_default
 from tritonlint.witness.other_axes import with_other_axes
@@ -26,6 +28,7 @@ from tritonlint.witness.pinned import reaching_first
 from tritonlint.witness.reduction_lanes import reduction_line
 from tritonlint.witness.spin_wait import spin_wait
 from tritonlint.witness.synth import Facts, Launch, SynthesisError, facts_from, synthesize
+from tritonlint.witness.unreadable import unreadable
 from tritonlint.witness.weak_predicates import at_access, describe, fix_readable, for_fix
 
 MAX_PAIRS = 3  # candidate launches tried per finding (each with its full-tile control)
@@ -308,6 +311,7 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
         if facts.weak is not None and facts.weak.setter == "launch":
             facts.flags_off.setdefault(facts.weak.flag, True)  # the launch passes what its predicate gives
         _pin_left_defaults(facts, path)
+        facts.host = host_locals(text, facts.launch)
         try:
             every = synthesize(extracted, facts, owner=owner)
             # TL104: the size the pointer walks may not be the one the mask names (other_axes.py).
@@ -323,6 +327,9 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
         again = partial(_again, path, text, diagnostic, extracted, facts, owner, pairs, fixed, fill, deadline=deadline)
         last = _run(path, text, diagnostic, extracted, facts, pairs, fixed, max(5.0, deadline - time.monotonic()),
                     fill)
+        why = unreadable(last.reason, extracted.source) if last.status == "error" else None
+        if why is not None:  # no retry can bind a helper whose source the witness lacks
+            last = Witness("cannot-synthesize", why, last.launch)
         wanted = _wanted_float(last.reason) if last.status == "error" else None
         if wanted is not None:
             # The kernel casts one operand of a dot to 16 bits (`p.to(tl.bfloat16)`) and loads the other
@@ -377,6 +384,16 @@ def _again(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
     if not other or [(c.to_dict(), k.to_dict()) for c, k in other] == [(c.to_dict(), k.to_dict()) for c, k in first]:
         return None
     return _run(path, text, diagnostic, extracted, facts, other, fixed, max(5.0, deadline - time.monotonic()), fill)
+
+
+def _tile_value(launch: Launch, tile: str | None) -> int | None:
+    """The finding's tile in elements, as this launch passes it (a literal, or its constexpr)."""
+    if tile is None:
+        return None
+    if tile.isdigit():
+        return int(tile)
+    value = next((a.value for a in launch.args if a.name == tile and a.kind in ("constexpr", "int")), None)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 # Which verdict of the kernels tried is reported: any run that judged the finding over one that could not.
@@ -487,6 +504,9 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
     chosen: tuple[Launch, dict[str, int]] | None = None
     witness: Witness | None = None
     excluded: tuple[Witness, tuple[Launch, dict[str, int]]] | None = None  # the first latent confirmation
+    # The first confirmation by a tile across the end beside a control that overran too (hits.across_end),
+    # the callers' shape or not: a candidate whose control stays in bounds is cleaner evidence, taken first.
+    across_only: tuple[Witness, tuple[Launch, dict[str, int]]] | None = None
     for (cand, control), step in zip(pairs, plan):
         if step["cand"] >= len(results):
             break  # not run: the job stopped at a step that showed the finding
@@ -496,7 +516,13 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
             continue
         ctrl = results[step["control"]]
         # The control must run and stay in bounds at the access: otherwise the launch proves nothing.
-        mismatch = identity is None and (ctrl["status"] != "ok" or bool(_hits(ctrl, module, gen_lines, target)))
+        control_hits = _hits(ctrl, module, gen_lines, target) if ctrl["status"] == "ok" else []
+        # A control past the tensor by whole tiles only, beside a candidate's tile across its end: the
+        # access overruns at full tiles too (another defect, or the same one), and the candidate still
+        # shows the partial tile the finding is about (hits.across_end).
+        across = identity is None and across_end(_hits(res, module, gen_lines, target), control_hits,
+                                                 _tile_value(control, facts.tile))
+        mismatch = identity is None and (ctrl["status"] != "ok" or bool(control_hits)) and not across
         if not mismatch:  # a launch that goes out of bounds at full tiles too proves no fix either
             chosen = chosen or (cand, step)
         if identity is not None:
@@ -523,18 +549,32 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
                 f"the full-tile control did not run ({str(ctrl['error'])[:200]})"
             errors.append(f"{cand.label}: {why} ({control.label}): the launch does not match the kernel's indexing")
             continue
+        if across:  # the execution across the end is the evidence; the control's whole tiles are said
+            hits = sorted(hits, key=lambda h: not h.get("straddles"))
         evidence = _evidence(hits[0], cand, extracted.offset)
+        if across:
+            evidence["summary"] += (f"; a tile across the end of `{hits[0]['tensor']}` in {hits[0]['straddles']} "
+                                    f"execution(s), where at full tiles ({control.label}) it runs past by whole "
+                                    "tiles only")
         latent = _latent(facts, cand, evidence["tensor"])
         reason = evidence["summary"] + (f"; latent: {latent}" if latent else "")
         evidence["latent"] = latent or None
+        if across:
+            across_only = across_only or (Witness("confirmed", reason, cand.to_dict(), evidence), (cand, step))
+            continue
         if latent:  # a shape the callers exclude: another candidate may confirm it on one they allow
             excluded = excluded or (Witness("confirmed", reason, cand.to_dict(), evidence), (cand, step))
             continue
         witness = Witness("confirmed", reason, cand.to_dict(), evidence)
         chosen = (cand, step)
         break
+    if witness is None and across_only is not None and (excluded is None or not across_only[0].evidence
+                                                         or not across_only[0].evidence.get("latent")):
+        witness, chosen = across_only  # the callers' shape, over a clean run on one they exclude
     if witness is None and excluded is not None:
         witness, chosen = excluded
+    if witness is None and across_only is not None:
+        witness, chosen = across_only
     if witness is None:
         if chosen is None and all(results[step["cand"]]["status"] != "ok" for step in plan if step["cand"] < len(results)):
             witness = Witness("error", f"the kernel does not run under the interpreter: {errors[0]}",

@@ -36,13 +36,15 @@ from tritonlint.witness.constraints import (
     satisfy,
 )
 from tritonlint.witness.extract import Extracted, Kernel
-from tritonlint.witness.host_extents import host_extents
+from tritonlint.witness.gathered_rows import gathered_numel, index_loads
+from tritonlint.witness.host_extents import host_extents, row_stride_for
 from tritonlint.witness.index_sizes import ROW_COUNT, index_only_sizes
 from tritonlint.witness.loaded_bounds import loaded_bounds
 from tritonlint.witness.loop_counts import LOOP_COUNT, loop_counted
 from tritonlint.witness.shift_sizes import shift_only_sizes
 from tritonlint.witness.split_axes import split_axes
 from tritonlint.witness.taken_definitions import none_mask_reach, taken_first
+from tritonlint.witness.tied_tiles import compared_size, next_pow2, pow2_sources
 from tritonlint.witness.tile_groups import divides_a_tile, one_tile, per_tile
 from tritonlint.witness.uses import (
     ACCESS,
@@ -163,6 +165,9 @@ class Facts:
     # `launch_args` holds that default as a literal, as if the launch passed it.
     defaulted: dict[str, str] = field(default_factory=dict)
     weak: WeakFacts | None = None  # the weak evenness predicate the finding names (weak_predicates.py)
+    # The launching function's locals before the launch (name -> value text), where it is in the kernel's
+    # file: a grid extent named by one of them (host_extents).
+    host: dict[str, str] = field(default_factory=dict)
 
 
 def facts_from(diagnostic: Any, launches: list[Any], even_flags: dict[str, bool],
@@ -260,8 +265,9 @@ def rounded_from(launch: Any) -> dict[str, tuple[str, str]]:
     return out
 
 
-def launch_axes(launch: Any, params: list[str]) -> dict[int, tuple[str, str]]:
-    """Program axis -> (kernel size parameter, tile) that a launch site's rounded-up grid divides."""
+def launch_axes(launch: Any, params: list[str], host: dict[str, str] | None = None) -> dict[int, tuple[str, str]]:
+    """Program axis -> (kernel size parameter, tile) that a launch site's rounded-up grid divides; an extent
+    the host names by a local it does not pass stands for the row stride it passes (host_extents)."""
     out: dict[int, tuple[str, str]] = {}
     if launch is None:
         return out
@@ -269,11 +275,37 @@ def launch_axes(launch: Any, params: list[str]) -> dict[int, tuple[str, str]]:
         if not axis.extent:
             continue
         sizes = [p for p, text in launch.args.items() if text == axis.extent and p in params]
+        if not sizes and host:
+            stride = row_stride_for(axis.extent, host, dict(launch.args), params)
+            sizes = [stride] if stride is not None else []
         tiles = [axis.meta_key] if axis.meta_key else [p for p, text in launch.args.items() if text == axis.size]
         if not tiles and axis.size.isdigit():
             tiles = [axis.size]
         if sizes and tiles:
             out[i] = (sizes[0], tiles[0])
+    return out
+
+
+def launch_offsets(launch: Any, params: list[str]) -> dict[int, tuple[str, str]]:
+    """Program axis -> (kernel size parameter, what the host subtracts from it) where the launch's grid
+    divides a difference of kernel arguments (`cdiv(n - start, BLOCK)` beside `start` passed and added to
+    the offsets): the programs cover the size past that start, not the whole size; a literal or another
+    parameter's host text."""
+    out: dict[int, tuple[str, str]] = {}
+    if launch is None:
+        return out
+    for i, axis in enumerate(launch.grid):
+        try:
+            extent = ast.parse(axis.extent, mode="eval").body if axis.extent else None
+        except SyntaxError:
+            continue
+        if not (isinstance(extent, ast.BinOp) and isinstance(extent.op, ast.Sub)):
+            continue
+        left, right = ast.unparse(extent.left).replace(" ", ""), ast.unparse(extent.right).replace(" ", "")
+        sizes = [p for p, text in launch.args.items() if text.replace(" ", "") == left and p in params]
+        starts = [p for p, text in launch.args.items() if text.replace(" ", "") == right and p in params]
+        if sizes and (starts or right.isdigit()):
+            out[i] = (sizes[0], starts[0] if starts else right)
     return out
 
 
@@ -514,13 +546,17 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     base = min(base, 256)
 
     tile = value_of(facts.tile)
+    # Tiles of a tile's groups (`GROUPS = BLOCK_K // GROUP_K`): the size is walked in tiles of BLOCK_K.
+    dividend = per_tile(kernel.node, facts.tile)
+    if dividend is not None and dividend in consts:
+        tile = value_of(dividend)
     local_tiles = {n.args[1].id for n in ast.walk(kernel.node) if isinstance(n, ast.Call) and call_name(n) == "arange"
                    and len(n.args) == 2 and isinstance(n.args[1], ast.Name) and n.args[1].id not in consts
                    and taken_value(kernel.node, n.args[1].id, branch_env, local) is not None}
     int_like = uses.int_params() | set(segments.values()) | set(held.values())
     # Program axis -> (the size its tiles walk, the tile): the notes, the launch site, the kernel's masks.
     axes: dict[int, tuple[str | None, str | None]] = dict(uses.program_axes())
-    for a, pair in launch_axes(facts.launch, uses.params).items():
+    for a, pair in launch_axes(facts.launch, uses.params, facts.host).items():
         axes[a] = pair
         if pair[0] in strides:
             # A row length the grid walks in tiles (`cdiv(hidden, block)` beside `hidden` passed as the
@@ -543,6 +579,9 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 int_like.add(extent)
     if facts.program_axis is not None and facts.program_axis[1] in sizes:
         axes[facts.program_axis[0]] = (facts.program_axis[1], facts.program_axis[2])
+    # Axes whose programs cover a size past a start the host subtracts: the grid counts that span's tiles.
+    offsets = {a: pair for a, pair in launch_offsets(facts.launch, uses.params).items()
+               if axes.get(a, (None, None))[0] == pair[0]}
     # Tile indices computed from one program id (grouped or linearized): that axis runs a program
     # per tile of each size they walk, so the partial tile of every one of them is launched.
     grouped = {dim: {s: t for s, t in walked.items() if s in sizes}
@@ -552,6 +591,10 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     axis_order: list[str] = []
     if facts.program_axis is not None and facts.program_axis[1] in sizes:
         axis_order.append(facts.program_axis[1])
+    elif facts.program_axis is not None and axes.get(facts.program_axis[0], (None, None))[0] in sizes:
+        # The notes name a host extent the kernel is not passed (`hidden`): the size the launch's grid
+        # on that axis was read to stand for (host_extents).
+        axis_order.append(str(axes[facts.program_axis[0]][0]))
     owner_uses = uses
     if owner and owner != kernel.name and owner in extracted.helpers:
         owner_uses = uses.helper(owner) or uses
@@ -578,6 +621,17 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             axis_order.append(str(axes[b[1]][0]))
             if facts.tile is None:
                 tile = value_of(b[2])
+    # A bare tile at the flagged access stands for the size the host rounds it up from, or the size the
+    # kernel compares those lanes with elsewhere (tied_tiles): that size is the one made partial. Only
+    # where the walk is that bare tile: a tile whose walk a size or a program axis bounds keeps its value.
+    # The walk a local of the kernel (`slot`, `offs`), not an expression the notes spell (`tl.arange(0,B)`).
+    bare = walk is not None and facts.walk == walk and walk in uses.defs and not axis_order and facts.tile is not None
+    pow2 = {t: s for t, s in pow2_sources(facts.launch, uses.params).items()
+            if bare and t == facts.tile and t in consts and s in sizes}
+    tied = compared_size(uses, walk, sizes & int_like) if bare else None
+    tile_size = pow2.get(facts.tile or "") or tied
+    if tile_size is not None:
+        axis_order.append(tile_size)
     axis_order += [h for h in facts.axis_hints if h in sizes and h in int_like]
     axis_order += sorted((sizes & int_like) - set(axis_order), key=uses.order)
     if weak is not None and weak.walked in sizes:
@@ -614,6 +668,9 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     row_counts = index_only_sizes(kernel.node, sizes) - set(axis_order[:1])
     starts = shift_only_sizes(kernel.node, sizes) - set(axis_order[:1])
 
+    index_locals = index_loads(uses, list(pointers))  # once: `loaded_as_index` follows locals deep
+    index_starts = {q: uses.first_valid_index(q) for q in set(index_locals.values())}
+
     def build(axis: str | None, extent: int | None, label: str) -> Launch:
         # A size a program axis walks in its own tiles gets two of them, not two of the largest tile:
         # the same partial tiles, a fraction of the programs (the interpreter runs each one).
@@ -626,6 +683,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         size_values.update({s: min(size_values[s], tile) for s in starts if s in size_values and s != axis})
         if axis is not None and extent is not None:
             size_values[axis] = extent
+        # A tile the host rounds up from a size is that size's power of two in each launch.
+        launch_consts = {**consts, **{t: next_pow2(size_values[s]) for t, s in pow2.items() if s in size_values}}
         # Keep sizes the host keeps multiples of each other multiples.
         for a, b in facts.multiples:
             step = int(b) if b.isdigit() else consts.get(b)
@@ -637,13 +696,16 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 grid.append(1)  # an axis the package's launch does not have: one program, program id 0
                 continue
             size, tile_name = axes.get(dim, (None, None))
+            span_start = offsets[dim][1] if dim in offsets else "0"
+            covered = size_values.get(size or "", 0) - (
+                int(span_start) if span_start.isdigit() else size_values.get(span_start, 0))
             if dim in split:
                 grid.append(value_of(split[dim]))  # a split K: one program per part (split_axes.py)
             elif size is not None and size in size_values and dim in exact:
                 # The host divides this axis exactly (`rows_total // BLOCK`): whole tiles only.
-                grid.append(size_values[size] // value_of(tile_name))
+                grid.append(max(0, covered // value_of(tile_name)))
             elif size is not None and size in size_values:
-                grid.append(max(1, -(-size_values[size] // value_of(tile_name))))
+                grid.append(max(1, -(-covered // value_of(tile_name))))
             elif dim in grouped:
                 grid.append(_prod([max(1, -(-size_values[s] // value_of(t))) for s, t in grouped[dim].items()]))
             else:
@@ -667,14 +729,14 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                     size_values[p] = padded_rows[p]
         # A constexpr row length (`slot * D`) is a stride whose value the launch already fixes.
         # A constexpr stride nobody gives a value (`stride_am: tl.constexpr`) takes the layout's, like an int one.
-        stride_values.update({k: v for k, v in consts.items() if isinstance(v, int) and not isinstance(v, bool)
+        stride_values.update({k: v for k, v in launch_consts.items() if isinstance(v, int) and not isinstance(v, bool)
                               and k not in stride_values and k not in free_strides})
         numels: dict[str, int] = {}
         rows: dict[str, int] = {}
         # Tiles the kernel defines per mode (`PACKED = SCALE_K * 32` on the branch taken): a walk in
         # them is a walk of the axis whose tile has the same value.
         # Literal locals too (`MX_PACK_DIVISOR: tl.constexpr = 32`): a divisor of a walk's groups.
-        tile_consts = {**literal_locals, **consts, **{t: value_of(t) for t in local_tiles}}
+        tile_consts = {**literal_locals, **launch_consts, **{t: value_of(t) for t in local_tiles}}
         mode_tiles = frozenset(local_tiles)
         for p, exprs in pointers.items():
             # Only the accesses on the constexpr branches this launch takes (`tl.load(w + k * s + n) if
@@ -720,6 +782,9 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                     axes.get(bound[1], (None, None))[0] if isinstance(bound, tuple) and bound[0] == "axis" else None
                 if stride is None and walked in row_lengths:
                     extent = max(extent, row_lengths[walked])
+                if p in flagged and isinstance(bound, tuple) and bound[0] == "tile":
+                    held_size = pow2.get(bound[1]) or (tied if bound[1] == facts.tile else None)
+                    extent = totals.get(held_size or "", extent)
                 extents.append((stride, extent))
                 walked_axes.append(walked)
             if p in flagged:
@@ -749,9 +814,15 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                         # takes), where nothing else set them: else the rows it reaches overlap.
                         for name, value in laid_out.items():
                             stride_values.setdefault(name, value)
+        # A tensor whose rows loaded indices pick holds every row the index fill names (gathered_rows).
+        for p, exprs in pointers.items():
+            if p in numels and index_locals:
+                taken = [e for e in exprs if not branch_not_taken(kernel.node, e, branch_env, local)] or exprs
+                numels[p] = max(numels[p], gathered_numel(uses, p, taken, numels, stride_values, index_starts,
+                                                          index_locals))
         # A tensor the host pads to X elements (`torch.zeros(X)` filled from a shorter one) holds X here too.
         for p, length in getattr(facts.launch, "padded", {}).items():
-            held_length = _padded_value(length, facts.launch.args, {**consts, **size_values})
+            held_length = _padded_value(length, facts.launch.args, {**launch_consts, **size_values})
             if p in numels and held_length is not None:
                 numels[p] = max(numels[p], held_length)
         for p in uses.params:
@@ -782,7 +853,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 args.append(Arg(p, "tensor", numel=max(1, numels[p]), dtype=dtype, fill=fill,
                                 value=start or None))
             elif p in consts:
-                value = stride_values.get(p, consts[p]) if p in free_strides else consts[p]
+                value = stride_values.get(p, launch_consts[p]) if p in free_strides else launch_consts[p]
                 if even_others and p in facts.even_flags and p not in facts.flags_off and _stands_for_another(
                         related.get(p, set()), axis):
                     value = facts.even_flags[p]
@@ -832,12 +903,14 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             if axis in const_sizes and [c for c in broken(rules, {**branch_env, axis: m * tile + r}, local)
                                         if c not in _still_broken]:
                 continue  # the kernel asserts this constexpr size away (`tl.static_assert(n % BLOCK == 0)`)
-            # The control: the same launch with the axis a whole number of tiles.
-            whole = (m + 1) * tile
+            # The control: the same launch with the axis a whole number of tiles (a power of two where the
+            # host rounds the tile up to one from this size: the tile then covers it exactly).
+            whole = next_pow2(m * tile + r) if axis in pow2.values() else (m + 1) * tile
             if whole_tiles:
                 whole = -(-whole // largest) * largest
             pairs.append((build(axis, m * tile + r, f"{axis}={m}*{tile}+{r}"),
-                          build(axis, whole, f"{axis}={whole}" if whole_tiles else f"{axis}={m + 1}*{tile}")))
+                          build(axis, whole, f"{axis}={whole}" if whole_tiles or axis in pow2.values()
+                                else f"{axis}={m + 1}*{tile}")))
     if not pairs:
         pairs.append((build(None, None, "default sizes"), build(None, None, "default sizes")))
     return pairs

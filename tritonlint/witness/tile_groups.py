@@ -33,9 +33,13 @@ def per_tile(fn: ast.FunctionDef, tile: str | None) -> str | None:
 
 
 def divides_a_tile(uses: Uses, name: str) -> bool:
-    """Whether the constexpr divides another constexpr (`BLOCK_K // MX_BLOCK`: E8M0 scales per K tile): a
-    group inside the tile. As large as the tile, the tile holds one group and the count of groups is
-    whole whatever the size; smaller, a partial tile's groups run past the last one the size has."""
+    """Whether the constexpr divides a tile (`BLOCK_K // MX_BLOCK`: E8M0 scales per K tile; `GROUPS =
+    BLOCK_K // name` in a local's definition): a group inside the tile. As large as the tile, the tile
+    holds one group and the count of groups is whole whatever the size; smaller, a partial tile's groups
+    run past the last one the size has. A divisor of another constexpr counts always; a divisor of any
+    other name only where it is never a tile's own length (`tl.arange(0, name)`)."""
+    lengths = any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "arange"
+                  and any(isinstance(a, ast.Name) and a.id == name for a in node.args) for node in ast.walk(uses.fn))
     return any(isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv) and isinstance(node.right, ast.Name)
-               and node.right.id == name and isinstance(node.left, ast.Name) and node.left.id in uses.constexprs
-               and node.left.id != name for node in ast.walk(uses.fn))
+               and node.right.id == name and isinstance(node.left, ast.Name) and node.left.id != name
+               and (node.left.id in uses.constexprs or not lengths) for node in ast.walk(uses.fn))

@@ -14,6 +14,7 @@ from tritonlint.witness.float_values import (
     float_locals,
     literal_compare,
 )
+from tritonlint.witness.group_units import group_terms, group_walk
 from tritonlint.witness.tile_ends import tile_end_walk
 from tritonlint.witness.value_selects import selects_only, value_selectors
 from tritonlint.witness.while_loops import while_ranges
@@ -459,8 +460,13 @@ class Uses:
         root = self.root(expr)
         shifts = [t for shift in self.shifts.get(root, ()) for t in self.terms(shift)] if root in self.params else []
         kept = self._shifted_offsets(sizes)
-        for term in self.terms(expr, kept=kept) + shifts:
-            if self.root(term) and not (isinstance(term, ast.Name) and kept(term.id)):
+        terms = self.terms(expr, kept=kept) + shifts
+        group_bounds, in_groups = group_terms(self, terms, sizes)
+        for term in terms:
+            if (self.root(term) and not (isinstance(term, ast.Name) and kept(term.id))) or id(term) in in_groups:
+                continue
+            if id(term) in group_bounds:  # `k * GROUPS` beside `offs_g`: entries counted in groups
+                out.append((None, group_bounds[id(term)]))
                 continue
             factors = factors_of(term)
             stride = next((f.id for f in factors if isinstance(f, ast.Name) and f.id in strides), None) or \
@@ -858,6 +864,9 @@ class Uses:
         walk = self.tile_walk(expr)
         if walk is not None:
             return walk
+        grouped = group_walk(self, expr, sizes)  # `k * (BLOCK_K // G) + offs_g`: K counted in groups of G
+        if grouped is not None:
+            return grouped
         found = None
         for node in ast.walk(expr):
             if isinstance(node, (ast.Name, ast.Call)) and node is not expr:
