@@ -16,10 +16,26 @@ def index_loads(uses: Uses, pointers: list[str]) -> dict[str, str]:
     """Local -> the index pointer it is loaded through (`src = tl.load(idx + i)`), for the pointers whose
     values the kernel uses as indices. Computed once per synthesis: `loaded_as_index` follows locals deep."""
     loaded: dict[str, str] = {}
+    looped = _assigned_in_loops(uses.fn)
     for q in pointers:
         if uses.loaded_as_index(q):
-            loaded.update({name: q for name in uses._loaded_names(q)})
+            loaded.update({name: q for name in uses._loaded_names(q) if name in looped})
     return loaded
+
+
+def _assigned_in_loops(fn: ast.AST) -> set[str]:
+    """Names assigned inside a loop of the kernel. An index loaded in a loop (`for k in range(topk): src =
+    tl.load(idx + tok * topk + k)`) names many rows per program, beyond the rows the kernel's own indexing
+    counts; one loaded once per program (`slot = tl.load(slots + seq)`) names the row of the program that
+    reads it, which the per-program row count already holds: sizing its tensor for every row the fill names
+    would give the last row read room to overrun into, and hide the tail's overrun."""
+    names: set[str] = set()
+    for loop in ast.walk(fn):
+        if isinstance(loop, (ast.For, ast.While)):
+            for node in ast.walk(loop):
+                if isinstance(node, ast.Assign):
+                    names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return names
 
 
 def gathered_terms(uses: Uses, exprs: list[ast.expr], loaded: dict[str, str]) -> list[tuple[str | None, str]]:
