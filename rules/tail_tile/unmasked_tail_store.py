@@ -1,4 +1,5 @@
-"""TL102: a tl.store that can write past the end of a tensor on a partial tail tile."""
+"""TL102: a tl.store (or a read-modify-write atomic) that can write past the end of a tensor on a partial
+tail tile."""
 
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ class UnmaskedTailStore(Rule):
     ## What it does
     Flags a `tl.store` whose pointer walks a tiled dimension and which can run on a tile where
     that dimension is partial (per an evenness flag, a loop's last tile, or a masked sibling
-    access of the same dimension), with no mask bounding it.
+    access of the same dimension), with no mask bounding it. The read-modify-write atomics
+    (`tl.atomic_add`, `atomic_max`, `atomic_min`, `atomic_and`, `atomic_or`, `atomic_xor`,
+    `atomic_xchg`, `atomic_cas`) write like a store and are judged the same way, named by their call.
 
     ## Why is this bad?
     A store past the end of a tensor silently corrupts whatever the caching allocator placed
@@ -51,7 +54,8 @@ class UnmaskedTailStore(Rule):
     derived from the pointer's offsets and the loop bound. It is safe: the lanes the mask switches
     off are not written, and nothing reads a store's lanes. A masked store needs no `other=`.
     `check --fix` lowers each fixed kernel with Triton's frontend first (when triton is
-    installed) and writes no fix it rejects.
+    installed) and writes no fix it rejects. `tl.atomic_cas` takes no mask: its finding has no fix,
+    only a note (keep the lanes past the end from it with a branch, or clamp its pointer).
 
     ## Known problems
     Output tensors padded on the host make the overwrite harmless; the checker cannot see that,
