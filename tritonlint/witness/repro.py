@@ -37,7 +37,7 @@ KERNEL_SOURCE = {source!r}
 LAUNCH = {launch}
 LINE = {line}  # the flagged access, as a line of KERNEL_SOURCE
 WHERE = {where!r}  # the same line in the analysed file
-GUARD = {guard}  # elements of poisoned guard region after each tensor: past the farthest overrun seen
+GUARD = {guard}  # elements of poisoned guard region before and after each tensor: past the farthest overrun seen
 
 path = os.path.join(tempfile.mkdtemp(), "kernel_under_test.py")
 with open(path, "w") as f:
@@ -56,9 +56,12 @@ def make_args():
     for a in LAUNCH["args"]:
         if a["kind"] == "tensor":
             dtype = getattr(torch, a["dtype"])
-            buf = torch.full((a["numel"] + GUARD,), float("nan") if dtype.is_floating_point else 0x7F, dtype=dtype)
-            buf[: a["numel"]] = argument_value(a, generator)
-            args[a["name"]] = buf  # the kernel gets the whole buffer; its tensor is the first numel elements
+            # A poisoned guard region before the tensor and after it: a lane may run off either end.
+            buf = torch.full((GUARD + a["numel"] + GUARD,), float("nan") if dtype.is_floating_point else 0x7F,
+                             dtype=dtype)
+            buf[GUARD: GUARD + a["numel"]] = argument_value(a, generator)
+            # The kernel gets the buffer from the tensor's start on; its tensor is the first numel elements.
+            args[a["name"]] = buf[GUARD:]
             bounds[a["name"]] = (a["numel"], buf.element_size())
         else:
             args[a["name"]] = argument_value(a, generator)
@@ -106,13 +109,16 @@ def check(kind, ptrs, mask):
         past = active & (p >= end) & (p < end + GUARD * size)
         if past.any():
             found.append((kind, name, int(((p[past] - end) // size).max()) + 1, int(past.sum())))
+        before = active & (p < start) & (p >= start - GUARD * size)
+        if before.any():  # counted negative: elements before the start
+            found.append((kind, name, -int(((start - p[before]) // size).max()), int(before.sum())))
 
 
 load, store = interp.InterpreterBuilder.create_masked_load, interp.InterpreterBuilder.create_masked_store
 
 
 def guarded():
-    return [(start, end + GUARD * size) for start, end, size in starts.values()]
+    return [(start - GUARD * size, end + GUARD * size) for start, end, size in starts.values()]
 
 
 def create_masked_load(self, ptrs, mask, *rest):
@@ -146,7 +152,8 @@ if not found:
     print("no out-of-bounds access at the flagged line")
     sys.exit(0)
 for kind, name, past, lanes in found[:5]:
-    print(f"{{kind}} at {{WHERE}} ran up to {{past}} element(s) past the end of `{{name}}` "
+    side = f"{{past}} element(s) past the end" if past > 0 else f"{{-past}} element(s) before the start"
+    print(f"{{kind}} at {{WHERE}} ran up to {{side}} of `{{name}}` "
           f"({{bounds[name][0]}} elements, {{lanes}} lane(s)); grid {{tuple(LAUNCH['grid'])}}, {{LAUNCH['sizes']}}")
 outputs = [n for n, v in args.items() if hasattr(v, "isnan") and v[: bounds[n][0]].isnan().any()]
 if outputs:
