@@ -14,8 +14,8 @@ from typing import Any
 from tritonlint.config import Config
 from tritonlint.diagnostics import Diagnostic
 
-__all__ = ["CheckedFile", "Config", "check_paths", "edits_of", "fixed_text", "fixing_config", "padded_group", "render",
-           "write_fixed"]
+__all__ = ["CheckedFile", "Config", "check_paths", "edits_of", "fixed_text", "fixing_config", "in_kernel_names",
+           "padded_group", "render", "write_fixed"]
 
 
 @dataclass(frozen=True)
@@ -115,6 +115,14 @@ def write_fixed(file: CheckedFile, fixed: str) -> str | None:
     if decode_source(source, data)[0] != file.text:
         return "changed on disk since it was read; fixes not written"
     return write_atomic(file.path, fixed, data)
+
+
+def in_kernel_names(text: str, names: dict[str, str]) -> str:
+    """A host predicate with each host name read as the kernel parameter it is passed as (`names`: host name
+    -> parameter), as the TL103 rule reads a launch's; "" where a name it tests is passed as no parameter."""
+    from tritonlint.semantic.host.flag_setters import in_kernel_names as read
+
+    return read(text, {param: host for host, param in names.items()})
 
 
 def padded_group(diagnostic: Diagnostic) -> tuple[str, str] | None:

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from tritonlint.witness.analysis import in_kernel_names
+
 _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
     ast.Mod: operator.mod,
@@ -120,21 +122,6 @@ def passing_sizes(weak: WeakFacts, env: dict[str, Any]) -> list[tuple[int, int, 
                 out.append((size, (m + 1) * tile, label))
                 break
     return out[:CANDIDATES]
-
-
-def in_kernel_names(text: str, names: dict[str, str]) -> str:
-    """A host predicate (the fix's, at a launch) with each host name read as the parameter it is passed
-    as; "" where a name is passed as none."""
-    try:
-        tree = ast.parse(text.strip(), mode="eval")
-    except SyntaxError:
-        return ""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            if node.id not in names:
-                return ""
-            node.id = names[node.id]
-    return ast.unparse(tree)
 
 
 def at_access(diagnostic: Any) -> Any:
