@@ -14,7 +14,13 @@ from tritonlint.witness.runner import Witness, witness
 
 def witness_line(path: Path, line: int, code: str | None = None, timeout: float = 120) -> Witness:
     config = dataclasses.replace(load_config(None), select=check_selectors(["ALL"], "--select"))
-    checked = analysis.check_paths([str(path)], config)[0][0]
-    d = next(d for d in checked.diagnostics if d.line == line and (code is None or d.code == code))
+    files, errors = analysis.check_paths([str(path)], config)
+    assert files, f"{path} was not checked: {errors}"
+    checked = files[0]
+    found = [d for d in checked.diagnostics if d.line == line and (code is None or d.code == code)]
+    # A test whose kernel no longer gets the finding fails here, saying what `check` reported instead.
+    assert found, f"no {code or 'finding'} on line {line} of {path.name}; check reported " + (
+        ", ".join(f"{d.code}:{d.line}" for d in checked.diagnostics) or "nothing")
+    d = found[0]
     return witness(checked.path, checked.display, checked.text, d, checked.launches, checked.flags,
                    analysis.fixed_text(checked.text, d), timeout=timeout)
