@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import ast
 
+from tritonlint.witness.uses import call_name
+
 # Calls whose arguments bound or count offsets: a size read there is an extent, not a start.
 _EXTENT_CALLS = {"arange", "range", "static_range", "cdiv", "minimum", "maximum", "min", "max"}
 
@@ -39,12 +41,8 @@ def _added(read: ast.Name, parents: dict[int, ast.AST]) -> bool:
         if isinstance(node, ast.Compare) or (isinstance(node, ast.For) and child is node.iter) \
                 or (isinstance(node, ast.While) and child is node.test):
             return False
-        if isinstance(node, ast.Call) and _call_name(node) in _EXTENT_CALLS:
+        if isinstance(node, ast.Call) and call_name(node) in _EXTENT_CALLS:
             return False
         child, node = node, parents.get(id(node))
     return True
 
-
-def _call_name(call: ast.Call) -> str:
-    func = call.func
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
