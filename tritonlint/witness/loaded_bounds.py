@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from tritonlint.witness.call_names import call_name
-from tritonlint.witness.uses import Uses
+from tritonlint.witness.uses import Uses, call_name
 
 
 def vector_locals(uses: Uses) -> set[str]:

@@ -20,7 +20,6 @@ from typing import Any
 
 from tritonlint.witness.bindings import bound_where_read
 from tritonlint.witness.branch_locals import taken_value
-from tritonlint.witness.call_names import call_name, dotted
 from tritonlint.witness.capped_masks import capped_ends
 from tritonlint.witness.complementary import complementary, launch_tests
 from tritonlint.witness.constraints import (
@@ -47,7 +46,15 @@ from tritonlint.witness.split_axes import split_axes
 from tritonlint.witness.taken_definitions import none_mask_reach, taken_first
 from tritonlint.witness.tied_tiles import compared_size, next_pow2, pow2_sources
 from tritonlint.witness.tile_groups import divides_a_tile, one_tile, per_tile
-from tritonlint.witness.uses import ACCESS, Uses, defaults_of, literal, scalar_counts
+from tritonlint.witness.uses import (
+    ACCESS,
+    Uses,
+    call_name,
+    defaults_of,
+    dotted,
+    literal,
+    scalar_counts,
+)
 from tritonlint.witness.weak_predicates import WeakFacts, passing_sizes, weak_facts_of
 
 DEFAULT_TILE = 16

@@ -7,7 +7,6 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from tritonlint.witness.call_names import call_name, dotted
 from tritonlint.witness.extract import Kernel
 from tritonlint.witness.float_values import (
     feeds_float_math,
@@ -25,6 +24,13 @@ BLOCK_POINTERS = ("make_block_ptr", "make_tensor_descriptor")
 ACCESS = {"load", "store", "atomic_add", "atomic_max", "atomic_min", "atomic_cas", "atomic_xchg",
           "atomic_and", "atomic_or", "atomic_xor"}
 
+def dotted(node: ast.AST) -> str:
+    try:
+        return ast.unparse(node)
+    except Exception:  # noqa: BLE001
+        return ""
+
+
 def _passed_through(param: str, inner_ptrs: dict[str, list[ast.expr]], arg: ast.expr) -> list[ast.expr]:
     """The caller's pointer expression, where a jit helper accesses memory at the pointer it is handed
     as it is (`tl.load(ptrs, mask=mask)`, maybe through a helper of its own): the caller's offsets
@@ -33,6 +39,10 @@ def _passed_through(param: str, inner_ptrs: dict[str, list[ast.expr]], arg: ast.
     exprs = inner_ptrs.get(param, [])
     bare = bool(exprs) and all(isinstance(e, ast.Name) and e.id == param for e in exprs)
     return [arg] if bare else []
+
+
+def call_name(node: ast.AST) -> str:
+    return dotted(node.func).split(".")[-1] if isinstance(node, ast.Call) else ""
 
 
 def params_of(fn: ast.FunctionDef) -> list[ast.arg]:
