@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import ast
 
-from tritonlint.witness.uses import Uses, call_name
+from tritonlint.witness.call_names import call_name
+from tritonlint.witness.uses import Uses
 
 
 def capped_ends(uses: Uses, pointer: str) -> dict[str, str]:

@@ -20,7 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tritonlint.witness.uses import call_name, dotted, params_of
+from tritonlint.witness.call_names import call_name
+from tritonlint.witness.uses import dotted, params_of
 
 MAX_ROUNDS = 8
 POWERS = [1 << i for i in range(11)]  # 1 .. 1024

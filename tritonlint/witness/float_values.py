@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import ast
 
+from tritonlint.witness.call_names import call_name
+
 # Calls whose result is float whatever their arguments are.
 FLOAT_CALLS = {"dot", "dot_scaled", "exp", "exp2", "log", "log2", "log1p", "sqrt", "sqrt_rn", "rsqrt",
                "sigmoid", "tanh", "sin", "cos", "erf", "softmax", "div_rn", "fdiv", "float"}
@@ -16,18 +18,13 @@ INT_CALLS = {"argmax", "argmin", "program_id", "arange", "cdiv", "num_programs"}
 FLOAT_TYPES = ("float16", "float32", "float64", "bfloat16", "float8")
 
 
-def _call_name(node: ast.Call) -> str:
-    func = node.func
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-
-
 def _float_expr(node: ast.AST, floats: set[str]) -> bool:
     """Whether an expression's value is float data: a float producer or a float local, read outside
     comparisons (a mask) and integer-valued calls (`argmax`, `.to(tl.int32)`)."""
     if isinstance(node, ast.Compare):
         return False
     if isinstance(node, ast.Call):
-        name = _call_name(node)
+        name = call_name(node)
         if name in INT_CALLS:
             return False
         if name == "to" and node.args:
@@ -80,7 +77,7 @@ def feeds_float_math(fn: ast.AST, defs: dict[str, list[ast.expr]], loaded: set[s
                                            for v in values for n in ast.walk(v)):
                 derived.add(name)
                 grew = True
-    return any(isinstance(node, ast.Call) and _call_name(node) in FLOAT_ONLY_MATH
+    return any(isinstance(node, ast.Call) and call_name(node) in FLOAT_ONLY_MATH
                and any(isinstance(n, ast.Name) and n.id in derived for a in node.args for n in ast.walk(a))
                for node in ast.walk(fn))
 

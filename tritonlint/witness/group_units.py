@@ -11,14 +11,9 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from tritonlint.witness.call_names import call_name
+
 GROUP_GUESS = 4  # as synth.GROUP: a group nobody sets, smaller than any tile
-
-
-def _call(node: ast.AST) -> str:
-    if isinstance(node, ast.Call):
-        f = node.func
-        return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-    return ""
 
 
 def _name(node: ast.expr) -> str | None:
@@ -44,10 +39,10 @@ def groups_per_tile(uses: Any, name: str) -> tuple[str, str] | None:
 def _tiles_over(uses: Any, counter: str) -> tuple[str, str] | None:
     """(size, tile) where the loop counter counts tiles: `for k in range(0, tl.cdiv(S, T))`."""
     it = uses.loops.get(counter)
-    if _call(it) != "range" or not it.args:
+    if call_name(it) != "range" or not it.args:
         return None
     end = it.args[1] if len(it.args) >= 2 else it.args[0]
-    if _call(end) == "cdiv" and len(end.args) == 2 and isinstance(end.args[0], ast.Name) \
+    if call_name(end) == "cdiv" and len(end.args) == 2 and isinstance(end.args[0], ast.Name) \
             and isinstance(end.args[1], ast.Name):
         return (end.args[0].id, end.args[1].id)
     return None
@@ -74,7 +69,7 @@ def _tile_of(uses: Any, term: ast.expr) -> str | None:
     value = term
     if isinstance(term, ast.Name) and len(uses.defs.get(term.id, ())) == 1:
         value = uses.defs[term.id][0]
-    if _call(value) == "arange" and len(value.args) == 2 and isinstance(value.args[1], ast.Name):  # type: ignore[attr-defined]
+    if call_name(value) == "arange" and len(value.args) == 2 and isinstance(value.args[1], ast.Name):  # type: ignore[attr-defined]
         return str(value.args[1].id)  # type: ignore[attr-defined]
     return None
 

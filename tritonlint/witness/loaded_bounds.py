@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import ast
 
-from tritonlint.witness.uses import Uses, call_name
+from tritonlint.witness.call_names import call_name
+from tritonlint.witness.uses import Uses
 
 
 def vector_locals(uses: Uses) -> set[str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 
-from tritonlint.witness.uses import call_name
+from tritonlint.witness.call_names import call_name
 
 LOOP_COUNT = 2  # iterations of a one-by-one loop over a size that is not the finding's axis
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from tritonlint.witness.uses import call_name
+from tritonlint.witness.call_names import call_name
 
 # Calls whose arguments bound or count offsets: a size read there is an extent, not a start.
 _EXTENT_CALLS = {"arange", "range", "static_range", "cdiv", "minimum", "maximum", "min", "max"}

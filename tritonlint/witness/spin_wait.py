@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 
+from tritonlint.witness.call_names import call_name
 from tritonlint.witness.extract import Kernel
 
 # Reads that see another program's writes while the loop spins.
@@ -19,15 +20,11 @@ from tritonlint.witness.extract import Kernel
 _ATOMICS = {"atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor"}
 
 
-def _call_name(node: ast.Call) -> str:
-    return ast.unparse(node.func).split(".")[-1]
-
-
 def _shared_read(node: ast.AST) -> bool:
     """Whether `node` reads memory through an atomic or a volatile load."""
     for n in ast.walk(node):
         if isinstance(n, ast.Call):
-            name = _call_name(n)
+            name = call_name(n)
             if name in _ATOMICS:
                 return True
             if name == "load" and any(k.arg == "volatile" and isinstance(k.value, ast.Constant) and k.value.value

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from tritonlint.witness.uses import call_name
+from tritonlint.witness.call_names import call_name
 
 
 def split_axes(fn: ast.FunctionDef, axes: dict[int, tuple[str | None, str | None]]) -> dict[int, str]:

@@ -20,6 +20,7 @@ from typing import Any
 
 from tritonlint.witness.bindings import bound_where_read
 from tritonlint.witness.branch_locals import taken_value
+from tritonlint.witness.call_names import call_name
 from tritonlint.witness.capped_masks import capped_ends
 from tritonlint.witness.complementary import complementary, launch_tests
 from tritonlint.witness.constraints import (
@@ -49,7 +50,6 @@ from tritonlint.witness.tile_groups import divides_a_tile, one_tile, per_tile
 from tritonlint.witness.uses import (
     ACCESS,
     Uses,
-    call_name,
     defaults_of,
     dotted,
     literal,

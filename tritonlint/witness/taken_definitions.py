@@ -12,7 +12,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from tritonlint.witness.uses import Uses, call_name
+from tritonlint.witness.call_names import call_name
+from tritonlint.witness.uses import Uses
 
 
 def none_mask_reach(fn: ast.FunctionDef, uses: Uses, line: int,

@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from tritonlint.witness.call_names import call_name
 from tritonlint.witness.extract import Kernel
 from tritonlint.witness.float_values import (
     feeds_float_math,
@@ -41,8 +42,15 @@ def _passed_through(param: str, inner_ptrs: dict[str, list[ast.expr]], arg: ast.
     return [arg] if bare else []
 
 
-def call_name(node: ast.AST) -> str:
-    return dotted(node.func).split(".")[-1] if isinstance(node, ast.Call) else ""
+def _settled_by_bound(call: ast.Call) -> bool:
+    """Whether `Uses.bound` settles this call itself (a program id; an arange of a named or literal length).
+    Any other call `bound` hands to `bound_expr`, which must not hand it back: `tl.arange(0, BLOCK_K // 32)`
+    went round the two until the recursion ran out (a RecursionError an `ast.unparse` used to swallow)."""
+    name = call_name(call)
+    if name == "program_id":
+        return True
+    length = call.args[1] if name == "arange" and len(call.args) == 2 else None
+    return isinstance(length, ast.Name) or (isinstance(length, ast.Constant) and isinstance(length.value, int))
 
 
 def params_of(fn: ast.FunctionDef) -> list[ast.arg]:
@@ -874,7 +882,7 @@ class Uses:
                 if got is not None and got[0] in ("size", "grid", "axis"):
                     return got
                 found = found or got
-            elif isinstance(node, ast.Call) and node is expr and call_name(node) in ("program_id", "arange"):
+            elif isinstance(node, ast.Call) and node is expr and _settled_by_bound(node):
                 return self.bound(node, sizes, seen)
         return found
 
