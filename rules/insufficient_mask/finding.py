@@ -40,6 +40,9 @@ class InsufficientMaskFinding(AccessFinding):
         if verdict.shape == "inclusive":
             return (f"the mask of {call} lets {label} reach its bound (`{verdict.slices[0]}`), one lane past "
                     f"where the mask at line {verdict.slices[1]} stops the same offsets")
+        if verdict.shape == "start":
+            return (f"the mask of {call} bounds {label} from above only, but the pointer shifts it below the "
+                    f"tensor's start: the first tile's first lanes reach before it (no `{verdict.slices[1]}`)")
         mover = "the program id" if verdict.shift == PROGRAM else "the loop"
         return (f"the mask of {call} bounds {label} as in-tile offsets against the whole extent, but {mover} "
                 "moves the pointer's tile")
