@@ -48,9 +48,13 @@ class InsufficientMaskFinding(AccessFinding):
                 "moves the pointer's tile")
 
     def facts(self) -> tuple[tuple[str, str], ...]:
-        """A tile wider than its group names both: the witness's padded-group oracle launches with them."""
+        """A tile wider than its group names both: the witness's padded-group oracle launches with them.
+        Offsets shifted before the start name the lower bound they miss."""
         if self.verdict.shape == "group":
             return (("tile", str(self.verdict.slices[0])), ("group", str(self.verdict.slices[1])))
+        if self.verdict.shape == "start":
+            # The witness takes a read before the start as the evidence, at full tiles too (the first tile's).
+            return (("before_start", self.verdict.slices[1]),)
         return ()
 
     def fix(self) -> CallFix:
