@@ -15,7 +15,7 @@ from typing import Literal as OneOf
 
 import libcst as cst
 
-from tritonlint.semantic.ir import Access, Def, Loop
+from tritonlint.semantic.ir import LOOP_PREFIX, Access, Def, Loop
 from tritonlint.semantic.paths import Path
 from tritonlint.source.syntax import loop_range, ordered, strip_casts
 
@@ -145,6 +145,8 @@ class OriginReading(Reading):
             if not defs or any(d.kind != "assign" or d.value is None or d.index is not None for d in defs):
                 return "unknown"
             return _agree([self.truth(d.value, access, depth + 1) for d in defs if d.value is not None])
+        if type(node) is cst.Subscript:  # `ok[:, None]`: a broadcast keeps the lanes' truth
+            return self.truth(node.value, access, depth + 1)
         if type(node) is cst.UnaryOperation and type(node.operator) in (cst.Not, cst.BitInvert):
             inner = self.truth(node.expression, access, depth + 1)
             return "unknown" if inner == "unknown" else ("false" if inner == "true" else "true")
@@ -180,8 +182,11 @@ class OriginReading(Reading):
             return "true"
         if (small[0] >= large[1]) if strict else (small[0] > large[1]):
             return "false"
-        if math.isfinite(small[1]) and large[1] == math.inf and self.ev.runtime(sides[1], 0):
-            return "true"  # an upper bound on the host's extent: some launch makes it large enough
+        if math.isfinite(small[1]) and large[1] == math.inf and self.ev.runtime(sides[1], 0) and \
+                not any(not key.startswith(LOOP_PREFIX) for key in self.ev.dims(sides[1], *here)):
+            # An upper bound on the host's extent: some launch makes it large enough. Not a bound
+            # that varies by lane (`pos >= 1` with `pos = offs - seg_start`): a lower bound on offsets.
+            return "true"
         return "unknown"
 
 
