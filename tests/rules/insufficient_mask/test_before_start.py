@@ -104,3 +104,42 @@ def test_the_fix_adds_the_lower_bound_to_the_mask() -> None:
         assert f"({bound})" in text, bound
     # Fixed, nothing is left to report.
     assert not check_source("start.py", text, Config(select=frozenset({"TL104"})), strict=True).diagnostics
+
+
+HELPER = '''
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def load_previous(ptr, offs, mask):
+    return tl.load(ptr + offs - 1, mask=mask, other=0)
+
+
+@triton.jit
+def lengths_guarded(cu_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    here = tl.load(cu_ptr + offs, mask=mask, other=0)
+    before = load_previous(cu_ptr, offs, mask & (offs > 0))
+    tl.store(out_ptr + offs, here - before, mask=mask)
+'''
+
+UNGUARDED_CALLER = '''
+
+@triton.jit
+def lengths(cu_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    here = tl.load(cu_ptr + offs, mask=mask, other=0)
+    before = tl.where(offs == 0, 0, load_previous(cu_ptr, offs, mask))
+    tl.store(out_ptr + offs, here - before, mask=mask)
+'''
+
+
+def test_a_helper_is_judged_with_the_mask_each_call_passes() -> None:
+    every_rule = Config(select=frozenset({"TL"}))
+    guarded = check_source("helper.py", HELPER, every_rule, strict=True)
+    assert not guarded.diagnostics, [d.message for d in guarded.diagnostics]
+    both = check_source("helper.py", HELPER + UNGUARDED_CALLER, every_rule, strict=True)
+    assert [(d.code, d.line) for d in both.diagnostics] == [("TL104", 8)]
