@@ -102,12 +102,16 @@ class OriginReading(Reading):
         return UNKNOWN
 
     def _name(self, name: str, order: int, path: Path, loops: tuple[Loop, ...], depth: int) -> Interval:
-        # Only what is written before the use: a later `x += step` in the loop comes round on the
-        # second iteration, not the first.
-        defs = [d for d in self.flow.reaching(name, order, path, loops) if d.order < order]
-        if not defs:
-            return UNKNOWN
-        return _hull([self._def(d, depth) for d in defs])
+        # Memoized: names assigned on both sides of a branch, read by names assigned the same way,
+        # would be read once per path through them.
+        memo: dict[tuple[str, int, Path, tuple[Loop, ...], int], Interval] = self.__dict__.setdefault("_origin_memo", {})
+        key = (name, order, path, loops, depth)
+        if key not in memo:
+            # Only what is written before the use: a later `x += step` in the loop comes round on
+            # the second iteration, not the first.
+            defs = [d for d in self.flow.reaching(name, order, path, loops) if d.order < order]
+            memo[key] = _hull([self._def(d, depth) for d in defs]) if defs else UNKNOWN
+        return memo[key]
 
     def _def(self, d: Def, depth: int) -> Interval:
         if d.kind == "param":

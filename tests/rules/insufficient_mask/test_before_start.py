@@ -3,8 +3,8 @@ shift below the start takes, and the bound each fix adds.
 
 A name for the shifted offsets (`prev = offs - 1`), a row above in a 2-D tile (`(rows - 1) * stride`),
 a loop whose first tile starts at 0, and a store moved down by a run-time scalar are each reported,
-with the lower bound the shift asks for; a shift up, a walk downwards and a start at a loop's second
-tile are not."""
+with the lower bound the shift asks for; a shift up, a walk downwards, offsets clamped at 0, a loop
+counting down from an unknown start and a mask that bounds the shifted offsets are not."""
 
 from __future__ import annotations
 
@@ -62,6 +62,22 @@ def reversed_walk(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     x = tl.load(x_ptr + n - 1 - offs, mask=offs < n, other=0.0)
     tl.store(out_ptr + offs, x, mask=offs < n)
+
+
+@triton.jit
+def clamped(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    a = tl.load(x_ptr + tl.maximum(offs - 1, 0), mask=offs < n, other=0.0)
+    b = tl.load(x_ptr + tl.where(offs > 0, offs - 1, 0), mask=offs < n, other=0.0)
+    tl.store(out_ptr + offs, a + b, mask=offs < n)
+
+
+@triton.jit
+def counted_down(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    for start in range(n - BLOCK, -1, -BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offs - 1, mask=offs < n, other=0.0)
+        tl.store(out_ptr + offs, x, mask=offs < n)
 
 
 @triton.jit
