@@ -186,8 +186,9 @@ class MaskSufficiency(ShiftReading, GroupReading, LateReading, InclusiveReading,
         if start is not None:
             offsets, lower, value = start
             at = f"{int(value[1])}" if value[0] == value[1] else f"at most {int(value[1])}"
-            evidence = (f"`{offsets}` is {at} on the first lane of the first program, where the mask holds: "
-                        f"no comparison bounds it from below (`{lower}`)")
+            # `value` is the whole index's (offsets and shift together), not the offsets' own.
+            evidence = (f"the pointer's index is {at} on the first lane of the first program, where the mask "
+                        f"holds: no comparison bounds `{offsets}` from below (`{lower}`)")
             return SufficiencyVerdict(walk, TailHazard(access, walk, "reachable on the first tile, before the "
                                                        "tensor's start", evidence), evidence, "start",
                                       slices=(offsets, lower))
