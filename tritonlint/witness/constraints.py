@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tritonlint.witness.call_names import call_name
+from tritonlint.witness.tile_shapes import Shape, product, reshapes, shape_of, shape_reads
 from tritonlint.witness.uses import dotted, params_of
 
 MAX_ROUNDS = 8
@@ -107,24 +108,50 @@ class _Substitute(ast.NodeTransformer):
     """A helper's expression in the caller's names: its parameters become the call's arguments, and its
     own locals get names no caller's local can share (they stay unknown)."""
 
-    def __init__(self, mapping: dict[str, ast.expr], depth: int) -> None:
+    def __init__(self, mapping: dict[str, ast.expr], depth: int, shapes: dict[str, Shape] | None = None,
+                 helper_locals: dict[str, ast.expr] | None = None) -> None:
         self.mapping = mapping
         self.depth = depth
+        self.shapes = shapes or {}
+        # The helper's locals bound once (`LANES: tl.constexpr = tile.shape[1]`): read through, in the
+        # caller's names, so that an assertion on them constrains what the caller chooses.
+        self.helper_locals = helper_locals or {}
+        self.inlining: set[str] = set()
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        extent = shape_reads(node, self.shapes)
+        return extent if extent is not None else self.generic_visit(node)
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
         if node.id in self.mapping:
             return copy.deepcopy(self.mapping[node.id])
+        if node.id in self.helper_locals and node.id not in self.inlining:
+            self.inlining.add(node.id)
+            try:
+                inlined: ast.AST = self.visit(copy.deepcopy(self.helper_locals[node.id]))
+                return inlined
+            finally:
+                self.inlining.discard(node.id)
         if node.id in _MODULES:
             return node
         return ast.Name(id=f"__helper{self.depth}_{node.id}", ctx=ast.Load())
 
 
 def _collect(fn: ast.FunctionDef, helpers: dict[str, Any], mapping: dict[str, ast.expr], guards: tuple[ast.expr, ...],
-             out: list[Constraint], depth: int) -> None:
-    sub = _Substitute(mapping, depth)
+             out: list[Constraint], depth: int, shapes: dict[str, Shape] | None = None) -> None:
+    shapes = shapes or {}
+    own = {k: v for k, v in locals_of(fn).items() if k not in mapping} if depth else {}
+    sub = _Substitute(mapping, depth, shapes, own)
 
     def mapped(e: ast.expr) -> ast.expr:
         return sub.visit(copy.deepcopy(e)) if depth else e
+
+    # A reshape of a tile the helper was handed compiles only with as many elements as the tile has.
+    for call, param, dims in reshapes(fn, set(shapes)) if depth else []:
+        out.append(Constraint(ast.Compare(left=product([mapped(d) for d in dims]), ops=[ast.Eq()],
+                                          comparators=[product(shapes[param])]), guards,
+                              f"{dotted(call)} keeps the element count of `{param}`"))
+    scalars = {a.arg for a in params_of(fn)} - set(shapes)
 
     def visit(stmts: list[ast.stmt], g: tuple[ast.expr, ...]) -> None:
         for stmt in stmts:
@@ -164,7 +191,12 @@ def _collect(fn: ast.FunctionDef, helpers: dict[str, Any], mapping: dict[str, as
                     pos = [*inner.args.posonlyargs, *inner.args.args]
                     for a, d in zip(pos[len(pos) - len(inner.args.defaults):], inner.args.defaults):
                         call_map.setdefault(a.arg, d)
-                    _collect(inner, helpers, call_map, g, out, depth + 1)
+                    tiles: dict[str, Shape] = {}
+                    for i, arg in enumerate(node.args):
+                        shape = shape_of(arg, fn, scalars) if i < len(names) else None
+                        if shape:  # a tile (a scalar's empty shape says nothing a helper reads)
+                            tiles[names[i]] = [mapped(e) for e in shape]
+                    _collect(inner, helpers, call_map, g, out, depth + 1, tiles)
             if isinstance(stmt, (ast.For, ast.While, ast.With)):
                 visit(stmt.body, g)
                 visit(getattr(stmt, "orelse", []), g)

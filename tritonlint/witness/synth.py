@@ -42,11 +42,13 @@ from tritonlint.witness.host_extents import host_extents, row_stride_for
 from tritonlint.witness.index_sizes import ROW_COUNT, index_only_sizes
 from tritonlint.witness.loaded_bounds import loaded_bounds
 from tritonlint.witness.loop_counts import LOOP_COUNT, loop_counted
+from tritonlint.witness.loop_walks import loop_sizes
 from tritonlint.witness.shift_sizes import shift_only_sizes
 from tritonlint.witness.split_axes import split_axes
 from tritonlint.witness.taken_definitions import none_mask_reach, taken_first
 from tritonlint.witness.tied_tiles import compared_size, next_pow2, pow2_sources
 from tritonlint.witness.tile_groups import divides_a_tile, one_tile, per_tile
+from tritonlint.witness.tile_shapes import arange_extents
 from tritonlint.witness.uses import (
     ACCESS,
     Uses,
@@ -523,7 +525,9 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     # stays so: an assertion elsewhere is no reason to drop the access the finding is about.
     steered |= {p for p in optional if (in_kernel and p in flagged) or len(broken(
         reach, {**env, p: ABSENT if env[p] is PRESENT else PRESENT}, local)) > len(_unreached)}
-    env, _still_broken = satisfy(rules, env, [p for p in free if p not in steered], local)
+    spanned = arange_extents(kernel.node)
+    env, _still_broken = satisfy(rules, env, sorted((p for p in free if p not in steered), key=lambda p: p in spanned),
+                                 local)
     nulls = {p for p in optional if env[p] is ABSENT}
     consts = {k: v for k, v in env.items() if k not in optional}
     branch_env = env  # constexprs and which optional parameters are None: the branches the launch takes
@@ -599,6 +603,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     if owner and owner != kernel.name and owner in extracted.helpers:
         owner_uses = uses.helper(owner) or uses
     walk = _walk_var(facts.walk)
+    loop_walked: str | None = None
     if walk:
         b = owner_uses.bound(ast.Name(id=walk, ctx=ast.Load()), owner_uses.size_params() | sizes)
         if (b is None or b[0] not in ("size", "axis")) and owner_uses is not uses and walk not in owner_uses.params \
@@ -621,6 +626,12 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             axis_order.append(str(axes[b[1]][0]))
             if facts.tile is None:
                 tile = value_of(b[2])
+        if (b is None or b[0] == "tile") and in_kernel:
+            # Only its own tile bounds the walk (an access with no mask): the loop advancing it says what it
+            # walks, and the flagged tensor holds that size along the walk (not one tile of it).
+            looped = loop_sizes(kernel.node, facts.line, sizes & int_like)
+            loop_walked = looped[0] if looped else None
+            axis_order += looped
     # A bare tile at the flagged access stands for the size the host rounds it up from, or the size the
     # kernel compares those lanes with elsewhere (tied_tiles): that size is the one made partial. Only
     # where the walk is that bare tile: a tile whose walk a size or a program axis bounds keeps its value.
@@ -783,8 +794,10 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 if stride is None and walked in row_lengths:
                     extent = max(extent, row_lengths[walked])
                 if p in flagged and isinstance(bound, tuple) and bound[0] == "tile":
-                    held_size = pow2.get(bound[1]) or (tied if bound[1] == facts.tile else None)
+                    held_size = pow2.get(bound[1]) or (tied or loop_walked if bound[1] == facts.tile else None)
                     extent = totals.get(held_size or "", extent)
+                    if held_size is not None and held_size == loop_walked:
+                        walked = held_size  # the loop's size: laid out outermost, where its overrun leaves
                 extents.append((stride, extent))
                 walked_axes.append(walked)
             if p in flagged:
