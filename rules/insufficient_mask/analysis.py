@@ -13,7 +13,9 @@ walked dimension (TL101 is quiet). `MaskSufficiency` judges each walk by five sh
 - a group (group.py): a tile rounded up from a group's size walks past the group;
 - a late offset (late.py): an offset added to the compared offsets after the mask was formed;
 - an inclusive bound (inclusive.py): `offs <= n` where another access's mask bounds the same offsets
-  by `offs < n`, the kernel's own word that `n` is where the tensor ends.
+  by `offs < n`, the kernel's own word that `n` is where the tensor ends;
+- a start (start.py): offsets shifted below zero (`cu + offs - 1`) under a mask that bounds them from
+  above only (`offs < n`): the first program's lane 0 reads before the tensor's start.
 
 Each verdict keeps its reason and its shape (`SufficiencyVerdict`), for the finding and `--explain`.
 """
@@ -45,10 +47,12 @@ from .inclusive import InclusiveReading
 from .late import LateReading
 from .reading import PACKED, spaceless, spaceless_text, unbroadcast
 from .shift import ShiftReading
+from .start import StartReading
 
 # How a mask misses an axis ("" for no hazard): a shift it ignores, swapped axes, packed units, a
-# tile wider than its group, an offset added after the mask was formed.
-Shape = OneOf["", "shift", "axes", "units", "group", "late", "inclusive"]
+# tile wider than its group, an offset added after the mask was formed, an inclusive bound, offsets
+# shifted before the start.
+Shape = OneOf["", "shift", "axes", "units", "group", "late", "inclusive", "start"]
 
 
 @dataclass(frozen=True)
@@ -62,12 +66,13 @@ class SufficiencyVerdict:
     shift: str = ""  # the loop key or PROGRAM the mask ignores (shape "shift")
     # Shape "axes": the pointer's broadcast and the mask's; "units": the bound and the unpacked tile;
     # "group": the block and the group size; "late": the shifted offsets; "inclusive": the comparison
-    # as written and the line of the access that bounds the same offsets exclusively.
+    # as written and the line of the access that bounds the same offsets exclusively; "start": the
+    # shifted offsets as written and the lower bound that keeps them inside.
     slices: tuple[str, str] = ("", "")
     followed: tuple[Loop | None, ...] = ()  # shifts the bound moves with (None: the program id)
 
 
-class MaskSufficiency(ShiftReading, GroupReading, LateReading, InclusiveReading):
+class MaskSufficiency(ShiftReading, GroupReading, LateReading, InclusiveReading, StartReading):
     """TL104's reading of one kernel."""
 
     def findings(self, kind: AccessKind) -> Iterator[tuple[SufficiencyVerdict, tuple[SufficiencyVerdict, ...]]]:
@@ -177,6 +182,16 @@ class MaskSufficiency(ShiftReading, GroupReading, LateReading, InclusiveReading)
             return SufficiencyVerdict(walk, TailHazard(access, walk, "reachable on the lanes the offset moves past "
                                                        "the extent", evidence), evidence, "late",
                                       slices=(shifted, bound_text))
+        start = self._before_start(access, walk)
+        if start is not None:
+            offsets, lower, value = start
+            at = f"{int(value[1])}" if value[0] == value[1] else f"at most {int(value[1])}"
+            # `value` is the whole index's (offsets and shift together), not the offsets' own.
+            evidence = (f"the pointer's index is {at} on the first lane of the first program, where the mask "
+                        f"holds: no comparison bounds `{offsets}` from below (`{lower}`)")
+            return SufficiencyVerdict(walk, TailHazard(access, walk, "reachable on the first tile, before the "
+                                                       "tensor's start", evidence), evidence, "start",
+                                      slices=(offsets, lower))
         return SufficiencyVerdict(walk, None, f"the mask bounds {label} where the pointer puts it",
                                   followed=tuple(followed))
 

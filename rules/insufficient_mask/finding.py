@@ -40,14 +40,21 @@ class InsufficientMaskFinding(AccessFinding):
         if verdict.shape == "inclusive":
             return (f"the mask of {call} lets {label} reach its bound (`{verdict.slices[0]}`), one lane past "
                     f"where the mask at line {verdict.slices[1]} stops the same offsets")
+        if verdict.shape == "start":
+            return (f"the mask of {call} bounds {label} from above only, but the pointer shifts it below the "
+                    f"tensor's start: the first tile's first lanes reach before it (no `{verdict.slices[1]}`)")
         mover = "the program id" if verdict.shift == PROGRAM else "the loop"
         return (f"the mask of {call} bounds {label} as in-tile offsets against the whole extent, but {mover} "
                 "moves the pointer's tile")
 
     def facts(self) -> tuple[tuple[str, str], ...]:
-        """A tile wider than its group names both: the witness's padded-group oracle launches with them."""
+        """A tile wider than its group names both: the witness's padded-group oracle launches with them.
+        Offsets shifted before the start name the lower bound they miss."""
         if self.verdict.shape == "group":
             return (("tile", str(self.verdict.slices[0])), ("group", str(self.verdict.slices[1])))
+        if self.verdict.shape == "start":
+            # The witness takes a read before the start as the evidence, at full tiles too (the first tile's).
+            return (("before_start", self.verdict.slices[1]),)
         return ()
 
     def fix(self) -> CallFix:

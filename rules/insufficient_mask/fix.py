@@ -43,6 +43,8 @@ def sufficiency_fix(checker: MaskSufficiency, verdict: SufficiencyVerdict,
         return _bound_fix(kernel, hazard, verdict)
     if verdict.shape == "inclusive":
         return _exclusive_fix(kernel, hazard, verdict)
+    if verdict.shape == "start":
+        return _lower_bound_fix(kernel, hazard, verdict)
     sources = [loop_bound_mask(kernel, hazard)] if hazard.walk.loop is not None and verdict.shift != PROGRAM else []
     sources += [sibling_mask(kernel, hazard), comparison_mask(kernel, hazard)]
     for found in sources:
@@ -140,6 +142,14 @@ def _exclusive_fix(kernel: KernelContext, hazard: TailHazard, verdict: Sufficien
                        Applicability.UNSAFE, with_arguments(kernel, access, {"mask": exclusive}))
     return CallFix(f"the comparison is built outside the call; make `{verdict.slices[0]}` exclusive, as line "
                    f"{verdict.slices[1]} does", Applicability.DISPLAY_ONLY, None)
+
+
+def _lower_bound_fix(kernel: KernelContext, hazard: TailHazard, verdict: SufficiencyVerdict) -> CallFix:
+    """`mask & (offs >= 1)` for a pointer at `offs - 1`: the lower bound the shift asks for, `&`-ed to the
+    mask. Unsafe, as every narrowing: the lanes switched off get `other`, where they read before the start."""
+    bound = verdict.slices[1]
+    new_call = with_arguments(kernel, hazard.access, {"mask": combined_mask(kernel, hazard.access, bound, None)})
+    return CallFix(f"Add the bound `{bound}` to the mask (the shift below the start)", Applicability.UNSAFE, new_call)
 
 
 def _axes_display_only(pointer_slice: str) -> CallFix:

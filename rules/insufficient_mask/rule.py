@@ -16,7 +16,7 @@ class InsufficientMask(Rule):
     """
     ## What it does
     Flags a masked `tl.load` or `tl.store` whose mask is there but does not bound, in the pointer's
-    own terms, an axis the pointer walks past the tensor's end. Six shapes are read:
+    own terms, an axis the pointer walks past the tensor's end, or before its start. Seven shapes are read:
 
     - a shift the mask ignores: a loop advances the pointer a tile per iteration
       (`a_ptrs += BLOCK_K * stride`), or the base is moved to the program's block
@@ -39,7 +39,12 @@ class InsufficientMask(Rule):
       (`T = eos - bos`);
     - an inclusive bound on an exclusive end: `offs_n <= dstate` where another access of the kernel
       bounds the very same offsets by `offs_n < dstate`, its own word that `dstate` is where the
-      tensor ends (without such a twin, `offs <= last` is taken as an inclusive index).
+      tensor ends (without such a twin, `offs <= last` is taken as an inclusive index);
+    - a shift below the start: the pointer walks the offsets moved down by a constant or a run-time
+      scalar (`cu + offs - 1`, `(rows - 1) * stride`, `out + offs - halo`) and the mask bounds them
+      from above only (`offs < n`): on the first program (or the first iteration of a loop from 0),
+      lane 0 is active and reaches before the tensor's start. A `tl.where(offs == 0, 0, tl.load(...))`
+      around the load does not help: a select runs both arms.
 
     A mask with no comparison for the dimension at all is TL101's and TL102's (a 2-D tile whose
     mask bounds one axis while the other can be partial is reported there).
@@ -49,7 +54,8 @@ class InsufficientMask(Rule):
     the whole extent is always in range, so the access runs past the end exactly as an unmasked
     one would; a swapped mask (it compiles only for square tiles) switches off the wrong lanes; a
     bound in unpacked units lets twice (or eight times) the bytes through; a padded group's lanes
-    fold the next group into this one's reduction and overwrite it, with no fault to show for it.
+    fold the next group into this one's reduction and overwrite it, with no fault to show for it; a
+    previous-element read on lane 0 reads (or writes) the memory before the tensor.
     About half the mask
     bugs fixed upstream in the last year were masks like these, not missing ones.
 
@@ -107,7 +113,9 @@ class InsufficientMask(Rule):
     bounds the unshifted tensor, not the one the offset walks). Both only narrow the mask, and
     both are unsafe: the lanes switched off may be ones the kernel meant to keep. An inclusive bound
     is made exclusive where the call writes it (unsafe: the twin could be the wrong one), display-only
-    where the comparison is built outside the call.
+    where the comparison is built outside the call. A shift below the start gets the lower bound the
+    shift asks for, `& (offs >= 1)` (`prev >= 0` where the shifted offsets have a name of their own);
+    unsafe, as every narrowing: the lanes switched off take `other`.
 
     ## Known problems
     Which loop or program id moves a tile is read from the pointer's terms: a term that multiplies
@@ -123,7 +131,11 @@ class InsufficientMask(Rule):
     against a bound of its own (`offs < half_dim`) is taken as held inside the group. For a late
     offset, a shift and a bound that are both kernel parameters are judged only at visible
     launches, and not where the host measures one from the other (a chunk of a longer sequence,
-    `T=min(CHUNK, n - t)` beside `seq_offset=t`); a launch through a wrapper is not in view.
+    `T=min(CHUNK, n - t)` beside `seq_offset=t`); a launch through a wrapper is not in view. A
+    shift below the start is read only where the offsets' value on the first lane is fixed by the
+    kernel's text (program ids, `tl.arange` starts, loops from a known start; a run-time scalar
+    parameter taken as at least 1): offsets from a loaded start, a branch on run-time values the
+    first lane cannot decide, or a mask term of loaded data leaves the lane unjudged, and nothing is said.
     """
 
     code = "TL104"

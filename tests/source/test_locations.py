@@ -17,6 +17,7 @@ from tritonlint.fixing import edits
 from tritonlint.source.locations import Span
 from tritonlint.source.names import dotted
 from tritonlint.source.outline import line_starts
+from tritonlint.source.tree import nodes_under
 
 ROOT = Path(__file__).resolve().parents[2]
 # Fixture modules that define kernels (a package's launcher module defines none).
@@ -178,3 +179,26 @@ def test_line_starts_are_the_offsets_after_each_line_break(text: str) -> None:
     breaks = [i + 1 for i, char in enumerate(text)
               if char == "\n" or (char == "\r" and text[i + 1:i + 2] != "\n")]
     assert line_starts(text) == [0, *breaks]
+
+
+@pytest.mark.parametrize("text", [ODD, *(p.read_text() for p in FIXTURES[::3])],
+                         ids=["odd", *(p.stem for p in FIXTURES[::3])])
+def test_a_statement_alone_on_its_line_starts_where_position_provider_says(text: str) -> None:
+    """`Locator.statement_start` (a fix's named mask goes on the line above) finds the simple statement
+    holding a call, nested in loops and branches too, where libcst places it; it is read from the ast,
+    whose statements-only walk must meet every simple statement (else the slower PositionProvider
+    answers instead: the same place, so only this test sees it)."""
+    checked = 0
+    for model in _models(text):
+        assert model.locator is not None
+        for line in (node for node in nodes_under(model.function) if isinstance(node, cst.SimpleStatementLine)):
+            if len(line.body) != 1:
+                continue
+            statement = line.body[0]
+            position = model._positions[statement]
+            for call in (node for node in nodes_under(statement) if isinstance(node, cst.Call)):
+                found = model.locator.statement_start(model.function, call, type(statement).__name__)
+                assert found == (position.start.line + model.line_base, position.start.column), \
+                    cst.Module([]).code_for_node(statement)
+                checked += 1
+    assert checked > 0

@@ -140,6 +140,14 @@ class _Spaced(cst.CSTTransformer):
         return updated_node.with_changes(operator=_space(updated_node.operator))
 
 
+def _unspaced(node: cst.CSTNode) -> bool:
+    """Whether `_Spaced` changes this node: an operator it spaces, written without a space on a side."""
+    if (isinstance(node, cst.BinaryOperation) and not isinstance(node.operator, cst.Power)) or \
+            isinstance(node, cst.ComparisonTarget):
+        return _space(node.operator) is not node.operator
+    return False
+
+
 def _space(operator: cst.CSTNode) -> cst.CSTNode:
     changes = {name: cst.SimpleWhitespace(" ") for name in ("whitespace_before", "whitespace_after")
                if isinstance(getattr(operator, name, None), cst.SimpleWhitespace)
@@ -149,6 +157,8 @@ def _space(operator: cst.CSTNode) -> cst.CSTNode:
 
 def spaced(node: cst.BaseExpression) -> cst.BaseExpression:
     """`node` with a space on each side of its operators where it had none."""
+    if not any(_unspaced(each) for each in nodes_under(node)):
+        return node  # nothing to space (most masks): libcst's transformer would rebuild it all the same
     result = node.visit(_Spaced())
     assert isinstance(result, cst.BaseExpression)
     return result

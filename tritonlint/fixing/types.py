@@ -310,7 +310,8 @@ def element_type(model: KernelContext, access: Access) -> Element | None:
         if asserted is not None:
             return asserted
     strong_int = weak_int = floating = False
-    for node, parent in _climbed(model, _uses_of_value(model, access)):
+    values = _value_names(model, access)  # (a walk of every definition: once for both readings below)
+    for node, parent in _climbed(model, _uses_of_value(model, access, values)):
         if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, _INTEGER_OPERATORS):
             strong_int = True
         elif isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, (cst.Modulo, cst.FloorDivide)):
@@ -335,7 +336,7 @@ def element_type(model: KernelContext, access: Access) -> Element | None:
             loop_bound = called in ("range", "static_range", "arange") or (
                 isinstance(parent.func, cst.Name) and parent.func.value == "range")
             strong_int = strong_int or loop_bound
-    if _indexes_memory(model, access):
+    if _indexes_memory(model, access, values):
         strong_int = True
     for other in model.accesses:  # it, or a sibling through the same pointer, writes a float `other=`
         if other.kind == "load" and other.other is not None and (other is access or \
@@ -351,8 +352,9 @@ def element_type(model: KernelContext, access: Access) -> Element | None:
 def _asserted_element(model: KernelContext, base: str) -> Element | None:
     """The element type a `tl.static_assert(P.dtype.element_ty == tl.uint8)` states for pointer `P`:
     the kernel says outright what it reads through it (Triton fails the compile otherwise)."""
-    for node in _walk(model.function.body):
-        if not isinstance(node, cst.Call) or (model.qualify_tl(node.func) or "").rsplit(".", 1)[-1] != "static_assert":
+    # (the kernel's calls, collected once per kernel, in the order of a walk of its body)
+    for node in _calls(model.function):
+        if (model.qualify_tl(node.func) or "").rsplit(".", 1)[-1] != "static_assert":
             continue
         test = node.args[0].value if node.args else None
         if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1 or \
@@ -425,19 +427,22 @@ def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         pending.extend(_children(current))
 
 
-def _uses_of_value(model: KernelContext, access: Access) -> Iterator[tuple[cst.CSTNode, cst.CSTNode | None]]:
-    """(node, parent) where the loaded value (the call itself, or a name assigned it) is used."""
+def _uses_of_value(model: KernelContext, access: Access, values: set[str]
+                   ) -> Iterator[tuple[cst.CSTNode, cst.CSTNode | None]]:
+    """(node, parent) where the loaded value (the call itself, or a name assigned it: `values`, the
+    access's `_value_names`) is used."""
     parents = _parents(model.function)
     yield _unwrap(access.call, parents)
     uses = _name_uses(model.function)
-    for name in _value_names(model, access):
+    for name in values:
         for node in uses.get(name, ()):
             yield _unwrap(node, parents)
 
 
-def _indexes_memory(model: KernelContext, access: Access) -> bool:
-    """The loaded value (or a name computed from it) is part of another access's pointer."""
-    names = _value_names(model, access)
+def _indexes_memory(model: KernelContext, access: Access, values: set[str]) -> bool:
+    """The loaded value (or a name computed from it: `values`, the access's `_value_names`) is part
+    of another access's pointer."""
+    names = set(values)
     frontier = set(names)
     for _ in range(3):  # `idx = v * stride` then `ptr + idx`
         grown = {name for name, defs in model.defs.items() if name not in names and any(

@@ -142,7 +142,7 @@ class KernelContext:
         pending: list[cst.CSTNode] = [self.function]
         while pending:
             current = pending.pop()
-            if isinstance(current, cst.Name):
+            if type(current) is cst.Name:  # exact type (no ABC check): see tree.TypeTest
                 names.add(current.value)
             pending.extend(child_nodes(current))
         return frozenset(names)

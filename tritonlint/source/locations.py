@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from tritonlint.source.imports import statements_breadth_first
 from tritonlint.source.names import dotted
 from tritonlint.source.parsed import ast_dotted
 from tritonlint.source.tree import ordered_children
@@ -142,7 +143,9 @@ class Locator:
             return None
         # Simple statements do not nest, so at most one holds the call.
         if self._simple is None:
-            self._simple = [(node, _source_order(node)[:2], _end(node)) for node in ast.walk(self._function)
+            # (a walk of the statements only: the expressions, most of the nodes, hold none)
+            self._simple = [(node, _source_order(node)[:2], _end(node))
+                            for node in statements_breadth_first(self._function)
                             if isinstance(node, ast.stmt) and not hasattr(node, "body")
                             and not hasattr(node, "cases")]
         where, end = _source_order(target)[:2], _end(target)

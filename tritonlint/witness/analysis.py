@@ -125,6 +125,12 @@ def in_kernel_names(text: str, names: dict[str, str]) -> str:
     return read(text, {param: host for host, param in names.items()})
 
 
+def before_start(diagnostic: Diagnostic) -> bool:
+    """A TL104 finding of offsets shifted below the tensor's start (`cu + offs - 1` under `offs < n`): its
+    evidence is a read before the start, which the first tile makes at full tiles as well."""
+    return diagnostic.code == "TL104" and "before_start" in dict(diagnostic.facts)
+
+
 def padded_group(diagnostic: Diagnostic) -> tuple[str, str] | None:
     """(block-size parameter, group-size parameter) of a TL104 finding of a tile wider than its group
     (`BLOCK=next_power_of_2(G)`, the pointer stepping by `G`), as the rule names them (`Diagnostic.facts`);

@@ -13,6 +13,13 @@ def hits(result: dict[str, Any], module: str, lines: set[int], target: tuple[str
             and (kind == "any" or v["kind"] == kind) and (tensor is None or v["tensor"] == tensor)]
 
 
+def facing(found: list[dict[str, Any]], direction: str | None) -> list[dict[str, Any]]:
+    """The violations on one side of their tensor ("before" its start, "after" its end); all for None.
+    A finding of offsets shifted before the start is shown by a read before it; the full-tile control
+    makes that read too (on the first tile) and disproves the launch only by running past the end."""
+    return found if direction is None else [v for v in found if v["direction"] == direction]
+
+
 def across_end(cand_hits: list[dict[str, Any]], control_hits: list[dict[str, Any]], tile: int | None) -> bool:
     """Whether a control that overran too proves the partial tile all the same: at full tiles the access
     ran past the tensor by whole tiles only, and by one tile at most (every execution that overran had
@@ -32,6 +39,10 @@ def shown(results: list[dict[str, Any]], stop: dict[str, Any]) -> bool:
     and stayed in bounds there. The parent takes the first such step, so the steps after it need not run."""
     cand, control = results[stop["cand"]], results[stop["control"]]
     lines, target = set(stop["lines"]), (stop["kind"], stop["tensor"])
+    if stop.get("before_start"):
+        return cand["status"] == "ok" and control["status"] == "ok" and \
+            bool(facing(hits(cand, stop["module"], lines, target), "before")) and \
+            not facing(hits(control, stop["module"], lines, target), "after")
     # A tile across the end beside a control that overran too (across_end) does not stop the job: a later
     # candidate whose control stays in bounds is cleaner evidence.
     return cand["status"] == "ok" and control["status"] == "ok" and bool(hits(cand, stop["module"], lines, target)) \

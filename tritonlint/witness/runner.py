@@ -17,7 +17,7 @@ from tritonlint.witness import analysis
 from tritonlint.witness.extract import ExtractError, enclosing_kernel, extract
 from tritonlint.witness.fix_retry import OUT_OF_TIME, settle_failed_fix
 from tritonlint.witness.group_oracle import fitted, group_launch, padding_evidence, roomy, tile_axis
-from tritonlint.witness.hits import across_end
+from tritonlint.witness.hits import across_end, facing
 from tritonlint.witness.hits import hits as _hits
 from tritonlint.witness.host_extents import host_locals
 from tritonlint.witness.latent_tables import admitted_latent, unknown_divisor_latent
@@ -472,6 +472,7 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
         changed = {ln + extracted.offset for ln in _changed_lines(text, fixed)} if fixed_module is not None else set()
         watch = (gen_lines if stores else set()) | changed
         negative = identity is not None
+        start = analysis.before_start(diagnostic)
         # The identity at the load, and at the reduction the finding names (reduction_lanes.py).
         identity_run = {"line": min(gen_lines), "value": identity}
         at = reduction_line(diagnostic) if identity is not None else None
@@ -494,7 +495,7 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
                 # steps after it could not change the verdict or the fix's (its fixed run is in the step).
                 job.stops.append({"after": len(job.launches) - 1, "cand": step["cand"], "control": step["control"],
                                   "module": module, "lines": sorted(gen_lines), "kind": target[0],
-                                  "tensor": target[1]})
+                                  "tensor": target[1], "before_start": start})
         results = _child(job, workdir, fill, timeout)
         source = extracted.source
     if isinstance(results, str):
@@ -517,6 +518,7 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
         ctrl = results[step["control"]]
         # The control must run and stay in bounds at the access: otherwise the launch proves nothing.
         control_hits = _hits(ctrl, module, gen_lines, target) if ctrl["status"] == "ok" else []
+        control_hits = facing(control_hits, "after" if start else None)  # (hits.facing)
         # A control past the tensor by whole tiles only, beside a candidate's tile across its end: the
         # access overruns at full tiles too (another defect, or the same one), and the candidate still
         # shows the partial tile the finding is about (hits.across_end).
@@ -541,7 +543,7 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
                 chosen = (cand, step)
                 break
             continue
-        hits = _hits(res, module, gen_lines, target)
+        hits = facing(_hits(res, module, gen_lines, target), "before" if start else None)
         if not hits:
             continue
         if mismatch:

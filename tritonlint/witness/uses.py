@@ -1082,13 +1082,25 @@ class Uses:
                 root = self.root(ptr)
                 if root is None or root not in self.params:
                     continue
-                rest = [dotted(t) for t in self.terms(ptr) if self.root(t) is None]
+                rest_terms = [t for t in self.terms(ptr) if self.root(t) is None]
+                if _subtracts_constant(ptr) and any(self._lanes(t) for t in rest_terms):
+                    # `P + offs - 1` beside `P + offs` (the terms drop the sign: it reads as `+ 1`): each
+                    # lane's previous element, in a tensor of the lanes' extent, not segment boundaries.
+                    continue
+                rest = [dotted(t) for t in rest_terms]
                 loads.setdefault(root, set()).add(" + ".join(sorted(rest)))
         out: set[str] = set()
         for root, offsets in loads.items():
             if any(" + ".join(sorted([*o.split(" + "), "1"])) in offsets for o in offsets if o) and root not in out:
                 out.add(root)
         return out
+
+    def _lanes(self, expr: ast.expr) -> bool:
+        """Whether an offset reads a `tl.arange` (directly or through its locals): a vector of lanes, not
+        the program's one index a segment boundary is read at."""
+        names = self.reached(self._names(expr))
+        values = [expr, *(value for name in names for value in self.defs.get(name, ()))]
+        return any(isinstance(node, ast.Call) and call_name(node) == "arange" for value in values for node in ast.walk(value))
 
     def constexpr_sizes(self) -> set[str]:
         """Constexprs that are sizes, not tiles: one bounds an offset from above (`offs < n`, a loop's
@@ -1266,3 +1278,12 @@ def _halved(other: ast.expr, bounding: set[str]) -> tuple[str, str] | None:
     if isinstance(other.right, ast.Constant) and isinstance(other.right.value, int) and other.right.value > 0:
         return other.left.id, str(other.right.value)
     return None
+
+
+def _subtracts_constant(expr: ast.expr) -> bool:
+    """`P + offs - 1`: a sum that subtracts a literal."""
+    while isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub)):
+        if isinstance(expr.op, ast.Sub) and isinstance(expr.right, ast.Constant):
+            return True
+        expr = expr.left
+    return False

@@ -34,6 +34,7 @@ from tritonlint.semantic.host.host_guards import (
 )
 from tritonlint.semantic.host.module_constants import module_constants
 from tritonlint.semantic.host.offered_predicates import offered_multiples
+from tritonlint.semantic.host.on_demand import OnDemand
 from tritonlint.semantic.host.padded_allocations import Assignments, assignments, padded_length
 from tritonlint.semantic.host.predicates import Imported, Predicates
 from tritonlint.semantic.host.unknown_divisors import unknown_multiples
@@ -218,7 +219,10 @@ def find_launches(tree: ast.Module, names: Mapping[str, str], params: Mapping[st
         # Host texts are read squashed (`64ifneelse512`): parsing one may warn, which is not ours to print.
         warnings.simplefilter("ignore", SyntaxWarning)
         finder.body(tree.body, (), _Scope(tree.body))
-    return finder.found
+    # The launches' witness-only facts (`OnDemand`) hold the finder: it lets go of them (no cycle left
+    # for the collector, which is off while a file is checked).
+    found, finder.found = finder.found, []
+    return found
 
 
 class _Finder:
@@ -376,12 +380,16 @@ class _Finder:
                   if length is not None}
         offered = offered_multiples(scope.function, self.functions, self.predicates.expand, args, lambda: scope.body, line,
                                     self.display, self.constants)
-        live = {pair: test for pair, test in self.live_multiples(args, ifs, scope, line).items()
-                if pair not in multiples}
-        unknown = unknown_multiples(args, facts_at(ifs, scope.body, line, self.display), scope.body, line,
-                                    self.constants) if "%" in self.function_text(scope) else {}
-        admitted = admitted_values(scope.statements, ifs, scope.body, line, args, self.functions, self.tables,
-                                   self.display) if scope.function is not None else {}
+        # The witness-only facts, worked out when the witness reads them (`check` never does).
+        kept = frozenset(multiples)
+        live = OnDemand(lambda: {pair: test for pair, test in self.live_multiples(args, ifs, scope, line).items()
+                                 if pair not in kept})
+        unknown = OnDemand(lambda: unknown_multiples(
+            args, facts_at(ifs, scope.body, line, self.display), scope.body, line, self.constants)
+            if "%" in self.function_text(scope) else {})
+        admitted = OnDemand(lambda: admitted_values(
+            scope.statements, ifs, scope.body, line, args, self.functions, self.tables, self.display)
+            if scope.function is not None else {})
         return Launch(kernel, f"{self.display}:{line}", tuple(axes), args, allocations, predicates, self.local,
                       multiples, _covers(args, ifs, self.display), padded,
                       {pair: test for pair, test in offered.items() if pair not in multiples}, live_callers=live,
