@@ -9,6 +9,10 @@ from tritonlint.deferred_fixes import DeferredFixes
 from tritonlint.diagnostics import Diagnostic
 from tritonlint.engine import check_source
 from tritonlint.incremental import IncrementalChecker
+from tritonlint.semantic.host.file_launches import find_file_launches
+from tritonlint.semantic.host.launch_cache import LaunchMemo, reusing_launches
+from tritonlint.semantic.host.on_demand import OnDemand
+from tritonlint.source.outline import outline
 
 # A kernel above a launched one whose findings name its launch (`launches.py:NN`): a line inserted
 # in the first kernel moves that launch.
@@ -114,3 +118,19 @@ def test_a_kernels_new_signature_is_found_again() -> None:
     assert "TILE)" in renamed and cold(renamed)
     checked(checker, edited(renamed))
     assert not checker._launches.reused
+
+
+def test_moved_launches_equal_the_launches_found_again() -> None:
+    # Every field, the witness-only facts included (left to be worked out when read, then moved).
+    guarded = LAUNCHED.replace("    n = x.numel()\n", "    n = x.numel()\n    if n % get_align() != 0:\n        return\n")
+    edited = guarded.replace(IN_BUMP, IN_BUMP + "    y = 0\n\n")
+    memo = LaunchMemo()
+    with reusing_launches(memo):
+        find_file_launches("launches.py", guarded, outline(guarded), None)
+        moved = find_file_launches("launches.py", edited, outline(edited), None)
+        assert memo.reused
+    (launch,) = moved["copy_kernel"]
+    assert isinstance(launch.unknown_multiples, OnDemand) and not launch.unknown_multiples.computed
+    assert launch.where == "launches.py:29"
+    assert moved == find_file_launches("launches.py", edited, outline(edited), None)
+    assert launch.unknown_multiples  # (the test names its line: moved with it)

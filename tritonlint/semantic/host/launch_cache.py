@@ -15,9 +15,11 @@ import dataclasses
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 from tritonlint.semantic.host.host_guards import parameter_names
 from tritonlint.semantic.host.launches import Launch, may_launch
+from tritonlint.semantic.host.on_demand import OnDemand
 from tritonlint.source.outline import KernelSource
 
 # Per kernel, in file order: its first and last line.
@@ -146,15 +148,28 @@ def _moved(launch: Launch, display: str, line_now: Callable[[int], int]) -> Laun
                    for param, values in launch.allocations.items()}
     predicates = {param: (text(test), (line_now(place[0]), place[1], line_now(place[2]), place[3]))
                   for param, (test, place) in launch.predicates.items()}
-    unknown = {pair: re.sub(r"\bline (\d+)\b", lambda match: f"line {line_now(int(match.group(1)))}", text(why))
-               for pair, why in launch.unknown_multiples.items()}
-    admitted = {param: (values, text(test)) for param, (values, test) in launch.admitted.items()}
-    changes: dict[str, object] = {}
+    def divisors(facts: Mapping[tuple[str, str], str]) -> dict[tuple[str, str], str]:
+        return {pair: re.sub(r"\bline (\d+)\b", lambda match: f"line {line_now(int(match.group(1)))}", text(why))
+                for pair, why in facts.items()}
+
+    def tables(facts: Mapping[str, tuple[tuple[int, ...], str]]) -> dict[str, tuple[tuple[int, ...], str]]:
+        return {param: (values, text(test)) for param, (values, test) in facts.items()}
+
+    changes: dict[str, object] = {"unknown_multiples": _later(launch.unknown_multiples, divisors),
+                                  "admitted": _later(launch.admitted, tables)}
     for field in dataclasses.fields(launch):
-        if field.name in ("kernel", "local", "admitted", "allocations", "predicates", "unknown_multiples", "grid"):
+        if field.name in ("kernel", "local", "allocations", "predicates", "grid", *changes):
             continue
-        changes[field.name] = strings(getattr(launch, field.name))
+        value = getattr(launch, field.name)
+        changes[field.name] = _later(value, strings) if isinstance(value, OnDemand) else strings(value)
     grid = tuple(dataclasses.replace(axis, guard=text(axis.guard), text=text(axis.text)) for axis in launch.grid)
     return dataclasses.replace(launch, grid=grid, allocations=allocations, predicates=predicates,
-                               unknown_multiples=unknown, admitted=admitted, **changes)  # type: ignore[arg-type]
+                               **changes)  # type: ignore[arg-type]
+
+
+def _later(facts: Mapping[Any, Any], move: Callable[[Any], Any]) -> Mapping[Any, Any]:
+    """`move(facts)`; for witness-only facts not worked out yet (`OnDemand`), moved when first read."""
+    if isinstance(facts, OnDemand) and not facts.computed:
+        return OnDemand(lambda: move(facts))
+    return move(facts)  # type: ignore[no-any-return]
 
