@@ -22,6 +22,7 @@ from tritonlint.kernel_memo import (
 )
 from tritonlint.kernel_splice import spliced
 from tritonlint.report import FileReport
+from tritonlint.semantic.host.launch_cache import LaunchMemo, reusing_launches
 from tritonlint.semantic.host.launches import launch_pattern
 from tritonlint.source.groups import kernel_groups
 from tritonlint.source.locations import StatementRanks, reusing_ranks
@@ -98,6 +99,9 @@ class IncrementalChecker:
         # Each kernel's findings by what they depend on: within a group analysed again, a kernel
         # that the edit did not reach is not run through the rules again.
         self._memo = KernelMemo()
+        # The buffer's launches, kept while its host code and kernel headers stay (an edit inside a
+        # kernel's body moves the host lines below it, and the launches with them).
+        self._launches = LaunchMemo()
 
     @collector_paused()  # as in the engine: the outline's syntax tree would wake the collector for nothing
     def check(self, text: str) -> FileReport:
@@ -176,7 +180,7 @@ class IncrementalChecker:
         self._previous = {kernel.name: kernel for kernel in every if names[kernel.name] == 1}
 
     def _engine(self, text: str, found: Outline | None = None) -> FileReport:
-        with reusing_ranks(self._ranks):
+        with reusing_ranks(self._ranks), reusing_launches(self._launches):
             return check_source(self.path, text, self.config, deferred=None if self.fixes else self._deferred,
                                 parses=self._parses, memo=self._memo, found=found)
 

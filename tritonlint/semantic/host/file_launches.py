@@ -9,6 +9,7 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 
 from tritonlint.semantic.host.host_guards import parameter_names
+from tritonlint.semantic.host.launch_cache import remembered
 from tritonlint.semantic.host.launches import Launch, find_launches, may_launch
 from tritonlint.semantic.host.module_constants import module_constants
 from tritonlint.semantic.host.predicates import Imported
@@ -24,6 +25,12 @@ def find_file_launches(path: str, text: str, found: Outline, neighbours: Neighbo
     """The launches of the file's kernels, by kernel name: in the file itself, and in the neighbouring
     modules that import them (`from .kernels import k`, `from . import kernels`). Only text that
     names a kernel and the file's module is parsed; nothing is imported or run."""
+    if neighbours is None:  # (the editor's: the buffer alone, its launches kept while its host code stays)
+        return remembered(path, text, found.kernels, found.aliases, lambda: _launches(path, text, found, None))
+    return _launches(path, text, found, neighbours)
+
+
+def _launches(path: str, text: str, found: Outline, neighbours: Neighbours | None) -> dict[str, list[Launch]]:
     params = {k.name: parameter_names(k.function) for k in found.kernels if k.function is not None}
     if not params:
         return {}
