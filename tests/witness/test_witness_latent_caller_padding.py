@@ -133,3 +133,13 @@ def test_a_class_that_is_no_autograd_function_marks_nothing(tmp_path: Path) -> N
     kernels = KERNELS.replace("class _RowScale(torch.autograd.Function):",
                               "class _RowScale(torch.nn.Module):")
     assert _latent(tmp_path, kernels=kernels) == {11: None, 20: None}
+
+
+def test_a_padding_tensor_bound_to_a_name_first(tmp_path: Path) -> None:
+    interface = INTERFACE.replace(
+        "        x = torch.cat([x, torch.zeros(batch, pad, heads, dtype=x.dtype, device=x.device)], dim=1)",
+        "        padding = torch.zeros(batch, pad, heads, dtype=x.dtype, device=x.device)\n"
+        "        x = torch.cat([x, padding], dim=1)")
+    assert "[x, padding]" in interface
+    latent = _latent(tmp_path, interface=interface)
+    assert latent[11] and "a multiple of 128" in latent[11] and "interface.py:14" in latent[11], latent

@@ -232,7 +232,7 @@ class _Reader:
             return self.saved(path, function, owner, value, index, dim, depth)
         parents = _parents(function)
         conditions = _conditions(statement, parents, function)
-        cat = _padding_cat(value, tensor, dim)
+        cat = _padding_cat(value, tensor, dim, function, statement.lineno)
         if cat is not None:
             pad = cat
             multiple = self.pad_multiple(path, function, pad, tensor, dim, statement.lineno)
@@ -477,7 +477,7 @@ def _moved(value: ast.expr, dim: int) -> tuple[str, int] | None:
 _ALLOCATORS = ("zeros", "empty", "ones", "full", "randn", "rand", "zeros_like")
 
 
-def _padding_cat(value: ast.expr, tensor: str, dim: int) -> str | None:
+def _padding_cat(value: ast.expr, tensor: str, dim: int, function: ast.FunctionDef, line: int) -> str | None:
     """The pad's name in `torch.cat([tensor, torch.zeros(..., pad, ...)], dim=dim)`."""
     if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ("cat", "concat")
             and len(value.args) >= 1 and isinstance(value.args[0], (ast.List, ast.Tuple))):
@@ -489,6 +489,11 @@ def _padding_cat(value: ast.expr, tensor: str, dim: int) -> str | None:
     if len(parts) != 2 or not (isinstance(parts[0], ast.Name) and parts[0].id == tensor):
         return None
     pad = parts[1]
+    if isinstance(pad, ast.Name):  # `padding = torch.zeros(...)` bound first
+        bound = _assignments(function, pad.id, line)
+        if len(bound) != 1 or bound[0][1] is not None or bound[0][0] is _UNREADABLE:
+            return None
+        pad = bound[0][0].value
     if isinstance(pad, ast.Call) and isinstance(pad.func, ast.Attribute) and pad.func.attr in _ALLOCATORS:
         sizes = pad.args[0].elts if len(pad.args) == 1 and isinstance(pad.args[0], (ast.Tuple, ast.List)) else pad.args
         size = sizes[dim] if dim < len(sizes) else None
