@@ -29,7 +29,22 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tritonlint.witness.left_defaults import _package_root, _parsed
+
+@functools.lru_cache(maxsize=64)
+def _parsed(path: str) -> ast.Module | None:
+    try:
+        return ast.parse(Path(path).read_text(encoding="utf-8", errors="replace"))
+    except (OSError, SyntaxError, ValueError):
+        return None
+
+
+def _package_root(path: Path) -> Path:
+    """The top-level package folder holding `path` (its own folder when that is no package)."""
+    folder = path.resolve().parent
+    while (folder.parent / "__init__.py").is_file():
+        folder = folder.parent
+    return folder
+
 
 _DEPTH = 6  # calls followed up at most
 Padded = tuple[int, str]  # the multiple and the note saying which caller pads and how
