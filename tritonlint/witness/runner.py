@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tritonlint.witness import analysis
+from tritonlint.witness.caller_padding import caller_padded, padded_latent
 from tritonlint.witness.extract import ExtractError, enclosing_kernel, extract
 from tritonlint.witness.fix_retry import OUT_OF_TIME, settle_failed_fix
 from tritonlint.witness.group_oracle import fitted, group_launch, padding_evidence, roomy, tile_axis
@@ -182,6 +183,16 @@ def _pin_left_defaults(facts: Facts, path: Path) -> None:
             facts.defaulted[param] = where
 
 
+def _read_caller_padding(facts: Facts, path: Path) -> None:
+    """The sizes every path into the launching function pads, further up the calls (caller_padding)."""
+    if facts.launch is None:
+        return
+    try:
+        facts.caller_padded = caller_padded(facts.launch, path)
+    except (OSError, RecursionError, ValueError):  # reading the package adds a fact or none
+        facts.caller_padded = {}
+
+
 def _latent(facts: Facts, launch: Launch, tensor: str | None = None) -> str:
     """Why the callers never launch this shape, if they say so (`tensor`: the one the finding overran,
     where known: a fact on a tensor's rows marks only an overrun of that tensor)."""
@@ -218,6 +229,10 @@ def _latent(facts: Facts, launch: Launch, tensor: str | None = None) -> str:
     unknown = unknown_divisor_latent(facts, launch, values, tensor)
     if unknown:
         return unknown
+    tile_value = int(facts.tile) if facts.tile and facts.tile.isdigit() else values.get(facts.tile or "")
+    padded = padded_latent(facts.caller_padded, launch.axis, extent, facts.tile, tile_value)
+    if padded:
+        return padded
     for a, b in sorted(facts.multiples):
         if a != launch.axis:
             continue
@@ -311,6 +326,7 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
         if facts.weak is not None and facts.weak.setter == "launch":
             facts.flags_off.setdefault(facts.weak.flag, True)  # the launch passes what its predicate gives
         _pin_left_defaults(facts, path)
+        _read_caller_padding(facts, path)
         facts.host = host_locals(text, facts.launch)
         try:
             every = synthesize(extracted, facts, owner=owner)

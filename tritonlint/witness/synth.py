@@ -170,6 +170,9 @@ class Facts:
     # The launching function's locals before the launch (name -> value text), where it is in the kernel's
     # file: a grid extent named by one of them (host_extents).
     host: dict[str, str] = field(default_factory=dict)
+    # kernel parameter -> (M, note) where every path into the launching function pads the size it is given to
+    # a multiple of M, further up the calls (caller_padding): witness-only, for latent marks.
+    caller_padded: dict[str, tuple[int, str]] = field(default_factory=dict)
 
 
 def facts_from(diagnostic: Any, launches: list[Any], even_flags: dict[str, bool],
