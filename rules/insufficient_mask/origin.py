@@ -50,7 +50,8 @@ class OriginReading(Reading):
         if depth > _DEPTH:
             return UNKNOWN
         if type(node) is cst.Integer:
-            return (node.evaluated_value, node.evaluated_value)
+            value = int(node.value, 0)  # not `evaluated_value`: its `ast.literal_eval` leaves reference cycles
+            return (value, value)
         if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
             low, high = self.origin(node.expression, order, path, loops, depth + 1)
             return (-high, -low)
