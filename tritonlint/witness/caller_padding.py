@@ -29,22 +29,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-
-@functools.lru_cache(maxsize=64)
-def _parsed(path: str) -> ast.Module | None:
-    try:
-        return ast.parse(Path(path).read_text(encoding="utf-8", errors="replace"))
-    except (OSError, SyntaxError, ValueError):
-        return None
-
-
-def _package_root(path: Path) -> Path:
-    """The top-level package folder holding `path` (its own folder when that is no package)."""
-    folder = path.resolve().parent
-    while (folder.parent / "__init__.py").is_file():
-        folder = folder.parent
-    return folder
-
+from tritonlint.witness.package_files import package_root, parsed_file
 
 _DEPTH = 6  # calls followed up at most
 Padded = tuple[int, str]  # the multiple and the note saying which caller pads and how
@@ -59,7 +44,7 @@ def caller_padded(launch: Any, finding_file: Path) -> dict[str, Padded]:
     path = finding_file.parent / Path(file_text).name
     if not line_text.isdigit() or not path.is_file():
         return {}
-    tree = _parsed(str(path))
+    tree = parsed_file(str(path))
     if tree is None:
         return {}
     line = int(line_text)
@@ -223,14 +208,14 @@ class _Reader:
     """Follows one tensor dimension up the calls of one package."""
 
     def __init__(self, path: Path) -> None:
-        self.root = _package_root(path)
+        self.root = package_root(path)
 
     def tensor(self, path: Path, function: ast.FunctionDef, owner: ast.ClassDef | None, tensor: str, dim: int,
                line: int, depth: int) -> Padded | None:
         """(M, note) when `tensor`'s dimension `dim` is a multiple of M at `line` of `function` on every path."""
         if depth <= 0:
             return None
-        tree = _parsed(str(path))
+        tree = parsed_file(str(path))
         if tree is None:
             return None
         assigned = _assignments(function, tensor, line)
@@ -312,7 +297,7 @@ class _Reader:
         if owner is not None:
             if function.name != "forward" or not _is_autograd_function(owner) or position < 1:
                 return None
-            if any(file.resolve() != path.resolve() and _imports(_parsed(str(file)), owner.name, path.stem)
+            if any(file.resolve() != path.resolve() and _imports(parsed_file(str(file)), owner.name, path.stem)
                    for file in _package_files(str(self.root), owner.name)):
                 return None  # applied in another module too: not read
             calls = _apply_calls(tree, owner.name, path)
@@ -350,7 +335,7 @@ class _Reader:
         by name; None when a use is one this reading does not follow."""
         out: list[tuple[Path, ast.Module, ast.Call]] = []
         for file in _package_files(str(self.root), name):
-            tree = _parsed(str(file))
+            tree = parsed_file(str(file))
             if tree is None:
                 return None
             if file.resolve() != path.resolve() and not _imports(tree, name, path.stem):
@@ -539,7 +524,7 @@ def _constant(node: ast.expr, path: Path) -> int | None:
         return value if value > 0 else None
     if not isinstance(node, ast.Name):
         return None
-    tree = _parsed(str(path))
+    tree = parsed_file(str(path))
     bound: list[ast.expr] = [s.value for s in (tree.body if tree else []) if isinstance(s, ast.Assign)
              and any(isinstance(t, ast.Name) and t.id == node.id for t in s.targets)]
     if len(bound) != 1:

@@ -18,6 +18,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from tritonlint.witness.package_files import package_root, parsed_file
+
 
 def left_at_default(launch: Any, finding_file: Path) -> dict[str, tuple[str, str]]:
     """Kernel parameter -> (the default's text, where it is said) for the launch's arguments that name a
@@ -43,7 +45,7 @@ def left_at_default(launch: Any, finding_file: Path) -> dict[str, tuple[str, str
         if name in reassigned:
             continue
         index, value, line = defaults[name]
-        calls = _calls_leaving(str(_package_root(path)), function.name, name, index, value)
+        calls = _calls_leaving(str(package_root(path)), function.name, name, index, value)
         if calls:
             note = f"`{name}={value!r}` at {file_text}:{line}; none of its {calls} call(s) in the package passes another value"
             out[param] = (repr(value), note)
@@ -55,17 +57,9 @@ def _assigned_names(function: ast.FunctionDef) -> set[str]:
     return {node.id for node in ast.walk(function) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
 
 
-@functools.lru_cache(maxsize=32)
-def _parsed(path: str) -> ast.Module | None:
-    try:
-        return ast.parse(Path(path).read_text(encoding="utf-8", errors="replace"))
-    except (OSError, SyntaxError, ValueError):
-        return None
-
-
 def _enclosing_function(path: Path, line: int) -> ast.FunctionDef | None:
     """The module-level host function whose body holds `line`."""
-    tree = _parsed(str(path))
+    tree = parsed_file(str(path))
     if tree is None:
         return None
     for statement in tree.body:
@@ -89,14 +83,6 @@ def _bool_defaults(function: ast.FunctionDef) -> dict[str, tuple[int | None, boo
     return out
 
 
-def _package_root(path: Path) -> Path:
-    """The top-level package folder holding `path` (its own folder when that is no package)."""
-    folder = path.resolve().parent
-    while (folder.parent / "__init__.py").is_file():
-        folder = folder.parent
-    return folder
-
-
 @functools.lru_cache(maxsize=64)
 def _calls_leaving(root: str, function: str, param: str, index: int | None, default: bool) -> int:
     """How many calls of `function` the package under `root` makes, when none passes `param` (by name,
@@ -111,7 +97,7 @@ def _calls_leaving(root: str, function: str, param: str, index: int | None, defa
             return 0
         if not named.search(text):
             continue
-        tree = _parsed(str(file))
+        tree = parsed_file(str(file))
         if tree is None:
             return 0
         found = _calls_in(tree, function, param, index, default)
