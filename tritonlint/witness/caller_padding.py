@@ -355,12 +355,19 @@ def _gcd(a: int, b: int) -> int:
 
 @functools.lru_cache(maxsize=64)
 def _package_files(root: str, name: str) -> tuple[Path, ...]:
+    """The package's files that mention `name` (where its callers can be)."""
     named = re.compile(rf"\b{re.escape(name)}\b")
+    return tuple(file for file, text in _package_texts(root) if named.search(text))
+
+
+@functools.lru_cache(maxsize=2)
+def _package_texts(root: str) -> tuple[tuple[Path, str], ...]:
+    """Every Python file under `root` with its text, read once per run: each name asked about searches them
+    all, and reading a package of thousands of files again for each name took most of a corpus run."""
     out = []
     for file in sorted(Path(root).rglob("*.py")):
         try:
-            if named.search(file.read_text(encoding="utf-8", errors="replace")):
-                out.append(file)
+            out.append((file, file.read_text(encoding="utf-8", errors="replace")))
         except OSError:
             continue
     return tuple(out)

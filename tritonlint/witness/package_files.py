@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import warnings
 from pathlib import Path
 
 
@@ -12,7 +13,9 @@ def parsed_file(path: str) -> ast.Module | None:
     """The syntax tree of the file at `path`; None when it cannot be read or parsed. Cached: the readings
     of one run ask for the same few modules again and again."""
     try:
-        return ast.parse(Path(path).read_text(encoding="utf-8", errors="replace"))
+        with warnings.catch_warnings():  # a package's odd escapes are its business, not the run's output
+            warnings.simplefilter("ignore", SyntaxWarning)
+            return ast.parse(Path(path).read_text(encoding="utf-8", errors="replace"))
     except (OSError, SyntaxError, ValueError):
         return None
 
