@@ -6,6 +6,7 @@ modules rewires this file alone. Only public data leaves it: Diagnostics, fixed 
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +16,7 @@ from tritonlint.config import Config
 from tritonlint.diagnostics import Diagnostic
 
 __all__ = ["CheckedFile", "Config", "check_paths", "edits_of", "fixed_text", "fixing_config", "in_kernel_names",
-           "padded_group", "render", "write_fixed"]
+           "module_numbers", "own_nodes", "padded_group", "render", "write_fixed"]
 
 
 @dataclass(frozen=True)
@@ -123,6 +124,20 @@ def in_kernel_names(text: str, names: dict[str, str]) -> str:
     from tritonlint.semantic.host.flag_setters import in_kernel_names as read
 
     return read(text, {param: host for host, param in names.items()})
+
+
+def own_nodes(function: ast.AST) -> list[ast.AST]:
+    """A host function's nodes short of nested functions, lambdas and classes, as the launch model reads a scope."""
+    from tritonlint.semantic.host.host_guards import own_nodes as read
+
+    return read(function)
+
+
+def module_numbers(text: str) -> dict[str, int | float]:
+    """The numbers a module binds at its top level (`BLOCK = 128`), as the checker reads them."""
+    from tritonlint.source.numbers import module_numbers as read
+
+    return read(text)
 
 
 def before_start(diagnostic: Diagnostic) -> bool:

@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import ast
 import functools
+import math
 import re
 from pathlib import Path
 from typing import Any
 
+from tritonlint.witness.analysis import module_numbers, own_nodes
 from tritonlint.witness.package_files import package_root, parsed_file
 
 _DEPTH = 6  # calls followed up at most
@@ -109,7 +111,7 @@ def _assignments(function: ast.FunctionDef, name: str, before: int) -> list[tupl
     """The `name = ...` statements of the function before line `before` (nested ones included, other scopes
     not), each with its element's position where the target is a tuple, in line order."""
     out: list[tuple[ast.Assign, int | None]] = []
-    for node in _own_nodes(function):
+    for node in own_nodes(function):
         if not isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.With)) or node.lineno >= before:
             continue
         targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
@@ -129,19 +131,6 @@ def _assignments(function: ast.FunctionDef, name: str, before: int) -> list[tupl
 
 
 _UNREADABLE = ast.Assign(targets=[], value=ast.Constant(None), lineno=0)
-
-
-def _own_nodes(function: ast.FunctionDef) -> list[ast.AST]:
-    """The function's nodes, those of nested functions, lambdas and classes left out."""
-    out: list[ast.AST] = []
-    stack: list[ast.AST] = list(function.body)
-    while stack:
-        node = stack.pop()
-        out.append(node)
-        for child in ast.iter_child_nodes(node):
-            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-                stack.append(child)
-    return out
 
 
 def _shape_index(node: ast.expr) -> tuple[str, int] | None:
@@ -282,7 +271,7 @@ class _Reader:
         if forward is None or not forward.args.args:
             return None
         ctx = forward.args.args[0].arg
-        saves = [n for n in _own_nodes(forward) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+        saves = [n for n in own_nodes(forward) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
                  and n.func.attr == "save_for_backward" and isinstance(n.func.value, ast.Name) and n.func.value.id == ctx]
         if len(saves) != 1 or any(isinstance(a, ast.Starred) for a in saves[0].args) or index >= len(saves[0].args):
             return None
@@ -325,7 +314,7 @@ class _Reader:
             if padded is None:
                 return None
             step, note = padded
-            multiple = step if not multiple else _gcd(multiple, step)
+            multiple = step if not multiple else math.gcd(multiple, step)
             notes.append(note)
         shown = "; ".join(dict.fromkeys(notes))
         return multiple, shown
@@ -345,12 +334,6 @@ class _Reader:
                 return None
             out += [(file, tree, call) for call in calls]
         return out
-
-
-def _gcd(a: int, b: int) -> int:
-    while b:
-        a, b = b, a % b
-    return a
 
 
 @functools.lru_cache(maxsize=64)
@@ -526,18 +509,19 @@ def _rounding(value: ast.expr, path: Path) -> tuple[ast.expr, int] | None:
 
 
 def _constant(node: ast.expr, path: Path) -> int | None:
+    """A positive integer written here or bound to a module-level name of the file at `path`."""
     value = _int(node)
-    if value is not None:
-        return value if value > 0 else None
-    if not isinstance(node, ast.Name):
-        return None
-    tree = parsed_file(str(path))
-    bound: list[ast.expr] = [s.value for s in (tree.body if tree else []) if isinstance(s, ast.Assign)
-             and any(isinstance(t, ast.Name) and t.id == node.id for t in s.targets)]
-    if len(bound) != 1:
-        return None
-    value = _int(bound[0])
+    if value is None and isinstance(node, ast.Name):
+        bound = module_numbers(_text(path)).get(node.id)
+        value = bound if isinstance(bound, int) else None
     return value if value is not None and value > 0 else None
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 def _read_line(size: ast.expr, function: ast.FunctionDef, before: int) -> int:

@@ -78,7 +78,7 @@ class Body:
         self.assigns: dict[str, list[tuple[int, ast.expr, int, int]]] = {}  # name -> (line, value, index, count)
         self.checks: list[ast.Assert | ast.If] = []
         for statement in statements:
-            for node in _own_nodes(statement):
+            for node in own_nodes(statement):
                 if isinstance(node, ast.Assign):
                     for target in node.targets:
                         self._bind(target, node.value, node.lineno)
@@ -119,7 +119,7 @@ class Body:
         return value, index, count
 
 
-def _own_nodes(node: ast.AST) -> list[ast.AST]:
+def own_nodes(node: ast.AST) -> list[ast.AST]:
     """`node` and what it holds, short of nested functions, lambdas and classes (their names are theirs),
     in the order of a recursive walk (each node, then its children's in `ast.iter_child_nodes` order):
     one stack, where a generator per node was most of the time a launch's scope took to read."""
