@@ -26,6 +26,7 @@ from tritonlint.witness.padding_patch import (
     switch_off_padding,
 )
 from tritonlint.witness.reduction_lanes import reduction_identity_patch
+from tritonlint.witness.undefined_lanes import undefined_lanes_patch
 
 
 def _load(path: str) -> Any:
@@ -179,6 +180,9 @@ def run_job(job: dict[str, Any], out: Path) -> None:
             identity = launch.get("identity")
             if identity is not None:
                 restore = _identity_patch(launch["module"], identity["line"], identity["value"])
+            undefined = launch.get("undefined")
+            if undefined is not None:  # where the identity patch sits: before the guard
+                restore = undefined_lanes_patch(launch["module"], undefined["line"], undefined["extreme"])
             written: dict[str, dict[int, int]] = {}
             # Installed before the guard, so that the guard's frame walk still starts at its own frame.
             undo = _record_stores(guard, launch, written)

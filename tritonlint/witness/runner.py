@@ -29,6 +29,7 @@ from tritonlint.witness.pinned import reaching_first
 from tritonlint.witness.reduction_lanes import reduction_line
 from tritonlint.witness.spin_wait import spin_wait
 from tritonlint.witness.synth import Facts, Launch, SynthesisError, facts_from, synthesize
+from tritonlint.witness.undefined_lanes import LATENT, adversary, loads_without_other
 from tritonlint.witness.unreadable import unreadable
 from tritonlint.witness.weak_predicates import at_access, describe, fix_readable, for_fix
 
@@ -68,10 +69,12 @@ class _Job:
     stops: list[dict[str, Any]] = field(default_factory=list)  # steps that end the job once they show the finding
 
     def add(self, launch: Launch, module: str, identity: dict[str, Any] | None = None,
-            watch: set[int] | None = None, negative: bool = False) -> int:
+            watch: set[int] | None = None, negative: bool = False,
+            undefined: dict[str, Any] | None = None) -> int:
         d = launch.to_dict()
         d["module"] = module
         d["identity"] = identity
+        d["undefined"] = undefined  # TL105: the lanes a load with no `other=` leaves undefined (undefined_lanes)
         d["watch"] = sorted(watch or ())
         if negative:  # a max over negative data shows a masked-off 0 at once
             for arg in d["args"]:
@@ -495,12 +498,18 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
         if at is not None:
             identity_run["reduce_line"] = at + extracted.offset
         at_reduction = f" (and to its identity where the reduction at line {at} reads them)" if at is not None else ""
+        # A load with no `other=`: once more with its lanes at the extreme the reduction cannot absorb.
+        undefined = {"line": min(gen_lines), "extreme": adversary(identity)} \
+            if identity is not None and loads_without_other(text, diagnostic.line, diagnostic.column) else None
         for cand, control in pairs:
             step = {"cand": job.add(cand, module, watch=watch or None, negative=negative),
                     "control": job.add(control, module, negative=negative)}
             if identity is not None:
                 step["ident"] = job.add(cand, module, identity_run, negative=negative)
                 job.compare.append((step["cand"], step["ident"]))
+                if undefined is not None:
+                    step["undef"] = job.add(cand, module, negative=negative, undefined=undefined)
+                    job.compare.append((step["undef"], step["ident"]))
             if fixed_module is not None:
                 step["fixed"] = job.add(for_fix(cand, facts.weak, diagnostic.fix), fixed_module, watch=fixed_gen_lines if stores or changed else None,
                                         negative=negative)
@@ -524,6 +533,8 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
     # The first confirmation by a tile across the end beside a control that overran too (hits.across_end),
     # the callers' shape or not: a candidate whose control stays in bounds is cleaner evidence, taken first.
     across_only: tuple[Witness, tuple[Launch, dict[str, int]]] | None = None
+    # The first TL105 candidate whose outputs differ only with the undefined lanes at their extreme.
+    undefined_only: tuple[Witness, tuple[Launch, dict[str, int]]] | None = None
     for (cand, control), step in zip(pairs, plan):
         if step["cand"] >= len(results):
             break  # not run: the job stopped at a step that showed the finding
@@ -558,6 +569,8 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
                                   second_run={"kind": "identity", **identity_run})
                 chosen = (cand, step)
                 break
+            if undefined_only is None and "undef" in step and step["undef"] < len(results):
+                undefined_only = _undefined_confirmation(results[step["undef"]], step, cand, undefined, identity)
             continue
         hits = facing(_hits(res, module, gen_lines, target), "before" if start else None)
         if not hits:
@@ -593,6 +606,8 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
         witness, chosen = excluded
     if witness is None and across_only is not None:
         witness, chosen = across_only
+    if witness is None and undefined_only is not None:
+        witness, chosen = undefined_only
     if witness is None:
         if chosen is None and all(results[step["cand"]]["status"] != "ok" for step in plan if step["cand"] < len(results)):
             witness = Witness("error", f"the kernel does not run under the interpreter: {errors[0]}",
@@ -618,6 +633,26 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
         if again is not None:
             witness.validation = again
     return witness
+
+
+def _undefined_confirmation(res: dict[str, Any], step: dict[str, int], cand: Launch, undefined: Any,
+                            identity: float) -> tuple[Witness, tuple[Launch, dict[str, int]]] | None:
+    """A latent confirmation where the run with a load's undefined lanes at their extreme (undefined_lanes)
+    differs from the identity run; None where it does not. No repro script: `second_run` stays None, as
+    the script's first run fills the lanes with 0 as the hardware does."""
+    diffs = {n: d for n, d in (res.get("differs", {}).get(str(step["ident"])) or {}).items()
+             if not d.get("nan_second")}
+    if res.get("status") != "ok" or not diffs:
+        return None
+    name, d = next(iter(diffs.items()))
+    summary = (f"`{name}` differs from the run with the masked-off lanes set to {identity} in {d['elements']} "
+               f"element(s) once the lanes the load leaves undefined (no `other=`) hold the element type's "
+               f"{'largest' if undefined['extreme'] == 'max' else 'least'} finite value (max |diff| "
+               f"{d['max_abs']:.4g}, {d.get('nan', 0)} NaN), {cand.brief()}")
+    evidence = {"tensor": name, "max_abs": d["max_abs"], "elements": d["elements"], "nan": d.get("nan", 0),
+                "identity": identity, "grid": cand.grid, "shape": cand.sizes, "summary": summary,
+                "undefined_lanes": undefined["extreme"], "latent": LATENT}
+    return Witness("confirmed", f"{summary}; latent: {LATENT}", cand.to_dict(), evidence), (cand, step)
 
 
 def _padded_validation(extracted: Any, fixed_source: str, cand: Launch, fixed_lines: set[int],
