@@ -64,7 +64,9 @@ def derived_end(fn: ast.FunctionDef, line: int, constexprs: set[str], tile: str 
         if len(definitions) != 1 or end in {a.arg for a in fn.args.args}:
             continue
         names = {n.id for n in ast.walk(definitions[0]) if isinstance(n, ast.Name)}
-        if len(names) == 1 and names <= constexprs and _arithmetic(definitions[0]):
+        # Not an end computed from the tile itself (`2 * BLOCK` stepped by BLOCK): varying it varies the tile.
+        if len(names) == 1 and names <= constexprs and _arithmetic(definitions[0]) \
+                and not names & {n.id for n in ast.walk(call.args[2]) if isinstance(n, ast.Name)}:
             found = DerivedEnd(end, names.pop(), definitions[0])
     return found
 

@@ -1,0 +1,92 @@
+"""A loop end computed from a constexpr (`n_bins: tl.constexpr = 1 << BITS`, walked in fixed tiles of
+`BIN_TILE`) is made partial through that constexpr, at the values the host gives it: the file's
+`bucket_counts` passes `BITS = 1 if ... else 3` (through `_histogram`'s parameter), the tile is 4,
+so BITS=1 walks 2 bins in a tile of 4 (the candidate) and BITS=3 walks 8 (the control, whole tiles).
+The flagged tensor holds exactly `rows * passes * n_bins` entries, as the host allocates it (the store
+spread over lines, its pointer on the line after the finding's, as the corpus's histograms write it)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from types import SimpleNamespace
+
+from tests.witness.witness_line import witness_line
+from tritonlint.witness.derived_ends import derived_end, host_constexpr_values, split_values
+
+KERNEL = textwrap.dedent("""\
+    import torch
+    import triton
+    import triton.language as tl
+
+
+    @triton.jit
+    def bucket_hist_kernel(keys_ptr, hist_ptr, n, n_passes, BLOCK: tl.constexpr, BIN_TILE: tl.constexpr,
+                           BITS: tl.constexpr):
+        row = tl.program_id(0)
+        n_bins: tl.constexpr = 1 << BITS
+        offs = tl.arange(0, BLOCK)
+        keys = tl.load(keys_ptr + row * n + offs, mask=offs < n, other=0)
+        for p in range(0, n_passes):
+            digits = (keys >> (p * BITS)) & (n_bins - 1)
+            for b0 in range(0, n_bins, BIN_TILE):
+                bins = b0 + tl.arange(0, BIN_TILE)
+                counts = tl.sum((bins[:, None] == digits[None, :]).to(tl.int32), axis=1)
+                tl.store(
+                    hist_ptr + row * n_passes * n_bins + p * n_bins + bins,
+                    counts,
+                )
+
+
+    def _histogram(keys, bits=3):
+        rows, n = keys.shape
+        n_passes = triton.cdiv(keys.element_size() * 8, bits)
+        hist = torch.zeros((rows, n_passes, 2 ** bits), dtype=torch.int32, device=keys.device)
+        BIN_TILE = 4
+        bucket_hist_kernel[(rows,)](keys, hist, n, n_passes, triton.next_power_of_2(n), BIN_TILE, bits)
+        return hist
+
+
+    def bucket_counts(keys):
+        bits = 1 if keys.dtype == torch.bool else 3
+        return _histogram(keys, bits)
+""")
+STORE_LINE = 18
+
+
+def test_the_end_is_varied_through_the_constexpr_at_the_hosts_values(tmp_path: Path) -> None:
+    path = tmp_path / "bucket_hist.py"
+    path.write_text(KERNEL)
+    w = witness_line(path, STORE_LINE, "TL102")
+    assert w.status == "confirmed", w.reason
+    assert w.evidence is not None and w.evidence["tensor"] == "hist_ptr", w.evidence
+    assert w.evidence["direction"] == "after", w.evidence
+    # BITS=1: 2 bins a row, written 4 at a time: the last row's store runs 2 past the end.
+    assert w.evidence["shape"]["BITS"] == 1 and w.evidence["elements_past"] == 2, w.evidence
+    launch = w.launch or {}
+    values = {a["name"]: a["value"] for a in launch.get("args", [])}
+    numels = {a["name"]: a["numel"] for a in launch.get("args", [])}
+    assert values["BIN_TILE"] == 4, values  # the host's tile, not a guess
+    assert numels["hist_ptr"] == 2 * values["n_passes"] * 2, (numels, values)  # rows * passes * bins
+
+
+def test_the_host_values_and_the_split() -> None:
+    import ast
+
+    tree = ast.parse(KERNEL)
+    fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "bucket_hist_kernel")
+    end = derived_end(fn, STORE_LINE, {"BLOCK", "BIN_TILE", "BITS"}, "BIN_TILE")
+    assert end is not None and (end.local, end.source) == ("n_bins", "BITS")
+    assert split_values(end, 4, [3, 1]) == (1, 3)
+    assert split_values(end, 4, [2, 3]) is None  # every value the host gives fills whole tiles
+    # A loop end computed from the tile itself is never varied: that would vary the tile too.
+    assert derived_end(fn, STORE_LINE, {"BLOCK", "BIN_TILE", "BITS"}, "BITS") is None
+
+    launch_line = next(i for i, s in enumerate(KERNEL.splitlines(), 1) if "bucket_hist_kernel[" in s)
+    # The parts of the checker's launch record the reading uses.
+    site = SimpleNamespace(where=f"bucket_hist.py:{launch_line}", local=True,
+                           args={"BITS": "bits", "BIN_TILE": "BIN_TILE", "n": "n"})
+    values = host_constexpr_values(KERNEL, site)
+    assert sorted(values["BITS"]) == [1, 3], values  # the default and the caller's `1 if ... else 3`
+    assert values["BIN_TILE"] == [4], values
+    assert "n" not in values, values  # a shape, no literal
