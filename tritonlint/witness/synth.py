@@ -955,15 +955,24 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                           build(axis, whole, f"{axis}={whole}" if whole_tiles or axis in pow2.values()
                                 else f"{axis}={m + 1}*{tile}")))
     if derived is not None:
-        # The host's values where it gives any (`bits = 1 if bool else 4`), else small guesses.
-        chosen = split_values(derived, tile, facts.host_values.get(derived.source) or list(GUESSED_VALUES))
+        # The host's values where it gives any (`bits = 1 if bool else 4`), else small guesses. Where the
+        # host's values all fill whole tiles, the guesses still show the hazard, latent: the callers pass
+        # only those (`runner._latent` reads the launch's `unpinned`).
+        host = facts.host_values.get(derived.source, [])
+        chosen = split_values(derived, tile, host or list(GUESSED_VALUES))
+        admitted = not host or chosen is not None
+        if chosen is None and host:
+            chosen = split_values(derived, tile, list(GUESSED_VALUES))
         if chosen is not None:
             part, whole = chosen
             end = f"{derived.local} = {ast.unparse(derived.value)}"
-            pairs.insert(0, (build(None, None, f"{derived.source}={part} ({end} = {derived.at(part)}, tiles of {tile})",
-                                   derived_value=part),
-                             build(None, None, f"{derived.source}={whole} ({end} = {derived.at(whole)})",
-                                   derived_value=whole)))
+            derived_pair = (build(None, None, f"{derived.source}={part} ({end} = {derived.at(part)}, tiles of {tile})",
+                          derived_value=part),
+                    build(None, None, f"{derived.source}={whole} ({end} = {derived.at(whole)})", derived_value=whole))
+            if not admitted:
+                for launch in derived_pair:
+                    launch.unpinned[derived.source] = " or ".join(str(v) for v in host)
+            pairs.insert(0, derived_pair)
     if not pairs:
         pairs.append((build(None, None, "default sizes"), build(None, None, "default sizes")))
     return pairs
