@@ -197,3 +197,50 @@ def _evaluate(expr: ast.expr, env: dict[str, int]) -> int:
             raise ValueError("exponent out of range")
         return _OPS[type(expr.op)](left, right)
     raise ValueError(f"not arithmetic: {ast.unparse(expr)}")
+
+
+def grid_stride_loops(fn: ast.FunctionDef, sizes: set[str]) -> tuple[set[str], set[str], set[str]]:
+    """(sizes a persistent loop's end reads, size parameters it steps by, sizes that split its task
+    index) for each grid-stride loop `for t in range(pid, END, STEP)` whose start reads a program id
+    (`pid = tl.program_id(0)`): END's sizes, read directly or through a local defined once (`total = m *
+    grid_n`), are counted task by task; a STEP passed as a parameter is the host's program count
+    (`num_ctas`), so the launch's grid is it; a size the task index is split by (`t // m`, `t % m`) is
+    1, so that the tasks run are the tensor's last ones too: with an END passed as a parameter the layout
+    gives each quotient a row of its own (the quotient is bounded by END, not by END // m)."""
+    ends: set[str] = set()
+    steps: set[str] = set()
+    splitters: set[str] = set()
+    for node in ast.walk(fn):
+        call = node.iter if isinstance(node, ast.For) else None
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "range"
+                and len(call.args) == 3 and _reads_program_id(fn, call.args[0])):
+            continue
+        names = {n.id for n in ast.walk(call.args[1]) if isinstance(n, ast.Name)}
+        for name in list(names):
+            definitions = _definitions(fn, name)
+            if len(definitions) == 1:
+                names |= {n.id for n in ast.walk(definitions[0]) if isinstance(n, ast.Name)}
+        ends |= names & sizes
+        if isinstance(call.args[2], ast.Name) and call.args[2].id in sizes:
+            steps.add(call.args[2].id)
+        if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
+            splitters |= _splitting(node, node.target.id, sizes)
+    return ends - steps - splitters, steps, splitters
+
+
+def _splitting(loop: ast.For, task: str, sizes: set[str]) -> set[str]:
+    """The sizes `task` is divided by or taken modulo in the loop's body (`task // m`, `task % m`)."""
+    out: set[str] = set()
+    for node in ast.walk(loop):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.FloorDiv, ast.Mod)) \
+                and isinstance(node.left, ast.Name) and node.left.id == task \
+                and isinstance(node.right, ast.Name) and node.right.id in sizes:
+            out.add(node.right.id)
+    return out
+
+
+def _reads_program_id(fn: ast.FunctionDef, expr: ast.expr) -> bool:
+    values = [expr]
+    if isinstance(expr, ast.Name):
+        values += _definitions(fn, expr.id)
+    return any(isinstance(n, ast.Attribute) and n.attr == "program_id" for v in values for n in ast.walk(v))

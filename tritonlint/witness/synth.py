@@ -36,7 +36,12 @@ from tritonlint.witness.constraints import (
     reaching,
     satisfy,
 )
-from tritonlint.witness.derived_ends import GUESSED_VALUES, derived_end, split_values
+from tritonlint.witness.derived_ends import (
+    GUESSED_VALUES,
+    derived_end,
+    grid_stride_loops,
+    split_values,
+)
 from tritonlint.witness.extract import Extracted, Kernel
 from tritonlint.witness.gathered_rows import gathered_numel, index_loads
 from tritonlint.witness.host_extents import host_extents, row_stride_for
@@ -695,6 +700,9 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     derived = derived_end(kernel.node, facts.line, uses.constexprs, facts.tile) if in_kernel and walk else None
     if derived is not None and (derived.source not in consts or derived.source in kept):
         derived = None  # a value the callers pass as a literal is the only one they admit
+    # A persistent kernel's tasks (`for t in range(pid, total, num_ctas)`): few of them, every one run.
+    task_sizes, program_counts, task_splits = grid_stride_loops(kernel.node, sizes) if derived is not None \
+        else (set(), set(), set())
 
     def build(axis: str | None, extent: int | None, label: str, derived_value: int | None = None) -> Launch:
         # A size a program axis walks in its own tiles gets two of them, not two of the largest tile:
@@ -702,8 +710,10 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         size_values: dict[str, int] = {s: own_base.get(s, base) for s in ordered_sizes}
         # A size a loop counts one by one costs a pass of its body per unit: two passes show its stepping.
         # (With a derived loop end varied, no size is made partial: every counted size takes two passes.)
-        size_values.update({s: min(size_values[s], LOOP_COUNT) for s in (every_counted if derived_value else counted)
-                            if s in size_values})
+        size_values.update({s: min(size_values[s], LOOP_COUNT) for s in (every_counted | task_sizes if derived_value
+                                                                           else counted) if s in size_values})
+        if derived_value is not None:
+            size_values.update({s: 1 for s in task_splits if s in size_values})
         # A size that only splits a program id into indices: as many rows as the grid runs (index_sizes).
         size_values.update({s: min(size_values[s], ROW_COUNT) for s in row_counts if s in size_values})
         # A size only added to offsets is a start: one tile moves the window without leaving every buffer.
@@ -748,6 +758,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         while _prod(grid) > MAX_PROGRAMS:
             i = grid.index(max(grid))
             grid[i] = max(1, grid[i] // 2)
+        if derived_value is not None:
+            size_values.update({s: _prod(grid) for s in program_counts if s in size_values})
         args: list[Arg] = []
         # A tensor bounded by a segment's end holds every segment.
         totals = {k: v * ROW_PROGRAMS if k in segments.values() else v for k, v in size_values.items()}
