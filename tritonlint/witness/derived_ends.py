@@ -244,3 +244,57 @@ def _reads_program_id(fn: ast.FunctionDef, expr: ast.expr) -> bool:
     if isinstance(expr, ast.Name):
         values += _definitions(fn, expr.id)
     return any(isinstance(n, ast.Attribute) and n.attr == "program_id" for v in values for n in ast.walk(v))
+
+
+def split_program_axes(fn: ast.FunctionDef) -> dict[int, tuple[int, str]]:
+    """Program axis -> (the axis of the splits, the constexpr that numbers its programs), where a row index is one program id
+    scaled by that constexpr plus another (`pid_m = s * M_PER_SPLIT + pid_idx`, the host's grid `(S, ...,
+    M_PER_SPLIT)`): the second axis runs that many programs, else rows inside each split are never reached
+    (the layout holds `S * M_PER_SPLIT` rows)."""
+    axes = {name: axis for name, axis in _program_id_locals(fn).items()}
+    out: dict[int, tuple[int, str]] = {}
+    for node in ast.walk(fn):
+        if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add)):
+            continue
+        for scaled, other in ((node.left, node.right), (node.right, node.left)):
+            if not (isinstance(scaled, ast.BinOp) and isinstance(scaled.op, ast.Mult)
+                    and isinstance(other, ast.Name) and other.id in axes):
+                continue
+            for index, count in ((scaled.left, scaled.right), (scaled.right, scaled.left)):
+                if isinstance(index, ast.Name) and index.id in axes and isinstance(count, ast.Name) \
+                        and count.id not in axes and axes[index.id] != axes[other.id]:
+                    out[axes[other.id]] = (axes[index.id], count.id)
+    return out
+
+
+def split_row_bounds(fn: ast.FunctionDef, sizes: set[str]) -> set[str]:
+    """The sizes a split row index is compared with (`pid_m = s * M_PER_SPLIT + pid_idx`, `if pid_m >= m:
+    return`): the rows the splits cover, `S * M_PER_SPLIT`, as the host's grid is read from them."""
+    axes = _program_id_locals(fn)
+    rows = {name for name, values in ((n, _definitions(fn, n)) for n in _assigned_names(fn)) if len(values) == 1
+            and sum(isinstance(v, ast.Name) and v.id in axes for v in ast.walk(values[0])) == 2
+            and isinstance(values[0], ast.BinOp) and isinstance(values[0].op, ast.Add)}
+    out: set[str] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Compare) and len(node.comparators) == 1:
+            names = {n.id for n in (node.left, node.comparators[0]) if isinstance(n, ast.Name)}
+            if names & rows:
+                out |= names & sizes
+    return out
+
+
+def _assigned_names(fn: ast.FunctionDef) -> set[str]:
+    return {t.id for n in ast.walk(fn) if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+
+
+def _program_id_locals(fn: ast.FunctionDef) -> dict[str, int]:
+    """Local -> the program axis it holds (`pid_n = tl.program_id(1)`), defined once."""
+    out: dict[str, int] = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            value = node.value
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+                    and value.func.attr == "program_id" and value.args and isinstance(value.args[0], ast.Constant) \
+                    and isinstance(value.args[0].value, int) and len(_definitions(fn, node.targets[0].id)) == 1:
+                out[node.targets[0].id] = value.args[0].value
+    return out

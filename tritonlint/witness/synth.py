@@ -40,6 +40,8 @@ from tritonlint.witness.derived_ends import (
     GUESSED_VALUES,
     derived_end,
     grid_stride_loops,
+    split_program_axes,
+    split_row_bounds,
     split_values,
 )
 from tritonlint.witness.extract import Extracted, Kernel
@@ -703,6 +705,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     # A persistent kernel's tasks (`for t in range(pid, total, num_ctas)`): few of them, every one run.
     task_sizes, program_counts, task_splits = grid_stride_loops(kernel.node, sizes) if derived is not None \
         else (set(), set(), set())
+    split_programs = split_program_axes(kernel.node) if derived is not None else {}
+    split_rows = split_row_bounds(kernel.node, sizes) if split_programs else set()
 
     def build(axis: str | None, extent: int | None, label: str, derived_value: int | None = None) -> Launch:
         # A size a program axis walks in its own tiles gets two of them, not two of the largest tile:
@@ -755,6 +759,12 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 grid.append(_prod([max(1, -(-size_values[s] // value_of(t))) for s, t in grouped[dim].items()]))
             else:
                 grid.append(ROW_PROGRAMS if dim in axes else 1)
+        if derived_value is not None:  # each split's rows, all of them (`s * M_PER_SPLIT + pid_idx`)
+            for dim, (splits, count) in split_programs.items():
+                if dim < len(grid) and splits < len(grid):
+                    grid[dim] = value_of(count)
+                    # The rows compared with the split row index: those the splits cover.
+                    size_values.update({s: grid[splits] * grid[dim] for s in split_rows if s in size_values})
         while _prod(grid) > MAX_PROGRAMS:
             i = grid.index(max(grid))
             grid[i] = max(1, grid[i] // 2)
