@@ -90,3 +90,58 @@ def test_the_host_values_and_the_split() -> None:
     assert sorted(values["BITS"]) == [1, 3], values  # the default and the caller's `1 if ... else 3`
     assert values["BIN_TILE"] == [4], values
     assert "n" not in values, values  # a shape, no literal
+
+
+PERSISTENT = textwrap.dedent("""\
+    import torch
+    import triton
+    import triton.language as tl
+
+
+    @triton.jit
+    def chunked_bucket_kernel(keys_ptr, hist_ptr, n_passes, rows, n, total_tasks, num_progs, BLOCK: tl.constexpr,
+                              BIN_TILE: tl.constexpr, BITS: tl.constexpr):
+        pid = tl.program_id(0)
+        n_bins: tl.constexpr = 2 ** BITS
+        for task in range(pid, total_tasks, num_progs):
+            chunk = task // rows
+            row = task % rows
+            offs = tl.arange(0, BLOCK)
+            keys = tl.load(keys_ptr + row * n + offs, mask=offs < n, other=0)
+            for p in range(0, n_passes):
+                digits = (keys >> (p * BITS)) & (n_bins - 1)
+                for b0 in range(0, n_bins, BIN_TILE):
+                    bins = b0 + tl.arange(0, BIN_TILE)
+                    counts = tl.sum((bins[:, None] == digits[None, :]).to(tl.int32), axis=1)
+                    tl.store(hist_ptr + chunk * (rows * n_passes * n_bins) + row * (n_passes * n_bins) + p * n_bins
+                             + bins, counts)
+
+
+    def bucket_chunks(keys, bits):
+        rows, n = keys.shape
+        total_tasks = rows * 2
+        num_progs = min(total_tasks, 64)
+        n_passes = triton.cdiv(keys.element_size() * 8, bits)
+        hist = torch.zeros((2, rows, n_passes, 2 ** bits), dtype=torch.int32, device=keys.device)
+        BIN_TILE = 8
+        chunked_bucket_kernel[(num_progs,)](keys, hist, n_passes, rows, n, total_tasks, num_progs,
+                                            triton.next_power_of_2(n), BIN_TILE, bits)
+        return hist
+
+
+    def chunk_counts(keys):
+        return bucket_chunks(keys, 2 if keys.dtype == torch.bool else 3)
+""")
+
+
+def test_a_persistent_kernel_runs_every_task_at_the_derived_end(tmp_path: Path) -> None:
+    """A grid-stride loop over tasks (`range(pid, total_tasks, num_progs)`, the task split by `rows`): the
+    launch's program count is the step, and every task reaches its own rows, the last one included."""
+    path = tmp_path / "chunked_bucket.py"
+    path.write_text(PERSISTENT)
+    w = witness_line(path, 21, "TL102")
+    assert w.status == "confirmed", w.reason
+    assert w.evidence is not None and w.evidence["tensor"] == "hist_ptr", w.evidence
+    assert w.evidence["shape"]["BITS"] == 2 and w.evidence["elements_past"] == 4, w.evidence  # 4 bins, tile 8
+    values = {a["name"]: a["value"] for a in (w.launch or {}).get("args", [])}
+    assert values["num_progs"] == w.evidence["grid"][0], (values, w.evidence)
