@@ -145,3 +145,61 @@ def test_a_persistent_kernel_runs_every_task_at_the_derived_end(tmp_path: Path) 
     assert w.evidence["shape"]["BITS"] == 2 and w.evidence["elements_past"] == 4, w.evidence  # 4 bins, tile 8
     values = {a["name"]: a["value"] for a in (w.launch or {}).get("args", [])}
     assert values["num_progs"] == w.evidence["grid"][0], (values, w.evidence)
+
+
+SPLIT_ROWS = textwrap.dedent("""\
+    import torch
+    import triton
+    import triton.language as tl
+
+
+    @triton.jit
+    def split_bucket_kernel(keys_ptr, hist_ptr, n_passes, m, n, BLOCK: tl.constexpr, BIN_TILE: tl.constexpr,
+                            BITS: tl.constexpr, ROWS_PER_SPLIT: tl.constexpr):
+        split = tl.program_id(0)
+        row_in_split = tl.program_id(1)
+        row = split * ROWS_PER_SPLIT + row_in_split
+        if row >= m:
+            return
+        n_bins: tl.constexpr = 1 << BITS
+        offs = tl.arange(0, BLOCK)
+        keys = tl.load(keys_ptr + row * n + offs, mask=offs < n, other=0)
+        for p in range(0, n_passes):
+            digits = (keys >> (p * BITS)) & (n_bins - 1)
+            for b0 in range(0, n_bins, BIN_TILE):
+                bins = b0 + tl.arange(0, BIN_TILE)
+                counts = tl.sum((bins[:, None] == digits[None, :]).to(tl.int32), axis=1)
+                tl.atomic_add(hist_ptr + row * n_passes * n_bins + p * n_bins + bins, counts, sem="relaxed")
+
+
+    def split_counts(keys, bits):
+        m, n = keys.shape
+        n_passes = triton.cdiv(keys.element_size() * 8, bits)
+        hist = torch.zeros((m, n_passes, 2 ** bits), dtype=torch.int32, device=keys.device)
+        MAX_ROWS = 65535
+        splits = (m + MAX_ROWS - 1) // MAX_ROWS
+        ROWS_PER_SPLIT = triton.cdiv(m, splits)
+        BIN_TILE = 8
+        BLOCK = 64
+        split_bucket_kernel[(splits, ROWS_PER_SPLIT)](keys, hist, n_passes, m, n, BLOCK, BIN_TILE, bits,
+                                                      ROWS_PER_SPLIT)
+        return hist
+
+
+    def bucket_split_counts(keys):
+        return split_counts(keys, 1 if keys.dtype == torch.bool else 3)
+""")
+
+
+def test_rows_split_over_two_program_axes_are_all_run(tmp_path: Path) -> None:
+    """`row = split * ROWS_PER_SPLIT + row_in_split` over a grid `(splits, ROWS_PER_SPLIT)`: the second axis
+    runs ROWS_PER_SPLIT programs and `m` is the rows the splits cover, so the last row's store is run."""
+    path = tmp_path / "split_bucket.py"
+    path.write_text(SPLIT_ROWS)
+    w = witness_line(path, 22, "TL102")
+    assert w.status == "confirmed", w.reason
+    assert w.evidence is not None and w.evidence["tensor"] == "hist_ptr", w.evidence
+    assert w.evidence["shape"]["BITS"] == 1 and w.evidence["elements_past"] == 6, w.evidence  # 2 bins, tile 8
+    values = {a["name"]: a["value"] for a in (w.launch or {}).get("args", [])}
+    grid = w.evidence["grid"]
+    assert grid[1] == values["ROWS_PER_SPLIT"] and values["m"] == grid[0] * grid[1], (grid, values)
