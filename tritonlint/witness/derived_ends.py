@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import ast
 import operator
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-
-from tritonlint.witness.host_extents import _launch_line
 
 _OPS: dict[type, Callable[[int, int], int]] = {
     ast.Pow: operator.pow, ast.LShift: operator.lshift, ast.Mult: operator.mul, ast.Add: operator.add,
@@ -88,7 +87,7 @@ def host_constexpr_values(text: str, launch: Any) -> dict[str, list[int]]:
     the launch, else, for a parameter of the launching function, its default and what the calls of that
     function in the same file pass (read the same way in each caller). Only what reads; a parameter with
     no value read is left out."""
-    line = _launch_line(launch)
+    line = _site_line(launch)
     if launch is None or line is None or not getattr(launch, "local", False):
         return {}
     try:
@@ -108,6 +107,12 @@ def host_constexpr_values(text: str, launch: Any) -> dict[str, list[int]]:
         if values:
             out[param] = values
     return out
+
+
+def _site_line(launch: Any) -> int | None:
+    """The launch site's line, from its `where` (`path:line`)."""
+    m = re.search(r":(\d+)$", str(getattr(launch, "where", "")))
+    return int(m.group(1)) if m else None
 
 
 def _values(tree: ast.Module, fn: ast.FunctionDef, expr: ast.expr, before: int, depth: int) -> list[int]:
