@@ -1,7 +1,8 @@
 """A loop end computed from a constexpr (`n_bins: tl.constexpr = 1 << BITS`, walked in fixed tiles of
 `BIN_TILE`) is made partial through that constexpr, at the values the host gives it: the file's
-`bucket_counts` passes `BITS = 1 if ... else 3` (through `_histogram`'s parameter), the tile is 4,
-so BITS=1 walks 2 bins in a tile of 4 (the candidate) and BITS=3 walks 8 (the control, whole tiles).
+`bucket_counts` passes `BITS = 3 if ... else 4` (through `_histogram`'s parameter), the tile is 16,
+so BITS=3 walks 8 bins in a tile of 16 (the candidate) and BITS=4 walks 16 (the control, whole tiles);
+a guess would have taken BITS=1, a value the host never passes.
 The flagged tensor holds exactly `rows * passes * n_bins` entries, as the host allocates it (the store
 spread over lines, its pointer on the line after the finding's, as the corpus's histograms write it)."""
 
@@ -38,17 +39,17 @@ KERNEL = textwrap.dedent("""\
                 )
 
 
-    def _histogram(keys, bits=3):
+    def _histogram(keys, bits=4):
         rows, n = keys.shape
         n_passes = triton.cdiv(keys.element_size() * 8, bits)
         hist = torch.zeros((rows, n_passes, 2 ** bits), dtype=torch.int32, device=keys.device)
-        BIN_TILE = 4
+        BIN_TILE = 16
         bucket_hist_kernel[(rows,)](keys, hist, n, n_passes, triton.next_power_of_2(n), BIN_TILE, bits)
         return hist
 
 
     def bucket_counts(keys):
-        bits = 1 if keys.dtype == torch.bool else 3
+        bits = 3 if keys.dtype == torch.bool else 4
         return _histogram(keys, bits)
 """)
 STORE_LINE = 18
@@ -61,13 +62,13 @@ def test_the_end_is_varied_through_the_constexpr_at_the_hosts_values(tmp_path: P
     assert w.status == "confirmed", w.reason
     assert w.evidence is not None and w.evidence["tensor"] == "hist_ptr", w.evidence
     assert w.evidence["direction"] == "after", w.evidence
-    # BITS=1: 2 bins a row, written 4 at a time: the last row's store runs 2 past the end.
-    assert w.evidence["shape"]["BITS"] == 1 and w.evidence["elements_past"] == 2, w.evidence
+    # BITS=3: 8 bins a row, written 16 at a time: the last row's store runs 8 past the end.
+    assert w.evidence["shape"]["BITS"] == 3 and w.evidence["elements_past"] == 8, w.evidence
     launch = w.launch or {}
     values = {a["name"]: a["value"] for a in launch.get("args", [])}
     numels = {a["name"]: a["numel"] for a in launch.get("args", [])}
-    assert values["BIN_TILE"] == 4, values  # the host's tile, not a guess
-    assert numels["hist_ptr"] == 2 * values["n_passes"] * 2, (numels, values)  # rows * passes * bins
+    assert values["BIN_TILE"] == 16, values  # the host's tile
+    assert numels["hist_ptr"] == 2 * values["n_passes"] * 8, (numels, values)  # rows * passes * bins
 
 
 def test_the_host_values_and_the_split() -> None:
@@ -87,8 +88,8 @@ def test_the_host_values_and_the_split() -> None:
     site = SimpleNamespace(where=f"bucket_hist.py:{launch_line}", local=True,
                            args={"BITS": "bits", "BIN_TILE": "BIN_TILE", "n": "n"})
     values = host_constexpr_values(KERNEL, site)
-    assert sorted(values["BITS"]) == [1, 3], values  # the default and the caller's `1 if ... else 3`
-    assert values["BIN_TILE"] == [4], values
+    assert sorted(values["BITS"]) == [3, 4], values  # the default and the caller's `3 if ... else 4`
+    assert values["BIN_TILE"] == [16], values
     assert "n" not in values, values  # a shape, no literal
 
 

@@ -70,6 +70,11 @@ def derived_end(fn: ast.FunctionDef, line: int, constexprs: set[str], tile: str 
     return found
 
 
+def annotated_constexprs(fn: ast.FunctionDef) -> set[str]:
+    """The parameters annotated `tl.constexpr` (a cheap test before the host is read)."""
+    return {a.arg for a in fn.args.args if a.annotation is not None and "constexpr" in ast.unparse(a.annotation)}
+
+
 def split_values(end: DerivedEnd, tile: int, values: list[int]) -> tuple[int, int] | None:
     """(a value whose end leaves the last tile partial, a value whose end is whole tiles): each the one
     with the smallest end, so the runs stay short; None where the values give no such pair."""
