@@ -714,8 +714,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         size_values: dict[str, int] = {s: own_base.get(s, base) for s in ordered_sizes}
         # A size a loop counts one by one costs a pass of its body per unit: two passes show its stepping.
         # (With a derived loop end varied, no size is made partial: every counted size takes two passes.)
-        size_values.update({s: min(size_values[s], LOOP_COUNT) for s in (every_counted | task_sizes if derived_value
-                                                                           else counted) if s in size_values})
+        loops = every_counted | task_sizes if derived_value is not None else counted
+        size_values.update({s: min(size_values[s], LOOP_COUNT) for s in loops if s in size_values})
         if derived_value is not None:
             size_values.update({s: 1 for s in task_splits if s in size_values})
         # A size that only splits a program id into indices: as many rows as the grid runs (index_sizes).
@@ -988,9 +988,10 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         if chosen is not None:
             part, whole = chosen
             end = f"{derived.local} = {ast.unparse(derived.value)}"
-            derived_pair = (build(None, None, f"{derived.source}={part} ({end} = {derived.at(part)}, tiles of {tile})",
-                          derived_value=part),
-                    build(None, None, f"{derived.source}={whole} ({end} = {derived.at(whole)})", derived_value=whole))
+            partial_label = f"{derived.source}={part} ({end} = {derived.at(part)}, tiles of {tile})"
+            whole_label = f"{derived.source}={whole} ({end} = {derived.at(whole)})"
+            derived_pair = (build(None, None, partial_label, derived_value=part),
+                            build(None, None, whole_label, derived_value=whole))
             if not admitted:
                 for launch in derived_pair:
                     launch.unpinned[derived.source] = " or ".join(str(v) for v in host)
