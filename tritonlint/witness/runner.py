@@ -15,6 +15,7 @@ from typing import Any
 
 from tritonlint.witness import analysis
 from tritonlint.witness.caller_padding import caller_padded, padded_latent
+from tritonlint.witness.derived_ends import annotated_constexprs, derived_end, host_constexpr_values
 from tritonlint.witness.extract import ExtractError, enclosing_kernel, extract
 from tritonlint.witness.fix_retry import OUT_OF_TIME, settle_failed_fix
 from tritonlint.witness.group_oracle import fitted, group_launch, padding_evidence, roomy, tile_axis
@@ -331,6 +332,8 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
         _pin_left_defaults(facts, path)
         _read_caller_padding(facts, path)
         facts.host = host_locals(text, facts.launch)
+        if derived_end(extracted.kernel.node, facts.line, annotated_constexprs(extracted.kernel.node), facts.tile):
+            facts.host_values = host_constexpr_values(text, facts.launch)  # read only where a derived end needs it
         try:
             every = synthesize(extracted, facts, owner=owner)
             # TL104: the size the pointer walks may not be the one the mask names (other_axes.py).

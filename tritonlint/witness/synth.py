@@ -36,6 +36,14 @@ from tritonlint.witness.constraints import (
     reaching,
     satisfy,
 )
+from tritonlint.witness.derived_ends import (
+    GUESSED_VALUES,
+    derived_end,
+    grid_stride_loops,
+    split_program_axes,
+    split_row_bounds,
+    split_values,
+)
 from tritonlint.witness.extract import Extracted, Kernel
 from tritonlint.witness.gathered_rows import gathered_numel, index_loads
 from tritonlint.witness.host_extents import host_extents, row_stride_for
@@ -173,6 +181,9 @@ class Facts:
     # kernel parameter -> (M, note) where every path into the launching function pads the size it is given to
     # a multiple of M, further up the calls (caller_padding): witness-only, for latent marks.
     caller_padded: dict[str, tuple[int, str]] = field(default_factory=dict)
+    # kernel parameter -> the integer literals the host can pass it (derived_ends.host_constexpr_values):
+    # the values a constexpr that a loop end is computed from is varied over.
+    host_values: dict[str, list[int]] = field(default_factory=dict)
 
 
 def facts_from(diagnostic: Any, launches: list[Any], even_flags: dict[str, bool],
@@ -678,19 +689,35 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     literal_locals = {n: v for n, v in ((n, literal(e)) for n, e in locals_of(kernel.node).items())
                       if isinstance(v, int) and not isinstance(v, bool) and v > 0}
     split = split_axes(kernel.node, axes)
-    counted = loop_counted(kernel.node, sizes, segments) - set(axis_order[:1])
+    every_counted = loop_counted(kernel.node, sizes, segments)
+    counted = every_counted - set(axis_order[:1])
     row_counts = index_only_sizes(kernel.node, sizes) - set(axis_order[:1])
     starts = shift_only_sizes(kernel.node, sizes) - set(axis_order[:1])
 
     index_locals = index_loads(uses, list(pointers))  # once: `loaded_as_index` follows locals deep
     index_starts = {q: uses.first_valid_index(q) for q in set(index_locals.values())}
 
-    def build(axis: str | None, extent: int | None, label: str) -> Launch:
+    # The loop advancing the flagged tile ends at a local computed from a constexpr (`r = 2 ** BITS`):
+    # that constexpr's values, not a size, make its last tile partial (derived_ends).
+    derived = derived_end(kernel.node, facts.line, uses.constexprs, facts.tile) if in_kernel and walk else None
+    if derived is not None and (derived.source not in consts or derived.source in kept):
+        derived = None  # a value the callers pass as a literal is the only one they admit
+    # A persistent kernel's tasks (`for t in range(pid, total, num_ctas)`): few of them, every one run.
+    task_sizes, program_counts, task_splits = grid_stride_loops(kernel.node, sizes) if derived is not None \
+        else (set(), set(), set())
+    split_programs = split_program_axes(kernel.node) if derived is not None else {}
+    split_rows = split_row_bounds(kernel.node, sizes) if split_programs else set()
+
+    def build(axis: str | None, extent: int | None, label: str, derived_value: int | None = None) -> Launch:
         # A size a program axis walks in its own tiles gets two of them, not two of the largest tile:
         # the same partial tiles, a fraction of the programs (the interpreter runs each one).
         size_values: dict[str, int] = {s: own_base.get(s, base) for s in ordered_sizes}
         # A size a loop counts one by one costs a pass of its body per unit: two passes show its stepping.
-        size_values.update({s: min(size_values[s], LOOP_COUNT) for s in counted if s in size_values})
+        # (With a derived loop end varied, no size is made partial: every counted size takes two passes.)
+        loops = every_counted | task_sizes if derived_value is not None else counted
+        size_values.update({s: min(size_values[s], LOOP_COUNT) for s in loops if s in size_values})
+        if derived_value is not None:
+            size_values.update({s: 1 for s in task_splits if s in size_values})
         # A size that only splits a program id into indices: as many rows as the grid runs (index_sizes).
         size_values.update({s: min(size_values[s], ROW_COUNT) for s in row_counts if s in size_values})
         # A size only added to offsets is a start: one tile moves the window without leaving every buffer.
@@ -699,6 +726,14 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             size_values[axis] = extent
         # A tile the host rounds up from a size is that size's power of two in each launch.
         launch_consts = {**consts, **{t: next_pow2(size_values[s]) for t, s in pow2.items() if s in size_values}}
+        # A loop end computed from a constexpr: the constexpr at this launch's value, the end a stride and an
+        # extent of its own (`p * r`, `bin_indices` spanning `r`), the loop's walk for the flagged tensor.
+        end_values: dict[str, int] = {}
+        walked_end, layout_strides = loop_walked, strides
+        if derived is not None and derived_value is not None:
+            launch_consts[derived.source] = derived_value
+            end_values[derived.local] = derived.at(derived_value) or 1
+            walked_end, layout_strides = derived.local, strides | {derived.local}
         # Keep sizes the host keeps multiples of each other multiples.
         for a, b in facts.multiples:
             step = int(b) if b.isdigit() else consts.get(b)
@@ -724,13 +759,22 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 grid.append(_prod([max(1, -(-size_values[s] // value_of(t))) for s, t in grouped[dim].items()]))
             else:
                 grid.append(ROW_PROGRAMS if dim in axes else 1)
+        if derived_value is not None:  # each split's rows, all of them (`s * M_PER_SPLIT + pid_idx`)
+            for dim, (splits, count) in split_programs.items():
+                if dim < len(grid) and splits < len(grid):
+                    grid[dim] = value_of(count)
+                    # The rows compared with the split row index: those the splits cover.
+                    size_values.update({s: grid[splits] * grid[dim] for s in split_rows if s in size_values})
         while _prod(grid) > MAX_PROGRAMS:
             i = grid.index(max(grid))
             grid[i] = max(1, grid[i] // 2)
+        if derived_value is not None:
+            size_values.update({s: _prod(grid) for s in program_counts if s in size_values})
         args: list[Arg] = []
         # A tensor bounded by a segment's end holds every segment.
         totals = {k: v * ROW_PROGRAMS if k in segments.values() else v for k, v in size_values.items()}
-        stride_values: dict[str, int] = dict(size_values)  # a size used as a row length keeps its value
+        totals.update(end_values)
+        stride_values: dict[str, int] = {**size_values, **end_values}  # a size used as a row length keeps its value
         # A size the host passes rounded up from another (`seqlen_q_rounded`): rounded up from the value here.
         padded_rows: dict[str, int] = {}  # the rounded parameter -> its value
         for p, (source, c) in rounded.items():
@@ -763,7 +807,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             products: list[str] = []  # row lengths spelled as products (`H*D`)
             for expr in taken:
                 with taken_first(uses, expr, lambda value: branch_not_taken(kernel.node, value, branch_env, local)):
-                    expr_dims = uses.dims(expr, sizes, strides)
+                    expr_dims = uses.dims(expr, sizes, layout_strides)
                 for d in expr_dims:
                     if d == (None, None):
                         continue  # a constant term (`... else 0`): it spans nothing, and must not hide the unit dim
@@ -796,10 +840,13 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                     axes.get(bound[1], (None, None))[0] if isinstance(bound, tuple) and bound[0] == "axis" else None
                 if stride is None and walked in row_lengths:
                     extent = max(extent, row_lengths[walked])
-                if p in flagged and isinstance(bound, tuple) and bound[0] == "tile":
-                    held_size = pow2.get(bound[1]) or (tied or loop_walked if bound[1] == facts.tile else None)
+                if derived_value is not None and bound == ("tile", facts.tile):
+                    # The tile the derived loop walks spans the loop's end in every tensor it indexes.
+                    extent, walked = end_values.get(walked_end or "", extent), walked_end
+                elif p in flagged and isinstance(bound, tuple) and bound[0] == "tile":
+                    held_size = pow2.get(bound[1]) or (tied or walked_end if bound[1] == facts.tile else None)
                     extent = totals.get(held_size or "", extent)
-                    if held_size is not None and held_size == loop_walked:
+                    if held_size is not None and held_size == walked_end:
                         walked = held_size  # the loop's size: laid out outermost, where its overrun leaves
                 extents.append((stride, extent))
                 walked_axes.append(walked)
@@ -889,6 +936,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         shown = {s: size_values[s] for s in ordered_sizes
                  if s in segments.values() or s in held.values() or s in host_sizes
                  or any(a.name == s and a.kind == "int" for a in args)}
+        if derived is not None and derived_value is not None:  # the value that shaped the loop's end, first
+            shown = {derived.source: derived_value, **shown}
         return Launch(kernel.name, args, grid, axis, shown, label, dict(unpinned), rows)
 
     pairs: list[tuple[Launch, Launch]] = []
@@ -927,6 +976,26 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             pairs.append((build(axis, m * tile + r, f"{axis}={m}*{tile}+{r}"),
                           build(axis, whole, f"{axis}={whole}" if whole_tiles or axis in pow2.values()
                                 else f"{axis}={m + 1}*{tile}")))
+    if derived is not None:
+        # The host's values where it gives any (`bits = 1 if bool else 4`), else small guesses. Where the
+        # host's values all fill whole tiles, the guesses still show the hazard, latent: the callers pass
+        # only those (`runner._latent` reads the launch's `unpinned`).
+        host = facts.host_values.get(derived.source, [])
+        chosen = split_values(derived, tile, host or list(GUESSED_VALUES))
+        admitted = not host or chosen is not None
+        if chosen is None and host:
+            chosen = split_values(derived, tile, list(GUESSED_VALUES))
+        if chosen is not None:
+            part, whole = chosen
+            end = f"{derived.local} = {ast.unparse(derived.value)}"
+            partial_label = f"{derived.source}={part} ({end} = {derived.at(part)}, tiles of {tile})"
+            whole_label = f"{derived.source}={whole} ({end} = {derived.at(whole)})"
+            derived_pair = (build(None, None, partial_label, derived_value=part),
+                            build(None, None, whole_label, derived_value=whole))
+            if not admitted:
+                for launch in derived_pair:
+                    launch.unpinned[derived.source] = " or ".join(str(v) for v in host)
+            pairs.insert(0, derived_pair)
     if not pairs:
         pairs.append((build(None, None, "default sizes"), build(None, None, "default sizes")))
     return pairs
