@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 import os
@@ -28,7 +29,15 @@ from tritonlint.witness.padded_rows import in_padding, padded_rows
 from tritonlint.witness.pinned import reaching_first
 from tritonlint.witness.reduction_lanes import reduction_line
 from tritonlint.witness.spin_wait import spin_wait
-from tritonlint.witness.synth import Facts, Launch, SynthesisError, facts_from, synthesize
+from tritonlint.witness.synth import (
+    Facts,
+    Launch,
+    SynthesisError,
+    facts_from,
+    launch_literal,
+    synthesize,
+)
+from tritonlint.witness.tile_defaults import launcher_tile_defaults
 from tritonlint.witness.unreadable import unreadable
 from tritonlint.witness.weak_predicates import at_access, describe, fix_readable, for_fix
 
@@ -181,6 +190,23 @@ def _pin_left_defaults(facts: Facts, path: Path) -> None:
         if param in facts.launch_args and param not in facts.flags_off:
             facts.launch_args[param] = text
             facts.defaulted[param] = where
+
+
+def _at_tile_defaults(facts: Facts, path: Path) -> Facts | None:
+    """The facts with the launch's tiles that the launching function gives int defaults (tile_defaults) taken
+    at those defaults, as if the launch passed them; None when there is none the launch does not pin already."""
+    if facts.launch is None:
+        return None
+    try:
+        found = launcher_tile_defaults(facts.launch, path)
+    except (OSError, RecursionError, ValueError):  # reading the file adds a fact or none
+        return None
+    given = {p: value for p, (value, _) in found.items() if p in facts.launch_args and p not in facts.flags_off
+             and launch_literal(facts.launch_args[p]) is None}
+    if not given:
+        return None
+    return dataclasses.replace(facts, launch_args={**facts.launch_args, **given},
+                               defaulted={**facts.defaulted, **{p: found[p][1] for p in given}})
 
 
 def _read_caller_padding(facts: Facts, path: Path) -> None:
@@ -366,6 +392,13 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
             # Branches that need another size's tiles full (`if EVEN_M or EVEN_K:`): once more with
             # the flags of the other sizes on their full-tile side.
             retry = again(even_others=True)
+            last = retry if retry is not None and retry.status == "confirmed" else last
+        tiled = _at_tile_defaults(facts, path) if last.status == "not-reproduced" else None
+        if tiled is not None:
+            # The guessed tiles are all alike; a hazard that needs two to differ (a loop stepping by BTS past
+            # chunks of BTL) shows at the tiles the launching function gives by default. Once more at them.
+            retry = _again(path, text, diagnostic, extracted, tiled, owner, pairs, fixed, fill, deadline=deadline,
+                           co_walks=True)
             last = retry if retry is not None and retry.status == "confirmed" else last
         if last.status == "confirmed" and (last.validation or {}).get("status") == "failed":
             # A tile nobody passes is the witness's guess, and a partial tile of a mode that pads its rows
