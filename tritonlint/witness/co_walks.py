@@ -31,3 +31,25 @@ def smaller_co_tiles(uses: Any, axis: str, tile: int, consts: Mapping[str, Any],
             if uses.bound(ast.Name(id=name, ctx=ast.Load()), sizes) == ("size", axis):
                 found.add(value)
     return sorted(found)
+
+
+def chunk_loop_size(uses: Any, line: int, sizes: set[str]) -> str | None:
+    """The size the innermost loop around `line` walks up to a chunk's start: its range reads `i_c * BTL`,
+    the start of another offset of the kernel (`o_t = i_c * BTL + tl.arange(0, BTL)`) that a comparison
+    bounds by a size (`o_t < T`): the loop's tiles lie below T, and the tensor it walks holds T along it."""
+    found: str | None = None
+    for node in ast.walk(uses.fn):
+        if not (isinstance(node, ast.For) and node.body and node.body[0].lineno <= line <= (node.end_lineno or 0)):
+            continue
+        starts = {ast.dump(m) for m in ast.walk(node.iter) if isinstance(m, ast.BinOp) and isinstance(m.op, ast.Mult)}
+        found = None  # ast.walk is breadth-first: a loop nested inside comes later and wins
+        for name, values in uses.defs.items():
+            if len(values) == 1 and isinstance(values[0], ast.BinOp) and isinstance(values[0].op, ast.Add) \
+                    and ast.dump(values[0].left) in starts and _tile_lanes(values[0].right):
+                bound = uses.bound(ast.Name(id=name, ctx=ast.Load()), sizes)
+                found = bound[1] if bound and bound[0] == "size" else found
+    return found
+
+
+def _tile_lanes(node: ast.expr) -> bool:
+    return isinstance(node, ast.Call) and call_name(node) == "arange"

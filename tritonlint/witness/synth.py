@@ -23,7 +23,7 @@ from tritonlint.witness.bindings import bound_where_read
 from tritonlint.witness.branch_locals import taken_value
 from tritonlint.witness.call_names import call_name
 from tritonlint.witness.capped_masks import capped_ends
-from tritonlint.witness.co_walks import smaller_co_tiles
+from tritonlint.witness.co_walks import chunk_loop_size, smaller_co_tiles
 from tritonlint.witness.complementary import complementary, launch_tests
 from tritonlint.witness.constraints import (
     ABSENT,
@@ -416,7 +416,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     beside the finding's (co_walks.py): the sizes of a launch whose tiles differ (the launcher's defaults)."""
     weak = facts.weak
     kernel = extracted.kernel
-    uses = Uses(kernel, extracted.helpers)
+    uses = Uses(kernel, extracted.helpers, split_programs=co_walks)
     pointers = uses.pointers()
     if not pointers:
         raise SynthesisError(f"`{kernel.name}` loads or stores through no parameter it takes")
@@ -640,6 +640,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             # Only its own tile bounds the walk (an access with no mask): the loop advancing it says what it
             # walks, and the flagged tensor holds that size along the walk (not one tile of it).
             looped = loop_sizes(kernel.node, facts.line, sizes & int_like)
+            chunked = chunk_loop_size(uses, facts.line, sizes & int_like) if co_walks and not looped else None
+            looped = [chunked] if chunked is not None else looped
             loop_walked = looped[0] if looped else None
             axis_order += looped
     # A bare tile at the flagged access stands for the size the host rounds it up from, or the size the
@@ -732,12 +734,13 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             else:
                 grid.append(ROW_PROGRAMS if dim in axes else 1)
         if co_walks and rank is not None:
-            # Axes no size's tiles explain, at the number the host's own arithmetic gives (host_grid.py).
+            # Axes the launch model could not read, at the number the host's own arithmetic gives (host_grid.py):
+            # a split program id (`cdiv(T, BTL) * NH`) runs more programs than one size's tiles.
             grid += [1] * (rank - len(grid))
             values = {**launch_consts, **size_values}
             for dim, host_axis in enumerate(facts.launch.grid):
-                programs = grid_programs(host_axis.text, facts.launch.args, values) \
-                    if host_axis.kind == "unknown" and axes.get(dim, (None, None))[0] is None else None
+                programs = grid_programs(host_axis.text, facts.launch.args, values) if host_axis.kind == "unknown" \
+                    else None
                 grid[dim] = max(1, programs) if programs is not None else grid[dim]
         while _prod(grid) > MAX_PROGRAMS:
             i = grid.index(max(grid))
