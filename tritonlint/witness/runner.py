@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import difflib
 import json
@@ -39,6 +40,7 @@ from tritonlint.witness.synth import (
 )
 from tritonlint.witness.tile_defaults import launcher_tile_defaults
 from tritonlint.witness.unreadable import unreadable
+from tritonlint.witness.uses import is_constexpr, params_of
 from tritonlint.witness.weak_predicates import at_access, describe, fix_readable, for_fix
 
 MAX_PAIRS = 3  # candidate launches tried per finding (each with its full-tile control)
@@ -192,17 +194,19 @@ def _pin_left_defaults(facts: Facts, path: Path) -> None:
             facts.defaulted[param] = where
 
 
-def _at_tile_defaults(facts: Facts, path: Path) -> Facts | None:
-    """The facts with the launch's tiles that the launching function gives int defaults (tile_defaults) taken
-    at those defaults, as if the launch passed them; None when there is none the launch does not pin already."""
+def _at_tile_defaults(facts: Facts, path: Path, kernel: ast.FunctionDef) -> Facts | None:
+    """The facts with the kernel's constexprs that the launching function gives int defaults (tile_defaults)
+    taken at those defaults, as if the launch passed them; None when there is none the launch does not pin
+    already."""
     if facts.launch is None:
         return None
+    constexprs = {arg.arg for arg in params_of(kernel) if is_constexpr(arg)}
     try:
         found = launcher_tile_defaults(facts.launch, path)
     except (OSError, RecursionError, ValueError):  # reading the file adds a fact or none
         return None
-    given = {p: value for p, (value, _) in found.items() if p in facts.launch_args and p not in facts.flags_off
-             and launch_literal(facts.launch_args[p]) is None}
+    given = {p: value for p, (value, _) in found.items() if p in constexprs and p in facts.launch_args
+             and p not in facts.flags_off and launch_literal(facts.launch_args[p]) is None}
     if not given:
         return None
     return dataclasses.replace(facts, launch_args={**facts.launch_args, **given},
@@ -393,7 +397,7 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
             # the flags of the other sizes on their full-tile side.
             retry = again(even_others=True)
             last = retry if retry is not None and retry.status == "confirmed" else last
-        tiled = _at_tile_defaults(facts, path) if last.status == "not-reproduced" else None
+        tiled = _at_tile_defaults(facts, path, extracted.kernel.node) if last.status == "not-reproduced" else None
         if tiled is not None:
             # The guessed tiles are all alike; a hazard that needs two to differ (a loop stepping by BTS past
             # chunks of BTL) shows at the tiles the launching function gives by default. Once more at them.
