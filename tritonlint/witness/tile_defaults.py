@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from tritonlint.witness.analysis import module_numbers
-from tritonlint.witness.left_defaults import _assigned_names, _enclosing_function, _names
+from tritonlint.witness.left_defaults import assigned_names, enclosing_function, is_named
 from tritonlint.witness.synth import launch_literal
 
 _FOLDED: dict[type, Callable[[int, int], int]] = {
@@ -40,16 +40,16 @@ def launcher_tile_defaults(launch: Any, finding_file: Path) -> dict[str, tuple[s
     path = finding_file.parent / Path(file_text).name
     if not line_text.isdigit() or not path.is_file():
         return {}
-    function = _enclosing_function(path, int(line_text))
+    function = enclosing_function(path, int(line_text))
     kernel = getattr(launch, "kernel", "")
-    if function is None or not kernel or not any(_names(node, kernel) for node in ast.walk(function)):
+    if function is None or not kernel or not any(is_named(node, kernel) for node in ast.walk(function)):
         return {}  # no launch of this kernel there: another module of that name holds it
     try:
         numbers = module_numbers(path.read_text(encoding="utf-8", errors="replace"))
     except OSError:
         return {}
     defaults = _int_defaults(function, numbers)
-    reassigned = _assigned_names(function)
+    reassigned = assigned_names(function)
     out: dict[str, tuple[str, str]] = {}
     for param, text in args.items():
         if text in defaults and text not in reassigned:
