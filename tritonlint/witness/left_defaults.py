@@ -4,8 +4,8 @@ of that function in the package passes no other value for it (none, or the defau
 flag is as pinned as a literal at the launch (`IS_VARIANT=False`): a confirmation that needs the other
 value is latent (`runner._latent`).
 
-Only bool defaults are read: an int default (a block size) would change the sizes the witness launches,
-not only what it says of them. The package is the top-level one holding the launching file (the folders
+Only bool defaults are read here: an int default (a block size) changes the sizes the witness launches, not
+only what it says of them; `tile_defaults` reads those, for a second run where the guessed tiles stayed in bounds. The package is the top-level one holding the launching file (the folders
 with an `__init__.py` above it); its files are read as text, never imported. Any use of the function's name
 the reading cannot follow (passed as a value, imported under another name, called with `*args` or
 `**kwargs`) leaves the parameter unpinned."""
