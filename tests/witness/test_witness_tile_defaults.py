@@ -64,6 +64,8 @@ def test_a_step_wider_than_the_chunk_by_default_reads_past_the_end(tmp_path: Pat
     witness = _status(tmp_path, KERNEL)
     assert witness["status"] == "confirmed", witness
     assert "past the end of `x_ptr`" in str(witness["reason"]), witness
+    assert "at the launching function's defaults: `CHUNK=16` at prefix_ops.py:24, `STEP=32` at prefix_ops.py:24" \
+        in str(witness["reason"]), witness
     launch = witness["launch"]
     assert isinstance(launch, dict)
     values = {a["name"]: a["value"] for a in launch["args"] if a["kind"] == "constexpr"}
@@ -95,7 +97,7 @@ HOST = textwrap.dedent("""\
 def test_int_defaults_are_read_folded_and_bools_are_left(tmp_path: Path) -> None:
     found = _launch(HOST, tmp_path, {"x_ptr": "x", "BLOCK": "BLOCK", "STEP": "STEP", "FLAG": "flag"})
     assert {p: v for p, (v, _) in found.items()} == {"BLOCK": "32", "STEP": "16"}, found
-    assert "`BLOCK=32` at ops.py:4" in found["BLOCK"][1], found
+    assert found["BLOCK"][1] == "`BLOCK=32` at ops.py:4", found
 
 
 def test_a_reassigned_parameter_is_no_default(tmp_path: Path) -> None:

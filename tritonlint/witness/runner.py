@@ -403,7 +403,10 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
             # chunks of BTL) shows at the tiles the launching function gives by default. Once more at them.
             retry = _again(path, text, diagnostic, extracted, tiled, owner, pairs, fixed, fill, deadline=deadline,
                            co_walks=True)
-            last = retry if retry is not None and retry.status == "confirmed" else last
+            if retry is not None and retry.status == "confirmed":
+                given = sorted(set(tiled.defaulted) - set(facts.defaulted))
+                retry.reason += "; at the launching function's defaults: " + ", ".join(tiled.defaulted[p] for p in given)
+                last = retry
         if last.status == "confirmed" and (last.validation or {}).get("status") == "failed":
             # A tile nobody passes is the witness's guess, and a partial tile of a mode that pads its rows
             # (a swizzled scale layout holding K rounded up to 64 lanes) only overruns the host's padding at

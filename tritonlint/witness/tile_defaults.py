@@ -54,7 +54,7 @@ def launcher_tile_defaults(launch: Any, finding_file: Path) -> dict[str, tuple[s
     for param, text in args.items():
         if text in defaults and text not in reassigned:
             value, line = defaults[text]
-            out[param] = (str(value), f"`{text}={value}` at {file_text}:{line}, the launching function's default")
+            out[param] = (str(value), f"`{text}={value}` at {file_text}:{line}")
     return out if out and _keeps_multiples(launch, args, {p: int(v) for p, (v, _) in out.items()}) else {}
 
 
