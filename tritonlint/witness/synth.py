@@ -412,8 +412,10 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     Where the finding names a weak evenness predicate (`facts.weak`, weak_predicates.py), its walked size
     comes first, at sizes the predicate lets through with a partial tile of the tile it fails to imply.
 
-    With `co_walks`, the finding's axis is first one element past a smaller tile that walks the same size
-    beside the finding's (co_walks.py): the sizes of a launch whose tiles differ (the launcher's defaults)."""
+    With `co_walks` (the run at the launcher's tile defaults, whose tiles may differ), the finding's axis is first
+    one element past a smaller tile that walks the same size beside the finding's (co_walks.py), a loop up to a
+    chunk's start walks the chunk's size, a program id a jit helper splits is read as the kernel's own
+    (helper_returns.py) and a grid axis the launch model could not read is the host's arithmetic (host_grid.py)."""
     weak = facts.weak
     kernel = extracted.kernel
     uses = Uses(kernel, extracted.helpers, split_programs=co_walks)
