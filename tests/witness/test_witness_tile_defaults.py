@@ -1,8 +1,8 @@
 """Tiles the launching function gives by default (`def causal_prefix_sum(x, CHUNK=16, STEP=32)`, launching
 with `CHUNK=CHUNK, STEP=STEP`): where the guessed tiles (all alike) stayed in bounds, the witness runs once
-more at the defaults, reading the program id a jit helper splits (`pid // ROWS, pid % ROWS`), the grid the
-host computes (`cdiv(length, CHUNK) * rows`) and sizes one element past the smaller tile walking the same
-size. A loop stepping by STEP up to the chunk's start then reads past the end; with defaults that keep the
+more at the defaults (then at the values a caller in the package passes instead), reading the program id a
+jit helper splits (`pid // ROWS, pid % ROWS`), the grid the host computes (`cdiv(length, CHUNK) * rows`) and
+sizes one element past the smaller tile walking the same size. A loop stepping by STEP up to the chunk's start then reads past the end; with defaults that keep the
 step a divisor of the chunk (CHUNK=32, STEP=16) it stays in bounds."""
 
 from __future__ import annotations
@@ -64,8 +64,8 @@ def test_a_step_wider_than_the_chunk_by_default_reads_past_the_end(tmp_path: Pat
     witness = _status(tmp_path, KERNEL)
     assert witness["status"] == "confirmed", witness
     assert "past the end of `x_ptr`" in str(witness["reason"]), witness
-    assert "at the launching function's defaults: `CHUNK=16` at prefix_ops.py:24, `STEP=32` at prefix_ops.py:24" \
-        in str(witness["reason"]), witness
+    assert "at the launcher's tiles: `CHUNK=16`, the default at prefix_ops.py:24, `STEP=32`, the default at " \
+        "prefix_ops.py:24" in str(witness["reason"]), witness
     launch = witness["launch"]
     assert isinstance(launch, dict)
     values = {a["name"]: a["value"] for a in launch["args"] if a["kind"] == "constexpr"}
@@ -73,6 +73,22 @@ def test_a_step_wider_than_the_chunk_by_default_reads_past_the_end(tmp_path: Pat
 
 
 def test_defaults_that_keep_the_step_a_divisor_stay_in_bounds(tmp_path: Path) -> None:
+    witness = _status(tmp_path, KERNEL.replace("CHUNK=16, STEP=32", "CHUNK=32, STEP=16"))
+    assert witness["status"] == "not-reproduced", witness
+
+
+def test_a_caller_passing_a_wider_step_is_tried_after_the_defaults(tmp_path: Path) -> None:
+    # The defaults keep the step a divisor of the chunk; a caller in the package passes a wider one.
+    (tmp_path / "model.py").write_text("from prefix_ops import causal_prefix_sum\n\n\n"
+                                       "def forward(x):\n    return causal_prefix_sum(x, STEP=64)\n")
+    witness = _status(tmp_path, KERNEL.replace("CHUNK=16, STEP=32", "CHUNK=32, STEP=16"))
+    assert witness["status"] == "confirmed", witness
+    assert "`STEP=64`, passed at model.py:5" in str(witness["reason"]), witness
+
+
+def test_a_caller_passing_a_dividing_step_stays_in_bounds(tmp_path: Path) -> None:
+    (tmp_path / "model.py").write_text("from prefix_ops import causal_prefix_sum\n\n\n"
+                                       "def forward(x):\n    return causal_prefix_sum(x, STEP=8)\n")
     witness = _status(tmp_path, KERNEL.replace("CHUNK=16, STEP=32", "CHUNK=32, STEP=16"))
     assert witness["status"] == "not-reproduced", witness
 
@@ -97,7 +113,7 @@ HOST = textwrap.dedent("""\
 def test_int_defaults_are_read_folded_and_bools_are_left(tmp_path: Path) -> None:
     found = _launch(HOST, tmp_path, {"x_ptr": "x", "BLOCK": "BLOCK", "STEP": "STEP", "FLAG": "flag"})
     assert {p: v for p, (v, _) in found.items()} == {"BLOCK": "32", "STEP": "16"}, found
-    assert found["BLOCK"][1] == "`BLOCK=32` at ops.py:4", found
+    assert found["BLOCK"][1] == "`BLOCK=32`, the default at ops.py:4", found
 
 
 def test_a_reassigned_parameter_is_no_default(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ from typing import Any
 
 from tritonlint.witness.analysis import module_numbers
 from tritonlint.witness.left_defaults import assigned_names, enclosing_function, is_named
+from tritonlint.witness.package_files import package_root, parsed_file
 from tritonlint.witness.synth import launch_literal
 
 _FOLDED: dict[type, Callable[[int, int], int]] = {
@@ -34,32 +35,81 @@ def launcher_tile_defaults(launch: Any, finding_file: Path) -> dict[str, tuple[s
     """Kernel parameter -> (the default's value as text, where it is said) for the launch's arguments that
     name an int-defaulted parameter of the launching function. The launch's place names its file as the
     module's own (`ops.py:41`): it is read beside `finding_file`."""
+    found = _launcher(launch, finding_file)
+    if found is None:
+        return {}
+    file_text, _function, defaults = found
+    out = {param: (str(defaults[text][0]), f"`{text}={defaults[text][0]}`, the default at {file_text}:{defaults[text][1]}")
+           for param, text in getattr(launch, "args", {}).items() if text in defaults}
+    return out if out and _keeps_multiples(launch, {p: int(v) for p, (v, _) in out.items()}) else {}
+
+
+def caller_tile_values(launch: Any, finding_file: Path, limit: int = 2) -> list[dict[str, tuple[str, str]]]:
+    """Up to `limit` other sets of those parameters' values, one per call of the launching function in the
+    package that passes an int literal for one of them (`chunked(q, k, BTS=64)`: the others at their
+    defaults), in the order of the package's files; each kernel parameter -> (its value, the call's place)."""
+    found = _launcher(launch, finding_file)
+    if found is None:
+        return []
+    _, function, defaults = found
+    by_param = {text: param for param, text in getattr(launch, "args", {}).items() if text in defaults}
+    if not by_param:
+        return []
+    positions = [a.arg for a in [*function.args.posonlyargs, *function.args.args]]
+    seen = {tuple(sorted((p, defaults[t][0]) for t, p in by_param.items()))}
+    out: list[dict[str, tuple[str, str]]] = []
+    root = package_root(finding_file)
+    for file in sorted(root.rglob("*.py")):
+        tree = parsed_file(str(file)) if _mentions(file, function.name) else None
+        for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)) if tree is not None else ():
+            if not is_named(call.func, function.name) or any(isinstance(a, ast.Starred) for a in call.args):
+                continue
+            passed = {k.arg: k.value for k in call.keywords if k.arg is not None}
+            passed.update({name: arg for name, arg in zip(positions, call.args)})
+            values = {t: _folded(passed[t], {}) if t in passed else defaults[t][0] for t in by_param}
+            key = tuple(sorted((by_param[t], v) for t, v in values.items() if v is not None))
+            if None in values.values() or key in seen:
+                continue
+            seen.add(key)
+            where = f"{file.name}:{call.lineno}"
+            chosen = {by_param[t]: (str(v), f"`{t}={v}`, passed at {where}") for t, v in values.items() if v is not None}
+            if _keeps_multiples(launch, {p: int(v) for p, (v, _) in chosen.items()}):
+                out.append(chosen)
+            if len(out) >= limit:
+                return out
+    return out
+
+
+def _mentions(file: Path, name: str) -> bool:
+    try:
+        return name in file.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+
+
+def _launcher(launch: Any, finding_file: Path) -> tuple[str, ast.FunctionDef, dict[str, tuple[int, int]]] | None:
+    """(the launch's file as its place names it, the launching function, its int defaults not stored to)."""
     where = getattr(launch, "where", "")
-    args: Mapping[str, str] = getattr(launch, "args", {})
     file_text, _, line_text = where.rpartition(":")
     path = finding_file.parent / Path(file_text).name
     if not line_text.isdigit() or not path.is_file():
-        return {}
+        return None
     function = enclosing_function(path, int(line_text))
     kernel = getattr(launch, "kernel", "")
     if function is None or not kernel or not any(is_named(node, kernel) for node in ast.walk(function)):
-        return {}  # no launch of this kernel there: another module of that name holds it
+        return None  # no launch of this kernel there: another module of that name holds it
     try:
         numbers = module_numbers(path.read_text(encoding="utf-8", errors="replace"))
     except OSError:
-        return {}
-    defaults = _int_defaults(function, numbers)
+        return None
     reassigned = assigned_names(function)
-    out: dict[str, tuple[str, str]] = {}
-    for param, text in args.items():
-        if text in defaults and text not in reassigned:
-            value, line = defaults[text]
-            out[param] = (str(value), f"`{text}={value}` at {file_text}:{line}")
-    return out if out and _keeps_multiples(launch, args, {p: int(v) for p, (v, _) in out.items()}) else {}
+    defaults = {name: found for name, found in _int_defaults(function, numbers).items() if name not in reassigned}
+    return file_text, function, defaults
 
 
-def _keeps_multiples(launch: Any, args: Mapping[str, str], defaults: dict[str, int]) -> bool:
-    """Whether the defaults (with the launch's literals) keep every `a % b == 0` the host asserts."""
+def _keeps_multiples(launch: Any, defaults: dict[str, int]) -> bool:
+    """Whether the values (with the launch's literals) keep every `a % b == 0` the host asserts."""
+    args: Mapping[str, str] = getattr(launch, "args", {})
     def value(param: str) -> int | None:
         if param in defaults:
             return defaults[param]
