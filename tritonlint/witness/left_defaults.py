@@ -4,8 +4,8 @@ of that function in the package passes no other value for it (none, or the defau
 flag is as pinned as a literal at the launch (`IS_VARIANT=False`): a confirmation that needs the other
 value is latent (`runner._latent`).
 
-Only bool defaults are read: an int default (a block size) would change the sizes the witness launches,
-not only what it says of them. The package is the top-level one holding the launching file (the folders
+Only bool defaults are read here: an int default (a block size) changes the sizes the witness launches, not
+only what it says of them; `tile_defaults` reads those, for a second run where the guessed tiles stayed in bounds. The package is the top-level one holding the launching file (the folders
 with an `__init__.py` above it); its files are read as text, never imported. Any use of the function's name
 the reading cannot follow (passed as a value, imported under another name, called with `*args` or
 `**kwargs`) leaves the parameter unpinned."""
@@ -31,15 +31,15 @@ def left_at_default(launch: Any, finding_file: Path) -> dict[str, tuple[str, str
     path = finding_file.parent / Path(file_text).name
     if not line_text.isdigit() or not path.is_file():
         return {}
-    function = _enclosing_function(path, int(line_text))
+    function = enclosing_function(path, int(line_text))
     kernel = getattr(launch, "kernel", "")
-    if function is None or not kernel or not any(_names(node, kernel) for node in ast.walk(function)):
+    if function is None or not kernel or not any(is_named(node, kernel) for node in ast.walk(function)):
         return {}  # no launch of this kernel there: another module of that name holds it
     defaults = _bool_defaults(function)
     wanted = {param: name for param, name in args.items() if name in defaults}
     if not wanted:
         return {}
-    reassigned = _assigned_names(function)
+    reassigned = assigned_names(function)
     out: dict[str, tuple[str, str]] = {}
     for param, name in wanted.items():
         if name in reassigned:
@@ -52,12 +52,12 @@ def left_at_default(launch: Any, finding_file: Path) -> dict[str, tuple[str, str
     return out
 
 
-def _assigned_names(function: ast.FunctionDef) -> set[str]:
+def assigned_names(function: ast.FunctionDef) -> set[str]:
     """The names the function's body stores to (a parameter reassigned is no longer its default)."""
     return {node.id for node in ast.walk(function) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
 
 
-def _enclosing_function(path: Path, line: int) -> ast.FunctionDef | None:
+def enclosing_function(path: Path, line: int) -> ast.FunctionDef | None:
     """The module-level host function whose body holds `line`."""
     tree = parsed_file(str(path))
     if tree is None:
@@ -113,7 +113,7 @@ def _calls_in(tree: ast.Module, function: str, param: str, index: int | None, de
     called: set[int] = set()
     calls = 0
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and _names(node.func, function):
+        if isinstance(node, ast.Call) and is_named(node.func, function):
             called.add(id(node.func))
             if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
                 return None
@@ -127,7 +127,7 @@ def _calls_in(tree: ast.Module, function: str, param: str, index: int | None, de
                 for alias in node.names):
             return None  # called under another name: its calls are not found by this one
     for node in ast.walk(tree):
-        if _names(node, function) and id(node) not in called and isinstance(getattr(node, "ctx", None), ast.Load):
+        if is_named(node, function) and id(node) not in called and isinstance(getattr(node, "ctx", None), ast.Load):
             return None  # passed on as a value: called where this reading cannot see
     return calls
 
@@ -136,6 +136,7 @@ def _is_literal(node: ast.expr, value: bool) -> bool:
     return isinstance(node, ast.Constant) and node.value is value
 
 
-def _names(node: ast.AST, function: str) -> bool:
+def is_named(node: ast.AST, function: str) -> bool:
+    """Whether the node is the name `function` or an attribute of that name (`ops.function`)."""
     return (isinstance(node, ast.Name) and node.id == function) or \
         (isinstance(node, ast.Attribute) and node.attr == function)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import difflib
 import json
 import os
@@ -29,9 +31,18 @@ from tritonlint.witness.padded_rows import in_padding, padded_rows
 from tritonlint.witness.pinned import reaching_first
 from tritonlint.witness.reduction_lanes import reduction_line
 from tritonlint.witness.spin_wait import spin_wait
-from tritonlint.witness.synth import Facts, Launch, SynthesisError, facts_from, synthesize
+from tritonlint.witness.synth import (
+    Facts,
+    Launch,
+    SynthesisError,
+    facts_from,
+    launch_literal,
+    synthesize,
+)
+from tritonlint.witness.tile_defaults import caller_tile_values, launcher_tile_defaults
 from tritonlint.witness.undefined_lanes import LATENT, adversary, loads_without_other
 from tritonlint.witness.unreadable import unreadable
+from tritonlint.witness.uses import is_constexpr, params_of
 from tritonlint.witness.weak_predicates import at_access, describe, fix_readable, for_fix
 
 MAX_PAIRS = 3  # candidate launches tried per finding (each with its full-tile control)
@@ -185,6 +196,28 @@ def _pin_left_defaults(facts: Facts, path: Path) -> None:
         if param in facts.launch_args and param not in facts.flags_off:
             facts.launch_args[param] = text
             facts.defaulted[param] = where
+
+
+def _at_tile_defaults(facts: Facts, path: Path, kernel: ast.FunctionDef) -> list[Facts]:
+    """The facts with the kernel's constexprs that the launching function gives int defaults (tile_defaults)
+    taken at those defaults, as if the launch passed them; then at the values its callers in the package pass
+    for them instead. Empty when the launch pins them all already."""
+    if facts.launch is None:
+        return []
+    constexprs = {arg.arg for arg in params_of(kernel) if is_constexpr(arg)}
+    try:
+        defaults = launcher_tile_defaults(facts.launch, path)
+        sets = [defaults, *caller_tile_values(facts.launch, path)] if defaults else []
+    except (OSError, RecursionError, ValueError):  # reading the package adds a fact or none
+        return []
+    out: list[Facts] = []
+    for found in sets:
+        given = {p: value for p, (value, _) in found.items() if p in constexprs and p in facts.launch_args
+                 and p not in facts.flags_off and launch_literal(facts.launch_args[p]) is None}
+        if given:
+            out.append(dataclasses.replace(facts, launch_args={**facts.launch_args, **given},
+                                           defaulted={**facts.defaulted, **{p: found[p][1] for p in given}}))
+    return out
 
 
 def _read_caller_padding(facts: Facts, path: Path) -> None:
@@ -373,6 +406,16 @@ def _witness(path: Path, display: str, text: str, diagnostic: Any, launches: dic
             # the flags of the other sizes on their full-tile side.
             retry = again(even_others=True)
             last = retry if retry is not None and retry.status == "confirmed" else last
+        for tiled in _at_tile_defaults(facts, path, extracted.kernel.node) if last.status == "not-reproduced" else []:
+            # The guessed tiles are all alike; a hazard that needs two to differ (a loop stepping by BTS past
+            # chunks of BTL) shows at the tiles the launching function gives by default, or its callers pass.
+            retry = _again(path, text, diagnostic, extracted, tiled, owner, pairs, fixed, fill, deadline=deadline,
+                           co_walks=True)
+            if retry is not None and retry.status == "confirmed":
+                given = sorted(set(tiled.defaulted) - set(facts.defaulted))
+                retry.reason += "; at the launcher's tiles: " + ", ".join(tiled.defaulted[p] for p in given)
+                last = retry
+                break
         if last.status == "confirmed" and (last.validation or {}).get("status") == "failed":
             # A tile nobody passes is the witness's guess, and a partial tile of a mode that pads its rows
             # (a swizzled scale layout holding K rounded up to 64 lanes) only overruns the host's padding at

@@ -13,6 +13,7 @@ the strides are contiguous in the kernel's own indexing and each buffer holds ex
 from __future__ import annotations
 
 import ast
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from tritonlint.witness.bindings import bound_where_read
 from tritonlint.witness.branch_locals import taken_value
 from tritonlint.witness.call_names import call_name
 from tritonlint.witness.capped_masks import capped_ends
+from tritonlint.witness.co_walks import chunk_loop_size, smaller_co_tiles
 from tritonlint.witness.complementary import complementary, launch_tests
 from tritonlint.witness.constraints import (
     ABSENT,
@@ -47,6 +49,7 @@ from tritonlint.witness.derived_ends import (
 from tritonlint.witness.extract import Extracted, Kernel
 from tritonlint.witness.gathered_rows import gathered_numel, index_loads
 from tritonlint.witness.host_extents import host_extents, row_stride_for
+from tritonlint.witness.host_grid import grid_programs
 from tritonlint.witness.index_sizes import ROW_COUNT, index_only_sizes
 from tritonlint.witness.loaded_bounds import loaded_bounds
 from tritonlint.witness.loop_counts import LOOP_COUNT, loop_counted
@@ -405,7 +408,8 @@ def _stands_for_another(related: set[str], axis: str | None) -> bool:
 
 def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                default_tile: int = DEFAULT_TILE, even_others: bool = False,
-               float_dtype: str = "float32", whole_tiles: bool = False) -> list[tuple[Launch, Launch]]:
+               float_dtype: str = "float32", whole_tiles: bool = False,
+               co_walks: bool = False) -> list[tuple[Launch, Launch]]:
     """Candidate launches (partial tiles on the finding's axis), each with its control (full tiles).
 
     With `even_others`, the evenness flags the finding does not name and that stand for other sizes
@@ -417,10 +421,15 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     by `BLOCK_M`), and is then in bounds only where the size is whole in both.
 
     Where the finding names a weak evenness predicate (`facts.weak`, weak_predicates.py), its walked size
-    comes first, at sizes the predicate lets through with a partial tile of the tile it fails to imply."""
+    comes first, at sizes the predicate lets through with a partial tile of the tile it fails to imply.
+
+    With `co_walks` (the run at the launcher's tile defaults, whose tiles may differ), the finding's axis is first
+    one element past a smaller tile that walks the same size beside the finding's (co_walks.py), a loop up to a
+    chunk's start walks the chunk's size, a program id a jit helper splits is read as the kernel's own
+    (helper_returns.py) and a grid axis the launch model could not read is the host's arithmetic (host_grid.py)."""
     weak = facts.weak
     kernel = extracted.kernel
-    uses = Uses(kernel, extracted.helpers)
+    uses = Uses(kernel, extracted.helpers, split_programs=co_walks)
     pointers = uses.pointers()
     if not pointers:
         raise SynthesisError(f"`{kernel.name}` loads or stores through no parameter it takes")
@@ -644,6 +653,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             # Only its own tile bounds the walk (an access with no mask): the loop advancing it says what it
             # walks, and the flagged tensor holds that size along the walk (not one tile of it).
             looped = loop_sizes(kernel.node, facts.line, sizes & int_like)
+            chunked = chunk_loop_size(uses, facts.line, sizes & int_like) if co_walks and not looped else None
+            looped = [chunked] if chunked is not None else looped
             loop_walked = looped[0] if looped else None
             axis_order += looped
     # A bare tile at the flagged access stands for the size the host rounds it up from, or the size the
@@ -765,6 +776,15 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                     grid[dim] = value_of(count)
                     # The rows compared with the split row index: those the splits cover.
                     size_values.update({s: grid[splits] * grid[dim] for s in split_rows if s in size_values})
+        if co_walks and rank is not None:
+            # Axes the launch model could not read, at the number the host's own arithmetic gives (host_grid.py):
+            # a split program id (`cdiv(T, BTL) * NH`) runs more programs than one size's tiles.
+            grid += [1] * (rank - len(grid))
+            values = {**launch_consts, **size_values}
+            for dim, host_axis in enumerate(facts.launch.grid):
+                programs = grid_programs(host_axis.text, facts.launch.args, values) if host_axis.kind == "unknown" \
+                    else None
+                grid[dim] = max(1, programs) if programs is not None else grid[dim]
         while _prod(grid) > MAX_PROGRAMS:
             i = grid.index(max(grid))
             grid[i] = max(1, grid[i] // 2)
@@ -962,19 +982,25 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             if only_weak:
                 continue
         # A tile past whole ones, a single partial tile (a row shorter than its block), one element over.
-        for m, r in ((2, tile // 2), (0, tile // 2), (1, 1)):
-            if axis is None or r <= 0 or r >= tile:
+        shapes = [(m, r, tile) for m, r in ((2, tile // 2), (0, tile // 2), (1, 1))]
+        if co_walks and axis is not None:
+            # First one element past a smaller tile walking the same size (co_walks.py): its chunks start
+            # where the finding's tiles may straddle the end.
+            shapes[:0] = [(1, 1, co) for co in smaller_co_tiles(uses, axis, tile, consts, sizes)]
+        for m, r, step in shapes:
+            if axis is None or r <= 0 or r >= step:
                 continue
-            if axis in const_sizes and [c for c in broken(rules, {**branch_env, axis: m * tile + r}, local)
+            if axis in const_sizes and [c for c in broken(rules, {**branch_env, axis: m * step + r}, local)
                                         if c not in _still_broken]:
                 continue  # the kernel asserts this constexpr size away (`tl.static_assert(n % BLOCK == 0)`)
             # The control: the same launch with the axis a whole number of tiles (a power of two where the
             # host rounds the tile up to one from this size: the tile then covers it exactly).
-            whole = next_pow2(m * tile + r) if axis in pow2.values() else (m + 1) * tile
+            whole_step = math.lcm(step, tile)
+            whole = next_pow2(m * step + r) if axis in pow2.values() else -(-(m * step + r) // whole_step) * whole_step
             if whole_tiles:
                 whole = -(-whole // largest) * largest
-            pairs.append((build(axis, m * tile + r, f"{axis}={m}*{tile}+{r}"),
-                          build(axis, whole, f"{axis}={whole}" if whole_tiles or axis in pow2.values()
+            pairs.append((build(axis, m * step + r, f"{axis}={m}*{step}+{r}"),
+                          build(axis, whole, f"{axis}={whole}" if whole_tiles or axis in pow2.values() or step != tile
                                 else f"{axis}={m + 1}*{tile}")))
     if derived is not None:
         # The host's values where it gives any (`bits = 1 if bool else 4`), else small guesses. Where the

@@ -16,6 +16,7 @@ from tritonlint.witness.float_values import (
     literal_compare,
 )
 from tritonlint.witness.group_units import group_terms, group_walk
+from tritonlint.witness.helper_returns import returned_parts
 from tritonlint.witness.tile_ends import tile_end_walk
 from tritonlint.witness.value_selects import selects_only, value_selectors
 from tritonlint.witness.while_loops import while_ranges
@@ -82,7 +83,11 @@ SCALED_DOT_DTYPES = {"e2m1": "uint8", "e4m3": "float8_e4m3fn", "e5m2": "float8_e
 class Uses:
     """How one jit function uses its parameters."""
 
-    def __init__(self, kernel: Kernel, helpers: dict[str, Kernel], depth: int = 0) -> None:
+    def __init__(self, kernel: Kernel, helpers: dict[str, Kernel], depth: int = 0, *,
+                 split_programs: bool = False) -> None:
+        # Read a program id a jit helper splits (`i_c, i_h = split(NH)` returning `pid // NH, pid % NH`) as
+        # the kernel's own split, `pid % NH` below NH (helper_returns.py): the launcher-defaults retry's reading.
+        self.split_programs = split_programs
         self.fn = kernel.node
         self.params = [a.arg for a in params_of(self.fn)]
         self.constexprs = {a.arg for a in params_of(self.fn) if is_constexpr(a)}
@@ -150,6 +155,11 @@ class Uses:
         elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)) \
                 and len(target.elts) == len(value.elts):
             for t, v in zip(target.elts, value.elts):
+                self._bind(t, v)
+        elif self.split_programs and isinstance(target, ast.Tuple) and isinstance(value, ast.Call) \
+                and isinstance(value.func, ast.Name) and value.func.id in self.helpers:
+            parts = returned_parts(value, self.helpers[value.func.id].node, len(target.elts))
+            for t, v in zip(target.elts, parts or ()):
                 self._bind(t, v)
 
     def helper(self, name: str) -> Uses | None:
@@ -869,6 +879,10 @@ class Uses:
         # Wrapped around a size (`(pid_n * BLOCK_N + arange) % N`): below N whatever the tile's start.
         if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod) and self._names(expr.right) & sizes:
             return ("size", min(self._names(expr.right) & sizes))
+        if self.split_programs and isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod) \
+                and self.pid_axis(expr.left) is not None and isinstance(expr.right, ast.Name) \
+                and expr.right.id in self.constexprs:
+            return ("tile", expr.right.id)  # `pid % NH`: a row below NH, whatever the grid
         walk = self.tile_walk(expr)
         if walk is not None:
             return walk
