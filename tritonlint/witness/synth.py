@@ -43,6 +43,7 @@ from tritonlint.witness.index_sizes import ROW_COUNT, index_only_sizes
 from tritonlint.witness.loaded_bounds import loaded_bounds
 from tritonlint.witness.loop_counts import LOOP_COUNT, loop_counted
 from tritonlint.witness.loop_walks import loop_sizes
+from tritonlint.witness.row_spans import SPAN, spanned_axes
 from tritonlint.witness.shift_sizes import shift_only_sizes
 from tritonlint.witness.split_axes import split_axes
 from tritonlint.witness.taken_definitions import none_mask_reach, taken_first
@@ -685,6 +686,13 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     index_locals = index_loads(uses, list(pointers))  # once: `loaded_as_index` follows locals deep
     index_starts = {q: uses.first_valid_index(q) for q in set(index_locals.values())}
 
+    # Program axes whose tile walks the rows of a block the flagged pointer lays out (row_spans.py): the
+    # grid covers the block's span there (`V + K` rows), where no launch site's grid says otherwise.
+    launched = set(launch_axes(facts.launch, uses.params, facts.host))
+    span_axes = spanned_axes([d for p in sorted(f for f in flagged if f is not None) for e in pointers.get(p, [])
+                              if e.lineno <= facts.line <= (e.end_lineno or e.lineno)
+                              for d in uses.dims(e, sizes, strides)], launched)
+
     def build(axis: str | None, extent: int | None, label: str) -> Launch:
         # A size a program axis walks in its own tiles gets two of them, not two of the largest tile:
         # the same partial tiles, a fraction of the programs (the interpreter runs each one).
@@ -713,6 +721,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             span_start = offsets[dim][1] if dim in offsets else "0"
             covered = size_values.get(size or "", 0) - (
                 int(span_start) if span_start.isdigit() else size_values.get(span_start, 0))
+            if dim in span_axes and rank is None:
+                covered = sum(_extent(part, size_values, [], launch_consts, base, axes) for part in span_axes[dim])
             if dim in split:
                 grid.append(value_of(split[dim]))  # a split K: one program per part (split_axes.py)
             elif size is not None and size in size_values and dim in exact:
@@ -1028,6 +1038,8 @@ def _extent(bound: Any, sizes: dict[str, int], grid: list[int], consts: dict[str
     if bound is None:
         return 1
     kind, what = bound[0], bound[1]
+    if kind == SPAN:  # a block's rows (row_spans.py): the sum of its parts
+        return sum(_extent(part, sizes, grid, consts, base, axes, mode_tiles) for part in what)
     if kind == "div":
         divisor = consts.get(bound[2]) if not bound[2].isdigit() else int(bound[2])
         divisor = divisor if isinstance(divisor, int) and not isinstance(divisor, bool) and divisor > 0 else 1
