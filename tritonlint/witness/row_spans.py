@@ -125,3 +125,20 @@ def spanned_axes(dims: list[tuple[str | None, Any]], launched: set[int]) -> dict
         if isinstance(bound, tuple) and bound[0] == SPAN and bound[2] is not None and bound[2] not in launched:
             out.setdefault(bound[2], list(bound[1]))
     return out
+
+
+def span_rest(parts: list[tuple[str, Any]], size: str, values: dict[str, Any]) -> int | None:
+    """What a span adds to `size`, one of its summands (`K` in `V + K`), from the launch's values; None
+    where `size` is no summand of it or a value is unknown. A partial tile of the span needs `size` off
+    a whole number of tiles by as much as that."""
+    if ("size", size) not in parts:
+        return None
+    rest = 0
+    for kind, what in parts:
+        if (kind, what) == ("size", size):
+            continue
+        value = what if kind == "const" else values.get(what)
+        if not isinstance(value, int) or isinstance(value, bool):
+            return None
+        rest += value
+    return rest

@@ -43,7 +43,7 @@ from tritonlint.witness.index_sizes import ROW_COUNT, index_only_sizes
 from tritonlint.witness.loaded_bounds import loaded_bounds
 from tritonlint.witness.loop_counts import LOOP_COUNT, loop_counted
 from tritonlint.witness.loop_walks import loop_sizes
-from tritonlint.witness.row_spans import SPAN, spanned_axes
+from tritonlint.witness.row_spans import SPAN, span_rest, spanned_axes
 from tritonlint.witness.shift_sizes import shift_only_sizes
 from tritonlint.witness.split_axes import split_axes
 from tritonlint.witness.taken_definitions import none_mask_reach, taken_first
@@ -922,20 +922,31 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                                      "hold with a partial tile (or a name in it has no value here)")
             if only_weak:
                 continue
+        # A size that is one summand of a block's span (`V` of `V + K` rows, row_spans.py) on an axis walked
+        # in the finding's tiles: the span is what the tiles cover, so it is the span made partial (and whole
+        # in the control), `V` off whole tiles by what the other summands add.
+        shift = 0
+        if axis is not None and not whole_tiles and axis not in pow2.values():
+            values = {**{s: own_base.get(s, base) for s in ordered_sizes}, **consts}
+            rests = [span_rest(parts, axis, values) for dim, parts in span_axes.items()
+                     if value_of(axes.get(dim, (None, None))[1]) == tile]
+            shift = next((rest % tile for rest in rests if rest is not None), 0)
         # A tile past whole ones, a single partial tile (a row shorter than its block), one element over.
         for m, r in ((2, tile // 2), (0, tile // 2), (1, 1)):
             if axis is None or r <= 0 or r >= tile:
                 continue
-            if axis in const_sizes and [c for c in broken(rules, {**branch_env, axis: m * tile + r}, local)
+            at = m * tile + r - shift
+            at = at if at > 0 else at + tile
+            if axis in const_sizes and [c for c in broken(rules, {**branch_env, axis: at}, local)
                                         if c not in _still_broken]:
                 continue  # the kernel asserts this constexpr size away (`tl.static_assert(n % BLOCK == 0)`)
             # The control: the same launch with the axis a whole number of tiles (a power of two where the
             # host rounds the tile up to one from this size: the tile then covers it exactly).
-            whole = next_pow2(m * tile + r) if axis in pow2.values() else (m + 1) * tile
+            whole = next_pow2(at) if axis in pow2.values() else at + tile - r
             if whole_tiles:
                 whole = -(-whole // largest) * largest
-            pairs.append((build(axis, m * tile + r, f"{axis}={m}*{tile}+{r}"),
-                          build(axis, whole, f"{axis}={whole}" if whole_tiles or axis in pow2.values()
+            pairs.append((build(axis, at, f"{axis}={m}*{tile}+{r}" if not shift else f"{axis}={at}"),
+                          build(axis, whole, f"{axis}={whole}" if whole_tiles or axis in pow2.values() or shift
                                 else f"{axis}={m + 1}*{tile}")))
     if not pairs:
         pairs.append((build(None, None, "default sizes"), build(None, None, "default sizes")))
