@@ -31,6 +31,7 @@ class RowSpan:
     """One block term and the row term it spans."""
 
     block: int  # id() of the block term (`blk * (V + K) * K`)
+    index: ast.expr  # what it steps by blocks (`blk`)
     stride: str  # its stride, the whole product (`(V+K)*K`)
     row_stride: str  # the row length both terms share (`K`)
     bound: tuple[str, list[tuple[str, Any]], int | None]  # the row term's bound: (SPAN, parts, axis)
@@ -103,7 +104,7 @@ def row_spans(uses: _Reader, terms: list[ast.expr], sizes: set[str]) -> list[Row
             text = ast.unparse(span).replace(" ", "")
             stride = f"({text})*{row.id}" if len(parts) > 1 else f"{text}*{row.id}"
             axis = _walk_axis(uses, next(f for f in _factors(rows[0]) if not _scalar(f, scalars, sizes)))
-            out.append(RowSpan(id(term), stride, row.id, (SPAN, [p for p in parts if p is not None], axis)))
+            out.append(RowSpan(id(term), indices[0], stride, row.id, (SPAN, [p for p in parts if p is not None], axis)))
             break
     return out
 

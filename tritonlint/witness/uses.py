@@ -482,10 +482,8 @@ class Uses:
                 out.append((None, group_bounds[id(term)]))
                 continue
             factors = factors_of(term)
-            if id(term) in blocks:
-                index = [f for f in factors if isinstance(f, (ast.Name, ast.Call, ast.Subscript))
-                         and not (isinstance(f, ast.Name) and (f.id in sizes or f.id in self.constexprs))]
-                out.append((blocks[id(term)].stride, self.bound(index[0], sizes) if len(index) == 1 else None))
+            if id(term) in blocks:  # stepped by the whole block, as many as its index counts
+                out.append((blocks[id(term)].stride, self.bound(blocks[id(term)].index, sizes)))
                 continue
             stride = next((f.id for f in factors if isinstance(f, ast.Name) and f.id in strides), None) or \
                 self._aliased_stride(factors, strides) or next(
