@@ -501,7 +501,7 @@ class Uses:
                 if bound is not None:
                     break
                 bound = self.bound(f, sizes)
-            if stride in spanned and len(factors) == 2:
+            if stride in spanned and len(factors) == 2 and [bound] != spanned[stride].bound[1]:
                 bound = spanned[stride].bound  # the rows of one block: the span, whatever bounds the index
             out.append((stride, bound))
         return out
