@@ -54,6 +54,7 @@ from tritonlint.witness.index_sizes import ROW_COUNT, index_only_sizes
 from tritonlint.witness.loaded_bounds import loaded_bounds
 from tritonlint.witness.loop_counts import LOOP_COUNT, loop_counted
 from tritonlint.witness.loop_walks import loop_sizes
+from tritonlint.witness.row_spans import SPAN, span_rest, spanned_axes
 from tritonlint.witness.shift_sizes import shift_only_sizes
 from tritonlint.witness.split_axes import split_axes
 from tritonlint.witness.taken_definitions import none_mask_reach, taken_first
@@ -719,6 +720,13 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     split_programs = split_program_axes(kernel.node) if derived is not None else {}
     split_rows = split_row_bounds(kernel.node, sizes) if split_programs else set()
 
+    # Program axes whose tile walks the rows of a block the flagged pointer lays out (row_spans.py): the
+    # grid covers the block's span there (`V + K` rows), where no launch site's grid says otherwise.
+    launched = set(launch_axes(facts.launch, uses.params, facts.host))
+    span_axes = spanned_axes([d for p in sorted(f for f in flagged if f is not None) for e in pointers.get(p, [])
+                              if e.lineno <= facts.line <= (e.end_lineno or e.lineno)
+                              for d in uses.dims(e, sizes, strides)], launched)
+
     def build(axis: str | None, extent: int | None, label: str, derived_value: int | None = None) -> Launch:
         # A size a program axis walks in its own tiles gets two of them, not two of the largest tile:
         # the same partial tiles, a fraction of the programs (the interpreter runs each one).
@@ -759,6 +767,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             span_start = offsets[dim][1] if dim in offsets else "0"
             covered = size_values.get(size or "", 0) - (
                 int(span_start) if span_start.isdigit() else size_values.get(span_start, 0))
+            if dim in span_axes and rank is None:
+                covered = sum(_extent(part, size_values, [], launch_consts, base, axes) for part in span_axes[dim])
             if dim in split:
                 grid.append(value_of(split[dim]))  # a split K: one program per part (split_axes.py)
             elif size is not None and size in size_values and dim in exact:
@@ -981,6 +991,15 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                                      "hold with a partial tile (or a name in it has no value here)")
             if only_weak:
                 continue
+        # A size that is one summand of a block's span (`V` of `V + K` rows, row_spans.py) on an axis walked
+        # in the finding's tiles: the span is what the tiles cover, so it is the span made partial (and whole
+        # in the control), `V` off whole tiles by what the other summands add.
+        shift = 0
+        if axis is not None and not whole_tiles and axis not in pow2.values():
+            values = {**{s: own_base.get(s, base) for s in ordered_sizes}, **consts}
+            rests = [span_rest(parts, axis, values) for dim, parts in span_axes.items()
+                     if value_of(axes.get(dim, (None, None))[1]) == tile]
+            shift = next((rest % tile for rest in rests if rest is not None), 0)
         # A tile past whole ones, a single partial tile (a row shorter than its block), one element over.
         shapes = [(m, r, tile) for m, r in ((2, tile // 2), (0, tile // 2), (1, 1))]
         if co_walks and axis is not None:
@@ -990,17 +1009,25 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         for m, r, step in shapes:
             if axis is None or r <= 0 or r >= step:
                 continue
-            if axis in const_sizes and [c for c in broken(rules, {**branch_env, axis: m * step + r}, local)
+            at = m * step + r - shift
+            at = at if at > 0 else at + tile
+            if axis in const_sizes and [c for c in broken(rules, {**branch_env, axis: at}, local)
                                         if c not in _still_broken]:
                 continue  # the kernel asserts this constexpr size away (`tl.static_assert(n % BLOCK == 0)`)
             # The control: the same launch with the axis a whole number of tiles (a power of two where the
             # host rounds the tile up to one from this size: the tile then covers it exactly).
             whole_step = math.lcm(step, tile)
-            whole = next_pow2(m * step + r) if axis in pow2.values() else -(-(m * step + r) // whole_step) * whole_step
+            if axis in pow2.values():
+                whole = next_pow2(at)
+            elif shift:
+                whole = at + tile - r  # the span (this size and the rest) whole
+            else:
+                whole = -(-at // whole_step) * whole_step
             if whole_tiles:
                 whole = -(-whole // largest) * largest
-            pairs.append((build(axis, m * step + r, f"{axis}={m}*{step}+{r}"),
+            pairs.append((build(axis, at, f"{axis}={m}*{step}+{r}" if not shift else f"{axis}={at}"),
                           build(axis, whole, f"{axis}={whole}" if whole_tiles or axis in pow2.values() or step != tile
+                                or shift
                                 else f"{axis}={m + 1}*{tile}")))
     if derived is not None:
         # The host's values where it gives any (`bits = 1 if bool else 4`), else small guesses. Where the
@@ -1123,6 +1150,8 @@ def _extent(bound: Any, sizes: dict[str, int], grid: list[int], consts: dict[str
     if bound is None:
         return 1
     kind, what = bound[0], bound[1]
+    if kind == SPAN:  # a block's rows (row_spans.py): the sum of its parts
+        return sum(_extent(part, sizes, grid, consts, base, axes, mode_tiles) for part in what)
     if kind == "div":
         divisor = consts.get(bound[2]) if not bound[2].isdigit() else int(bound[2])
         divisor = divisor if isinstance(divisor, int) and not isinstance(divisor, bool) and divisor > 0 else 1

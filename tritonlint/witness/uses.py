@@ -17,6 +17,7 @@ from tritonlint.witness.float_values import (
 )
 from tritonlint.witness.group_units import group_terms, group_walk
 from tritonlint.witness.helper_returns import returned_parts
+from tritonlint.witness.row_spans import row_spans
 from tritonlint.witness.tile_ends import tile_end_walk
 from tritonlint.witness.value_selects import selects_only, value_selectors
 from tritonlint.witness.while_loops import while_ranges
@@ -480,6 +481,10 @@ class Uses:
         kept = self._shifted_offsets(sizes)
         terms = self.terms(expr, kept=kept) + shifts
         group_bounds, in_groups = group_terms(self, terms, sizes)
+        # Blocks of rows the pointer lays out (`blk * (V + K) * K + rows * K`, row_spans.py).
+        spans = row_spans(self, terms, sizes)
+        blocks = {s.block: s for s in spans}
+        spanned = {s.row_stride: s for s in spans}
         for term in terms:
             if (self.root(term) and not (isinstance(term, ast.Name) and kept(term.id))) or id(term) in in_groups:
                 continue
@@ -487,6 +492,9 @@ class Uses:
                 out.append((None, group_bounds[id(term)]))
                 continue
             factors = factors_of(term)
+            if id(term) in blocks:  # stepped by the whole block, as many as its index counts
+                out.append((blocks[id(term)].stride, self.bound(blocks[id(term)].index, sizes)))
+                continue
             stride = next((f.id for f in factors if isinstance(f, ast.Name) and f.id in strides), None) or \
                 self._aliased_stride(factors, strides) or next(
                 (f.id for f in factors[1:] if isinstance(f, ast.Name) and f.id in sizes), None) or \
@@ -503,6 +511,8 @@ class Uses:
                 if bound is not None:
                     break
                 bound = self.bound(f, sizes)
+            if stride in spanned and len(factors) == 2 and [bound] != spanned[stride].bound[1]:
+                bound = spanned[stride].bound  # the rows of one block: the span, whatever bounds the index
             out.append((stride, bound))
         return out
 
@@ -1120,6 +1130,10 @@ class Uses:
         """Constexprs that are sizes, not tiles: one bounds an offset from above (`offs < n`, a loop's
         end) and never shapes a tile (no `arange` end, no block shape, never multiplies a program id)."""
         tiles: set[str] = set()
+        # A program id's product that is itself a factor of a larger one (`blk * (V + K) * K`): a block
+        # of rows laid out per program, whose row count is no tile (`pid * BLOCK` alone is a tile's start).
+        scaled = {id(side) for node in ast.walk(self.fn) if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)
+                  for side in (node.left, node.right)}
         for node in ast.walk(self.fn):
             if isinstance(node, ast.Call) and call_name(node) in ("arange", "zeros", "full", "reshape", "view",
                                                                   "static_range", "make_block_ptr",
@@ -1133,7 +1147,7 @@ class Uses:
                 tiles |= {e.id for e in node.elts if isinstance(e, ast.Name)}
             if isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv):
                 tiles |= self._names(node.right)  # `n // BLOCK`
-            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and id(node) not in scaled:
                 for a, b in ((node.left, node.right), (node.right, node.left)):
                     if self.pid_axis(a) is not None:
                         tiles |= self._names(b)  # `pid * BLOCK`: a program's tile
