@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import ast
 import operator
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from tritonlint.witness.call_names import call_name
+from tritonlint.witness.host_extents import innermost_function, launch_line
 
 _OPS: dict[type, Callable[[int, int], int]] = {
     ast.Pow: operator.pow, ast.LShift: operator.lshift, ast.Mult: operator.mul, ast.Add: operator.add,
@@ -92,7 +94,7 @@ def host_constexpr_values(text: str, launch: Any) -> dict[str, list[int]]:
     the launch, else, for a parameter of the launching function, its default and what the calls of that
     function in the same file pass (read the same way in each caller). Only what reads; a parameter with
     no value read is left out."""
-    line = _site_line(launch)
+    line = launch_line(launch)
     if launch is None or line is None or not getattr(launch, "local", False):
         return {}
     try:
@@ -112,12 +114,6 @@ def host_constexpr_values(text: str, launch: Any) -> dict[str, list[int]]:
         if values:
             out[param] = values
     return out
-
-
-def _site_line(launch: Any) -> int | None:
-    """The launch site's line, from its `where` (`path:line`)."""
-    m = re.search(r":(\d+)$", str(getattr(launch, "where", "")))
-    return int(m.group(1)) if m else None
 
 
 def _values(tree: ast.Module, fn: ast.FunctionDef, expr: ast.expr, before: int, depth: int) -> list[int]:
@@ -141,7 +137,7 @@ def _values(tree: ast.Module, fn: ast.FunctionDef, expr: ast.expr, before: int, 
     if at >= 0:
         out += _literal_choices(defaults[at]) or []
     if depth > 0:
-        for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call) and _called(n) == fn.name):
+        for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call) and call_name(n) == fn.name):
             given = call.args[index] if index < len(call.args) and not any(
                 isinstance(a, ast.Starred) for a in call.args[:index + 1]) else next(
                 (k.value for k in call.keywords if k.arg == expr.id), None)
@@ -162,15 +158,10 @@ def _literal_choices(expr: ast.expr) -> list[int] | None:
     return None
 
 
-def _called(call: ast.Call) -> str | None:
-    if isinstance(call.func, ast.Name):
-        return call.func.id
-    return call.func.attr if isinstance(call.func, ast.Attribute) else None
-
-
 def _holder(tree: ast.Module, line: int) -> ast.FunctionDef | None:
-    holders = [f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) and f.lineno <= line <= (f.end_lineno or 0)]
-    return min(holders, key=lambda f: (f.end_lineno or f.lineno) - f.lineno) if holders else None
+    """The innermost (non-async) function holding `line`: a launcher or one of its callers."""
+    fn = innermost_function(tree, line)
+    return fn if isinstance(fn, ast.FunctionDef) else None
 
 
 def _definitions(fn: ast.FunctionDef, name: str) -> list[ast.expr]:

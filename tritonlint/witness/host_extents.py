@@ -34,26 +34,32 @@ def host_extents(launch: Any, params: list[str]) -> dict[int, tuple[str, str]]:
     return out
 
 
-def _launch_line(launch: Any) -> int | None:
+def launch_line(launch: Any) -> int | None:
+    """The launch site's line, from its `where` (`path:line`)."""
     m = re.search(r":(\d+)$", str(getattr(launch, "where", "")))
     return int(m.group(1)) if m else None
+
+
+def innermost_function(tree: ast.Module, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The innermost function of `tree` whose lines hold `line` (a nested one before its outer one)."""
+    holders = [f for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+               and f.lineno <= line <= (f.end_lineno or f.lineno)]
+    return min(holders, key=lambda f: (f.end_lineno or f.lineno) - f.lineno) if holders else None
 
 
 def host_locals(text: str, launch: Any) -> dict[str, str]:
     """Name -> the text of its last assignment before the launch, in the function holding the launch
     (a launch in the kernel's own file only)."""
-    line = _launch_line(launch)
+    line = launch_line(launch)
     if launch is None or line is None or not getattr(launch, "local", False):
         return {}
     try:
         tree = ast.parse(text)
     except SyntaxError:
         return {}
-    holders = [f for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
-               and f.lineno <= line <= (f.end_lineno or f.lineno)]
-    if not holders:
+    fn = innermost_function(tree, line)
+    if fn is None:
         return {}
-    fn = min(holders, key=lambda f: (f.end_lineno or f.lineno) - f.lineno)
     out: dict[str, str] = {}
     for node in sorted((n for n in ast.walk(fn) if isinstance(n, ast.Assign) and n.lineno < line),
                        key=lambda n: n.lineno):
