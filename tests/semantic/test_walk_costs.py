@@ -8,9 +8,9 @@ from collections import Counter
 import libcst as cst
 import pytest
 
-import tritonlint.semantic.dataflow as dataflow
 from tritonlint.config import Config
 from tritonlint.engine import build_model, parse_kernels
+from tritonlint.semantic import dataflow
 from tritonlint.source.outline import line_starts
 from tritonlint.source.tree import child_nodes, expressions_in, names_in, nodes_under
 
