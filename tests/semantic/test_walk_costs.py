@@ -9,8 +9,9 @@ import libcst as cst
 import pytest
 
 from tritonlint.config import Config
-from tritonlint.engine import build_model, parse_kernels
+from tritonlint.engine import build_model, check_source, parse_kernels
 from tritonlint.semantic import dataflow
+from tritonlint.source import tree_caches
 from tritonlint.source.outline import line_starts
 from tritonlint.source.tree import child_nodes, expressions_in, names_in, nodes_under
 
@@ -62,3 +63,25 @@ def test_pointer_chains_walk_each_assignment_once(monkeypatch: pytest.MonkeyPatc
     assert len(model.accesses) == 3
     assert max(walked.values()) == 1
     assert [set(chain) for chain in chains] == [{"BLOCK", "base", "offs", "pid", "tl", pointer} for pointer in "XYZ"]
+
+
+UNMASKED = """\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(X, Y, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(X + offs)
+    tl.store(Y + offs, x * 2, mask=offs < n)
+"""
+
+
+def test_a_check_lets_go_of_the_caches_of_its_trees() -> None:
+    # The walks' caches hold nodes, and so the file's trees: a command-line check empties them
+    # when it is done, so that the collector never scans trees that are not asked again.
+    report = check_source("k.py", UNMASKED, Config(), strict=True)
+    assert [d.code for d in report.diagnostics] == ["TL101"]  # a fix built: the fixers' caches were used
+    assert [cache.cache_info().currsize for cache in tree_caches._CACHES] == [0] * len(tree_caches._CACHES)
+    assert len(tree_caches._CACHES) >= 6
