@@ -427,7 +427,13 @@ def _early_pool(args: argparse.Namespace, config: Config) -> ProcessPoolExecutor
 
 
 def _warm_up() -> None:
+    import gc
+
     import tritonlint.engine  # noqa: F401  (libcst and the rules: most of a worker's start-up)
+
+    # What is imported lives as long as the worker: out of the collector's passes, which otherwise
+    # walk every module, class and function of libcst and the rules in each full pass.
+    gc.freeze()
 
 
 def _map(work: Callable[[Item], FileReport], items: Sequence[Item],

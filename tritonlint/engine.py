@@ -42,6 +42,7 @@ from tritonlint.source.outline import (
     outline,
 )
 from tritonlint.source.parsed import kernel_syntax, parse_text
+from tritonlint.source.tree_caches import forget_trees
 from tritonlint.suppressions import comments_by_line, file_suppressions, suppressions_in_line
 
 __all__ = ["DEFAULT_LINE_LENGTH", "MAX_FIX_ROUNDS", "Neighbours", "RuleCrash", "apply_edits", "build_contexts",
@@ -339,6 +340,14 @@ class _Run:
             helpers.clear()
             for mapping in caller_helpers:
                 mapping.clear()
+            self.forget_trees()
+
+    def forget_trees(self) -> None:
+        """The walks' caches of this file's trees emptied (`tree_caches`), so that the trees are freed
+        now, not scanned by the collector until the caches let them go; not the editor's (`parses`),
+        whose trees come back in its next check."""
+        if self.parses is None:
+            forget_trees()
 
     def piecewise(self, found: Outline, groups: list[list[KernelSource]], neighbours: Neighbours | None) -> None:
         """The same as `whole`, one group of kernels that call each other at a time: a group is
@@ -390,6 +399,7 @@ class _Run:
             raise
         finally:
             helpers.clear()
+            self.forget_trees()
         self.crashes = [line for _, line in sorted(model_crashes, key=lambda pair: pair[0])] + rule_crashes
 
     def _in_two(self, found: Outline, groups: list[list[KernelSource]], launches: dict[str, list[Launch]]) -> bool:
@@ -467,6 +477,7 @@ class _Run:
                     self.reported.difference_update(keyed.pop(which, ()))  # as `piecewise`: this group's keys only
         finally:
             helpers.clear()
+            self.forget_trees()
         return share
 
     def remembered(self, found: Outline, memo: KernelMemo) -> None:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import lru_cache
 from typing import Literal
 
 import libcst as cst
@@ -27,6 +26,7 @@ from tritonlint.semantic.ir import Access
 from tritonlint.source.names import code_of
 from tritonlint.source.syntax import strip_casts
 from tritonlint.source.tree import child_nodes, names_in, terms
+from tritonlint.source.tree_caches import tree_cache
 
 Element = Literal["int", "float"]
 ZERO = "0"  # `other=` on a masked load: an integer zero, which Triton casts to any element type
@@ -69,7 +69,7 @@ def _calls(function: cst.FunctionDef) -> list[cst.Call]:
     return _index(function)[2]
 
 
-@lru_cache(maxsize=8)
+@tree_cache(maxsize=8)
 def _index(function: cst.FunctionDef) -> tuple[dict[int, cst.CSTNode], dict[str, list[cst.Name]], list[cst.Call]]:
     """`_parents`, `_name_uses` and `_calls` in one walk of the kernel (each was a walk of its own).
     Exact types (`type(node) is cst.Name`): libcst's node classes have no subclasses, and an
@@ -132,7 +132,7 @@ def _annotation(model: KernelContext, name: str) -> str | None:
     return None
 
 
-@lru_cache(maxsize=8)
+@tree_cache(maxsize=8)
 def _pointer_names(model: KernelContext) -> frozenset[str]:
     params = [p.name.value for p in (*model.function.params.params, *model.function.params.kwonly_params)]
     numeric = _numeric_parameters(model)

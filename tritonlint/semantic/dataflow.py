@@ -27,6 +27,7 @@ class Dataflow:
         self._reaching_memo: dict[tuple[str, int, Path, tuple[Loop, ...]], list[Def]] = {}
         self._chain_memo: dict[tuple[int, int, Path, tuple[Loop, ...]],
                                tuple[cst.BaseExpression, dict[str, list[Def]]]] = {}
+        self._names_memo: dict[tuple[int, object], tuple[cst.BaseExpression, list[str]]] = {}
 
     def reaching(self, name: str, order: int, path: Path, loops: tuple[Loop, ...]) -> list[Def]:
         """Definitions of `name` that can reach a use at `order` on `path` (structured code).
@@ -81,7 +82,7 @@ class Dataflow:
         """Names `node` is computed from at that place, transitively through their assignments,
         with the definitions that reach each; not looking inside what `skip` picks."""
         chain: dict[str, list[Def]] = {}
-        pending = [(name, order, path, loops) for name in names_in(node, skip)]
+        pending = [(name, order, path, loops) for name in self._names_in(node, skip)]
         while pending and len(chain) < 64:
             name, order, path, loops = pending.pop()
             if name in chain:
@@ -89,8 +90,26 @@ class Dataflow:
             chain[name] = self.reaching(name, order, path, loops)
             for d in chain[name]:
                 if d.kind == "assign" and d.value is not None:
-                    pending.extend((inner, d.order, d.path, d.loops) for inner in names_in(d.value, skip))
+                    pending.extend((inner, d.order, d.path, d.loops) for inner in self._names_in(d.value, skip))
         return chain
+
+    def _names_in(self, node: cst.BaseExpression, skip: Callable[[cst.CSTNode], bool] | None) -> list[str]:
+        """`names_in(node, skip)`, remembered per expression for no `skip` and for this dataflow's own
+        (`is_data`, `is_read`): the chains of a kernel's accesses read the same assignments again and
+        again (more than half of the walks were repeats). The list returned is shared: not to be changed."""
+        if skip is None:
+            kind: object = None
+        elif getattr(skip, "__self__", None) is self:
+            kind = getattr(skip, "__func__", None)
+        else:
+            return names_in(node, skip)
+        key = (id(node), kind)
+        memo = self._names_memo.get(key)
+        if memo is not None and memo[0] is node:  # the same node, not a new one at a reused id
+            return memo[1]
+        found = names_in(node, skip)
+        self._names_memo[key] = (node, found)
+        return found
 
     def mask_comparisons(self, access: Access) -> Iterator[cst.Comparison]:
         """The single comparisons (`a < b`) an access's mask is built from, through the

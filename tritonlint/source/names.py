@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import ClassVar
 
 import libcst as cst
 
 from tritonlint.source.stripped_code import stripped_code
+from tritonlint.source.tree_caches import tree_cache
 
 _EMPTY_MODULE = cst.Module(body=[])
 _SPACE = re.compile(r"\s+")
@@ -22,7 +22,7 @@ def code_of(node: cst.CSTNode) -> str:
     return _printed(node)
 
 
-@lru_cache(maxsize=1 << 12)
+@tree_cache(maxsize=1 << 12)
 def _printed(node: cst.CSTNode) -> str:
     """`code_of` by printing, cached: a third of the calls print a node printed before (nodes are
     immutable and hash by identity). Spelled from the node's fields where it can be (the same text,

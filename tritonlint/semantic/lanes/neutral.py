@@ -22,7 +22,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 
 import libcst as cst
 
@@ -42,6 +41,7 @@ from tritonlint.semantic.lanes.values import (
 )
 from tritonlint.source.names import code_of
 from tritonlint.source.tree import TypeTest, child_nodes, nodes_under
+from tritonlint.source.tree_caches import tree_cache
 
 # Calls the lane reading follows through (what each does to a lane's value is read): anything else
 # that receives the lanes is a place whose effect on them is unknown.
@@ -295,17 +295,17 @@ def _plain_target(target: cst.BaseExpression) -> bool:
 
 # Every load a fix masks walks the whole kernel again (one `_Places` per load, each with its own
 # tainted names): the walks are kept per kernel, the trees being immutable.
-@lru_cache(maxsize=8)
+@tree_cache(maxsize=8)
 def _statements_of(body: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
     return tuple(_statements_in(body))
 
 
-@lru_cache(maxsize=4096)
+@tree_cache(maxsize=4096)
 def _nodes_of(node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
     return tuple(nodes_under(node))
 
 
-@lru_cache(maxsize=16384)
+@tree_cache(maxsize=16384)
 def _reach(node: cst.CSTNode) -> tuple[frozenset[str], frozenset[int]]:
     """The names an expression reads and the calls in it (each call's id and its callee's), past
     `.dtype`-like metadata and keywords' names: what `_Places._carries` asks of the same
