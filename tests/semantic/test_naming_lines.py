@@ -33,3 +33,17 @@ def test_whole_words_as_every_word(words: list[str]) -> None:
 def test_naming_lines_of_a_kernel_name() -> None:
     assert launches._naming_lines(TEXT, ["k"]) == [2, 4, 7, 8]
     assert launches._naming_lines(TEXT, ["kk"]) == [2, 5, 7]  # (7: a non-ASCII line may spell any name)
+
+
+@pytest.mark.parametrize("words", [["k"], ["kk"], ["k2", "xk"], ["absent"], [f"name{i}" for i in range(40)] + ["k"]])
+def test_naming_lines_alike_whatever_ends_the_lines(words: list[str]) -> None:
+    # `\n` alone: newlines counted between the words found; `\r\n` or `\r`: the table of line starts.
+    ascii_text = TEXT.replace("éa", "ea").replace("aé", "ae")
+    for text in (TEXT, ascii_text, "\n\n" + ascii_text + "\n"):
+        expected = [text[:offset].count("\n") + 1 for offset in every_word(text, words)]
+        if not text.isascii():
+            expected += [7]  # the line of `é`: a non-ASCII line may spell any name
+        expected = sorted(set(expected))
+        assert launches._naming_lines(text, words) == expected
+        assert launches._naming_lines(text.replace("\n", "\r\n"), words) == expected
+        assert launches._naming_lines(text.replace("\n", "\r"), words) == expected

@@ -604,7 +604,9 @@ def kept_whole(extent: str, options: Sequence[Choice], body: Body, line: int, fa
     """The tests that keep the host text `extent` a multiple of every value a block can take at
     `line` (its `choices`); "" when some value is not kept: from the facts at the launch, and from
     the tests under which a chooser returns each value."""
-    if not options:
+    # A value no test's divisor names is kept by none: asked before the extent's aliases (a parse and
+    # an inlining each), which most pairs never need.
+    if not options or any(all(right != value for _, right, _ in (*path, *facts)) for value, path in options):
         return ""
     names = aliases(extent, body, line)
     used: list[str] = []
