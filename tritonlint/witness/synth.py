@@ -593,18 +593,22 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             sizes.add(pair[0])
             ordered_sizes.append(pair[0])
             ordered_sizes.sort(key=uses.order)
-    host_sizes: set[str] = set()  # host extents the grid covers, no parameter of the kernel
-    if not sizes:
-        # A grid over a host extent the kernel never receives (`cdiv(n_rows * n_cols, unroll)` beside
-        # `(x, out, unroll)`): the extent is a pseudo size, made partial like any; the tensors the axis
-        # walks hold exactly that many elements, as the host's tensors the extent counts do.
-        for a, (extent, tile_name) in host_extents(facts.launch, uses.params).items():
-            if axes.get(a, (None, None))[0] is None and tile_name in consts:
-                axes[a] = (extent, tile_name)
-                sizes.add(extent)
-                host_sizes.add(extent)
-                ordered_sizes.append(extent)
-                int_like.add(extent)
+    host_order: list[str] = []  # host extents the grid covers, no parameter of the kernel
+    # A grid over a host extent the kernel never receives (`cdiv(n_rows * n_cols, unroll)` beside
+    # `(x, out, unroll)`): the extent is a pseudo size, made partial like any; the tensors the axis
+    # walks hold exactly that many elements, as the host's tensors the extent counts do. Where the
+    # kernel takes sizes of its own, only on the axis the finding's tile is partial along, and only
+    # when none of them is read to bound that axis: there the host extent is the only one the
+    # programs cover (`cdiv(batch, 256)` with `batch` a product of the dims the kernel is passed).
+    finding_axis = facts.program_axis[0] if facts.program_axis is not None else None
+    for a, (extent, tile_name) in host_extents(facts.launch, uses.params).items():
+        if (not sizes or a == finding_axis) and axes.get(a, (None, None))[0] is None and tile_name in consts:
+            axes[a] = (extent, tile_name)
+            host_order.append(extent)
+    host_sizes = set(host_order)
+    sizes |= host_sizes
+    ordered_sizes += host_order
+    int_like |= host_sizes
     if facts.program_axis is not None and facts.program_axis[1] in sizes:
         axes[facts.program_axis[0]] = (facts.program_axis[1], facts.program_axis[2])
     # Axes whose programs cover a size past a start the host subtracts: the grid counts that span's tiles.

@@ -448,14 +448,20 @@ class Uses:
         return kept
 
     def _multi_dim(self, value: ast.expr) -> bool:
-        """An offset local that sums several dimensions (`rows * N + cols`): expanded into its terms."""
+        """An offset local that sums several dimensions (`rows * N + cols`), or steps an index by a literal
+        row length (`2 * offset`, `2 * offset + 1`: two entries per index): expanded into its terms, so the
+        buffer is laid out as if the pointer spelled them (a named product laid out with unit stride holds
+        half of what the kernel writes, and even its full tiles run past it)."""
+        if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
+            return self._literal_stride(value, factors_of(value)) is not None
         if not (isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Sub))):
             return False
         ints = {p for p in self.params if p not in self.constexprs}
         for node in ast.walk(value):
             if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) \
                     and (any(isinstance(f, ast.Name) and f.id in ints for f in factors_of(node))
-                         or self._constexpr_stride(node, factors_of(node)) is not None):
+                         or self._constexpr_stride(node, factors_of(node)) is not None
+                         or self._literal_stride(node, factors_of(node)) is not None):
                 return True
         return False
 
