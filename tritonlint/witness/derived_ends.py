@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tritonlint.witness.call_names import call_name
-from tritonlint.witness.host_extents import innermost_function, launch_line
+from tritonlint.witness.host_extents import innermost_function, launching_function
 
 _OPS: dict[type, Callable[[int, int], int]] = {
     ast.Pow: operator.pow, ast.LShift: operator.lshift, ast.Mult: operator.mul, ast.Add: operator.add,
@@ -94,15 +94,11 @@ def host_constexpr_values(text: str, launch: Any) -> dict[str, list[int]]:
     the launch, else, for a parameter of the launching function, its default and what the calls of that
     function in the same file pass (read the same way in each caller). Only what reads; a parameter with
     no value read is left out."""
-    line = launch_line(launch)
-    if launch is None or line is None or not getattr(launch, "local", False):
+    found = launching_function(text, launch)
+    if found is None:
         return {}
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return {}
-    holder = _holder(tree, line)
-    if holder is None:
+    tree, holder, line = found
+    if not isinstance(holder, ast.FunctionDef):
         return {}
     out: dict[str, list[int]] = {}
     for param, arg_text in dict(launch.args).items():

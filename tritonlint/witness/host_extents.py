@@ -47,19 +47,28 @@ def innermost_function(tree: ast.Module, line: int) -> ast.FunctionDef | ast.Asy
     return min(holders, key=lambda f: (f.end_lineno or f.lineno) - f.lineno) if holders else None
 
 
-def host_locals(text: str, launch: Any) -> dict[str, str]:
-    """Name -> the text of its last assignment before the launch, in the function holding the launch
-    (a launch in the kernel's own file only)."""
+def launching_function(text: str, launch: Any
+                       ) -> tuple[ast.Module, ast.FunctionDef | ast.AsyncFunctionDef, int] | None:
+    """(the parsed file, the innermost function holding the launch, the launch's line) for a launch in the
+    kernel's own file; None for a launch elsewhere, a file that does not parse, or a module-level launch."""
     line = launch_line(launch)
     if launch is None or line is None or not getattr(launch, "local", False):
-        return {}
+        return None
     try:
         tree = ast.parse(text)
     except SyntaxError:
-        return {}
+        return None
     fn = innermost_function(tree, line)
-    if fn is None:
+    return (tree, fn, line) if fn is not None else None
+
+
+def host_locals(text: str, launch: Any) -> dict[str, str]:
+    """Name -> the text of its last assignment before the launch, in the function holding the launch
+    (a launch in the kernel's own file only)."""
+    found = launching_function(text, launch)
+    if found is None:
         return {}
+    _, fn, line = found
     out: dict[str, str] = {}
     for node in sorted((n for n in ast.walk(fn) if isinstance(n, ast.Assign) and n.lineno < line),
                        key=lambda n: n.lineno):
