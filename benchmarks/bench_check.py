@@ -18,6 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from tritonlint.source.outline import NESTED_PREFIX, outline
+
 FETCH = REPO.parent / "shared" / "corpus" / "fetch.sh"
 PACKAGES = ("vllm", "sglang", "liger-kernel", "fla-core", "flag-gems", "unsloth")
 # Pages are counted in /proc/PID/statm; ru_maxrss is in KiB on Linux.
@@ -34,6 +38,26 @@ for path in open(sys.argv[1], encoding="utf-8").read().splitlines():
     except Exception:
         failed += 1
 print(failed)
+"""
+
+# The floor of any libcst check: only the jit functions' own texts parsed (what `check` parses), on as
+# many processes as there are cores (as `check` does), their texts gathered before the clock starts.
+PARSE_JIT_SCRIPT = """
+import json, os, sys, libcst
+texts = json.load(open(sys.argv[1], encoding="utf-8"))
+cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+children = []
+for share in range(1, cores):
+    pid = os.fork()
+    if pid == 0:
+        for text in texts[share::cores]:
+            libcst.parse_module(text)
+        os._exit(0)
+    children.append(pid)
+for text in texts[0::cores]:
+    libcst.parse_module(text)
+for pid in children:
+    os.waitpid(pid, 0)
 """
 
 # Imports every module a check runs (the rules too), untimed: their bytecode is then cached.
@@ -124,7 +148,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--skip",
         action="append",
         default=[],
-        choices=("tritonlint", "ruff", "libcst-all", "libcst-kernels"),
+        choices=("tritonlint", "ruff", "libcst-all", "libcst-kernels", "libcst-jit"),
         help="leave a column out (repeatable); libcst-all takes minutes per run on the corpus",
     )
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
@@ -211,7 +235,25 @@ def columns(t: Target, ruff: str, scratch: Path, skip: list[str], slow_runs: int
         label = f"libcst parse, {len(files)} {'files' if name == 'all' else 'triton+jit files'}"
         argv = [sys.executable, "-c", PARSE_SCRIPT, str(listing)]
         tools.append(Tool(label, argv, runs=slow_runs if name == "all" else None))
+    if "libcst-jit" not in skip:
+        texts = scratch / f"{t.label.replace(' ', '-')}-jit.json"
+        kernels = jit_texts(t.kernel_files)
+        texts.write_text(json.dumps(kernels), encoding="utf-8")
+        tools.append(Tool(f"libcst parse, {len(kernels)} jit functions only", [sys.executable, "-c", PARSE_JIT_SCRIPT,
+                                                                           str(texts)]))
     return tools
+
+
+def jit_texts(files: Sequence[Path]) -> list[str]:
+    """Each jit function's text as `check` hands it to libcst (an indented one under a prefix)."""
+    texts = []
+    for path in files:
+        try:
+            found = outline(path.read_text(encoding="utf-8", errors="replace"))
+        except (SyntaxError, ValueError, RecursionError):
+            continue
+        texts += [NESTED_PREFIX + kernel.text if kernel.indented else kernel.text for kernel in found.kernels]
+    return texts
 
 
 def measure(tools: list[Tool], runs: int, cwd: Path) -> None:
