@@ -51,6 +51,7 @@ from tritonlint.witness.gathered_rows import gathered_numel, index_loads
 from tritonlint.witness.host_extents import host_extents, row_stride_for
 from tritonlint.witness.host_grid import grid_programs
 from tritonlint.witness.index_sizes import ROW_COUNT, index_only_sizes
+from tritonlint.witness.int_scalars import int_scalar
 from tritonlint.witness.loaded_bounds import loaded_bounds
 from tritonlint.witness.loop_counts import LOOP_COUNT, loop_counted
 from tritonlint.witness.loop_walks import loop_sizes
@@ -922,6 +923,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             held_length = _padded_value(length, facts.launch.args, {**launch_consts, **size_values})
             if p in numels and held_length is not None:
                 numels[p] = max(numels[p], held_length)
+        value_ints: dict[str, int] = {}  # value parameters launched as ints, shown at what they are
         for p in uses.params:
             if p in nulls:
                 args.append(Arg(p, "none"))
@@ -965,9 +967,14 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 args.append(Arg(p, "int", value=size_values[p]))
             elif p in defaults and literal(defaults[p]) is None and dotted(defaults[p]) == "None":
                 args.append(Arg(p, "none"))
-            else:
-                args.append(Arg(p, "float", value=0.5))
-        shown = {s: size_values[s] for s in ordered_sizes
+            else:  # a value: an int where the kernel or host says so (`n: tl.int64`), else data
+                passed = getattr(facts.launch, "args", None) or {}
+                whole = int_scalar(kernel.node, p, launch_literal(passed[p]) if p in passed else None,
+                                   literal(defaults[p]) if p in defaults else None, size_values.get(p))
+                if whole is not None:
+                    value_ints[p] = whole
+                args.append(Arg(p, "int", value=whole) if whole is not None else Arg(p, "float", value=0.5))
+        shown = {s: value_ints.get(s, size_values[s]) for s in ordered_sizes
                  if s in segments.values() or s in held.values() or s in host_sizes
                  or any(a.name == s and a.kind == "int" for a in args)}
         if derived is not None and derived_value is not None:  # the value that shaped the loop's end, first
