@@ -57,6 +57,7 @@ from tritonlint.witness.loop_counts import LOOP_COUNT, loop_counted
 from tritonlint.witness.loop_walks import loop_sizes
 from tritonlint.witness.row_spans import SPAN, span_rest, spanned_axes
 from tritonlint.witness.shift_sizes import shift_only_sizes
+from tritonlint.witness.single_rows import row_scale_sizes
 from tritonlint.witness.split_axes import split_axes
 from tritonlint.witness.taken_definitions import none_mask_reach, taken_first
 from tritonlint.witness.tied_tiles import compared_size, next_pow2, pow2_sources
@@ -411,7 +412,7 @@ def _stands_for_another(related: set[str], axis: str | None) -> bool:
 def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                default_tile: int = DEFAULT_TILE, even_others: bool = False,
                float_dtype: str = "float32", whole_tiles: bool = False,
-               co_walks: bool = False) -> list[tuple[Launch, Launch]]:
+               co_walks: bool = False, single_rows: bool = False) -> list[tuple[Launch, Launch]]:
     """Candidate launches (partial tiles on the finding's axis), each with its control (full tiles).
 
     With `even_others`, the evenness flags the finding does not name and that stand for other sizes
@@ -428,7 +429,11 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     With `co_walks` (the run at the launcher's tile defaults, whose tiles may differ), the finding's axis is first
     one element past a smaller tile that walks the same size beside the finding's (co_walks.py), a loop up to a
     chunk's start walks the chunk's size, a program id a jit helper splits is read as the kernel's own
-    (helper_returns.py) and a grid axis the launch model could not read is the host's arithmetic (host_grid.py)."""
+    (helper_returns.py) and a grid axis the launch model could not read is the host's arithmetic (host_grid.py).
+
+    With `single_rows` (a run once more where nothing confirmed), the one candidate is the first partial-tile one
+    with the sizes that scale the flagged row's start at 1 (single_rows.py); where there are none, the same
+    candidates as without it."""
     weak = facts.weak
     kernel = extracted.kernel
     uses = Uses(kernel, extracted.helpers, split_programs=co_walks)
@@ -732,7 +737,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                               if e.lineno <= facts.line <= (e.end_lineno or e.lineno)
                               for d in uses.dims(e, sizes, strides)], launched)
 
-    def build(axis: str | None, extent: int | None, label: str, derived_value: int | None = None) -> Launch:
+    def build(axis: str | None, extent: int | None, label: str, derived_value: int | None = None,
+              ones: frozenset[str] = frozenset()) -> Launch:
         # A size a program axis walks in its own tiles gets two of them, not two of the largest tile:
         # the same partial tiles, a fraction of the programs (the interpreter runs each one).
         size_values: dict[str, int] = {s: own_base.get(s, base) for s in ordered_sizes}
@@ -746,6 +752,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         size_values.update({s: min(size_values[s], ROW_COUNT) for s in row_counts if s in size_values})
         # A size only added to offsets is a start: one tile moves the window without leaving every buffer.
         size_values.update({s: min(size_values[s], tile) for s in starts if s in size_values and s != axis})
+        size_values.update({s: 1 for s in ones if s in size_values and s != axis})  # a single row (single_rows)
         if axis is not None and extent is not None:
             size_values[axis] = extent
         # A tile the host rounds up from a size is that size's power of two in each launch.
@@ -991,6 +998,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         if weak.walked not in sizes:
             raise SynthesisError(f"`{weak.walked}`, which `{weak.predicate}` tests, is no size `{kernel.name}` takes")
         candidate_axes = [weak.walked]
+    first: tuple[str, int, int, tuple[str, str]] | None = None  # the first partial-tile candidate (axis, sizes, labels)
     for axis in candidate_axes:
         if weak is not None and axis == weak.walked:
             # Sizes the weak predicate lets through, its tile partial (the flag's even side, unmasked).
@@ -1036,10 +1044,23 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 whole = -(-at // whole_step) * whole_step
             if whole_tiles:
                 whole = -(-whole // largest) * largest
-            pairs.append((build(axis, at, f"{axis}={m}*{step}+{r}" if not shift else f"{axis}={at}"),
-                          build(axis, whole, f"{axis}={whole}" if whole_tiles or axis in pow2.values() or step != tile
-                                or shift
-                                else f"{axis}={m + 1}*{tile}")))
+            labels = (f"{axis}={m}*{step}+{r}" if not shift else f"{axis}={at}",
+                      f"{axis}={whole}" if whole_tiles or axis in pow2.values() or step != tile or shift
+                      else f"{axis}={m + 1}*{tile}")
+            pairs.append((build(axis, at, labels[0]), build(axis, whole, labels[1])))
+            first = first or (axis, at, whole, labels)
+    if single_rows and first is not None and not only_weak:
+        # Once more, where no candidate showed it (runner): the first candidate with the sizes that scale the
+        # flagged row's start at 1 (`i_bh * T * K` at T = 1: single_rows.py), where the kernel allows it.
+        grid_walked = {size for size, _ in axes.values() if size}
+        ones = frozenset(row_scale_sizes(kernel.node, facts.line, ACCESS, sizes, uses.defs) - grid_walked
+                         - const_sizes - {first[0]})
+        if ones and not [c for c in broken(rules, {**branch_env, **dict.fromkeys(ones, 1)}, local)
+                         if c not in _still_broken]:
+            axis1, at1, whole1, (partial_label, whole_label) = first
+            single = ", ".join(f"{s}=1" for s in sorted(ones))
+            return [(build(axis1, at1, f"{partial_label}, {single}", ones=ones),
+                     build(axis1, whole1, f"{whole_label}, {single}", ones=ones))]
     if derived is not None:
         # The host's values where it gives any (`bits = 1 if bool else 4`), else small guesses. Where the
         # host's values all fill whole tiles, the guesses still show the hazard, latent: the callers pass
