@@ -976,7 +976,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 args.append(Arg(p, "none"))
             else:  # a value: an int where the kernel or host says so (`n: tl.int64`), else data
                 passed = getattr(facts.launch, "args", None) or {}
-                whole = int_scalar(kernel.node, p, launch_literal(passed[p]) if p in passed else None,
+                whole = int_scalar(kernel.node, p, passed.get(p), facts.host,
                                    literal(defaults[p]) if p in defaults else None, size_values.get(p))
                 if whole is not None:
                     value_ints[p] = whole
