@@ -440,6 +440,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     pointers = uses.pointers()
     if not pointers:
         raise SynthesisError(f"`{kernel.name}` loads or stores through no parameter it takes")
+    if single_rows and not row_scale_sizes(kernel.node, facts.line, ACCESS, set(uses.params) - set(pointers), uses.defs):
+        return []  # no size scales the flagged row's start (any parameter counted): no launch of its own to try
     strides = uses.stride_params() - set(pointers)
     sizes = {p for p in uses.params if p not in uses.constexprs} - set(pointers) - strides
     ordered_sizes = [p for p in uses.params if p in sizes]
@@ -1053,8 +1055,10 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         # Once more, where no candidate showed it (runner): the first candidate with the sizes that scale the
         # flagged row's start at 1 (`i_bh * T * K` at T = 1: single_rows.py), where the kernel allows it.
         grid_walked = {size for size, _ in axes.values() if size}
+        # Not a size the host keeps a multiple of another (`assert T % BT == 0`): 1 is no value it admits.
+        kept = {a for a, _ in facts.multiples}
         ones = frozenset(row_scale_sizes(kernel.node, facts.line, ACCESS, sizes, uses.defs) - grid_walked
-                         - const_sizes - {first[0]})
+                         - const_sizes - kept - {first[0]})
         if ones and not [c for c in broken(rules, {**branch_env, **dict.fromkeys(ones, 1)}, local)
                          if c not in _still_broken]:
             axis1, at1, whole1, (partial_label, whole_label) = first
