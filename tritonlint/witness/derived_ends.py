@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import ast
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tritonlint.witness.analysis import module_numbers
 from tritonlint.witness.call_names import call_name
 from tritonlint.witness.host_extents import innermost_function, launching_function
+from tritonlint.witness.launcher_values import default_values, int_values, passed_argument
 
 _OPS: dict[type, Callable[[int, int], int]] = {
     ast.Pow: operator.pow, ast.LShift: operator.lshift, ast.Mult: operator.mul, ast.Add: operator.add,
@@ -89,8 +91,9 @@ def split_values(end: DerivedEnd, tile: int, values: list[int]) -> tuple[int, in
 
 
 def host_constexpr_values(text: str, launch: Any) -> dict[str, list[int]]:
-    """Kernel parameter -> the integer literals the host can pass it: the launch's literal, else the
-    literals (or `a if c else b` of literals) the launching function assigns the name it passes before
+    """Kernel parameter -> the ints the host can pass it (`launcher_values.int_values`: literals, arithmetic
+    of them, `a if c else b`; a default also folds the module's numbers): the launch's literal, else the
+    ints the launching function assigns the name it passes before
     the launch, else, for a parameter of the launching function, its default and what the calls of that
     function in the same file pass (read the same way in each caller). Only what reads; a parameter with
     no value read is left out."""
@@ -100,20 +103,23 @@ def host_constexpr_values(text: str, launch: Any) -> dict[str, list[int]]:
     tree, holder, line = found
     if not isinstance(holder, ast.FunctionDef):
         return {}
+    numbers = module_numbers(text)  # a launcher's default reads them, as Python evaluates it
     out: dict[str, list[int]] = {}
     for param, arg_text in dict(launch.args).items():
         try:
             arg = ast.parse(str(arg_text).strip(), mode="eval").body
         except SyntaxError:
             continue
-        values = _values(tree, holder, arg, line, depth=2)
+        values = _values(tree, holder, arg, line, depth=2, numbers=numbers)
         if values:
             out[param] = values
     return out
 
 
-def _values(tree: ast.Module, fn: ast.FunctionDef, expr: ast.expr, before: int, depth: int) -> list[int]:
-    choices = _literal_choices(expr)
+def _values(tree: ast.Module, fn: ast.FunctionDef, expr: ast.expr, before: int, depth: int,
+            numbers: Mapping[str, int | float]) -> list[int]:
+    # The function's own expressions are read without the module's numbers (a local of that name hides one).
+    choices = int_values(expr)
     if choices is not None or not isinstance(expr, ast.Name):
         return choices or []
     assigned = [n.value for n in ast.walk(fn) if isinstance(n, ast.Assign) and n.lineno < before
@@ -121,37 +127,19 @@ def _values(tree: ast.Module, fn: ast.FunctionDef, expr: ast.expr, before: int, 
     if assigned:
         out: list[int] = []
         for value in assigned:
-            out += _literal_choices(value) or []
+            out += int_values(value) or []
         return list(dict.fromkeys(out))
-    params = [a.arg for a in fn.args.args]
-    if expr.id not in params:
+    if expr.id not in {a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]}:
         return []
-    index = params.index(expr.id)
-    out = []
-    defaults = fn.args.defaults
-    at = index - (len(params) - len(defaults))
-    if at >= 0:
-        out += _literal_choices(defaults[at]) or []
+    defaults = default_values(fn, numbers)  # the reader tile_defaults' launcher defaults use too
+    out = list(defaults[expr.id][0]) if expr.id in defaults else []
     if depth > 0:
         for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call) and call_name(n) == fn.name):
-            given = call.args[index] if index < len(call.args) and not any(
-                isinstance(a, ast.Starred) for a in call.args[:index + 1]) else next(
-                (k.value for k in call.keywords if k.arg == expr.id), None)
+            given = passed_argument(call, fn, expr.id)
             caller = _holder(tree, call.lineno)
             if given is not None and caller is not None and caller is not fn:
-                out += _values(tree, caller, given, call.lineno, depth - 1)
+                out += _values(tree, caller, given, call.lineno, depth - 1, numbers)
     return list(dict.fromkeys(out))
-
-
-def _literal_choices(expr: ast.expr) -> list[int] | None:
-    """An int literal, or the literals of `a if c else b` (nested); None for anything else."""
-    if isinstance(expr, ast.Constant) and isinstance(expr.value, int) and not isinstance(expr.value, bool):
-        return [expr.value]
-    if isinstance(expr, ast.IfExp):
-        body, orelse = _literal_choices(expr.body), _literal_choices(expr.orelse)
-        if body is not None and orelse is not None:
-            return body + orelse
-    return None
 
 
 def _holder(tree: ast.Module, line: int) -> ast.FunctionDef | None:

@@ -51,11 +51,13 @@ from tritonlint.witness.gathered_rows import gathered_numel, index_loads
 from tritonlint.witness.host_extents import host_extents, row_stride_for
 from tritonlint.witness.host_grid import grid_programs
 from tritonlint.witness.index_sizes import ROW_COUNT, index_only_sizes
+from tritonlint.witness.int_scalars import int_scalar
 from tritonlint.witness.loaded_bounds import loaded_bounds
 from tritonlint.witness.loop_counts import LOOP_COUNT, loop_counted
 from tritonlint.witness.loop_walks import loop_sizes
 from tritonlint.witness.row_spans import SPAN, span_rest, spanned_axes
 from tritonlint.witness.shift_sizes import shift_only_sizes
+from tritonlint.witness.single_rows import row_scale_sizes
 from tritonlint.witness.split_axes import split_axes
 from tritonlint.witness.taken_definitions import none_mask_reach, taken_first
 from tritonlint.witness.tied_tiles import compared_size, next_pow2, pow2_sources
@@ -410,7 +412,7 @@ def _stands_for_another(related: set[str], axis: str | None) -> bool:
 def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                default_tile: int = DEFAULT_TILE, even_others: bool = False,
                float_dtype: str = "float32", whole_tiles: bool = False,
-               co_walks: bool = False) -> list[tuple[Launch, Launch]]:
+               co_walks: bool = False, single_rows: bool = False) -> list[tuple[Launch, Launch]]:
     """Candidate launches (partial tiles on the finding's axis), each with its control (full tiles).
 
     With `even_others`, the evenness flags the finding does not name and that stand for other sizes
@@ -427,13 +429,19 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     With `co_walks` (the run at the launcher's tile defaults, whose tiles may differ), the finding's axis is first
     one element past a smaller tile that walks the same size beside the finding's (co_walks.py), a loop up to a
     chunk's start walks the chunk's size, a program id a jit helper splits is read as the kernel's own
-    (helper_returns.py) and a grid axis the launch model could not read is the host's arithmetic (host_grid.py)."""
+    (helper_returns.py) and a grid axis the launch model could not read is the host's arithmetic (host_grid.py).
+
+    With `single_rows` (a run once more where nothing confirmed), the one candidate is the first partial-tile one
+    with the sizes that scale the flagged row's start at 1 (single_rows.py); where there are none, the same
+    candidates as without it."""
     weak = facts.weak
     kernel = extracted.kernel
     uses = Uses(kernel, extracted.helpers, split_programs=co_walks)
     pointers = uses.pointers()
     if not pointers:
         raise SynthesisError(f"`{kernel.name}` loads or stores through no parameter it takes")
+    if single_rows and not row_scale_sizes(kernel.node, facts.line, ACCESS, set(uses.params) - set(pointers), uses.defs):
+        return []  # no size scales the flagged row's start (any parameter counted): no launch of its own to try
     strides = uses.stride_params() - set(pointers)
     sizes = {p for p in uses.params if p not in uses.constexprs} - set(pointers) - strides
     ordered_sizes = [p for p in uses.params if p in sizes]
@@ -731,7 +739,8 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                               if e.lineno <= facts.line <= (e.end_lineno or e.lineno)
                               for d in uses.dims(e, sizes, strides)], launched)
 
-    def build(axis: str | None, extent: int | None, label: str, derived_value: int | None = None) -> Launch:
+    def build(axis: str | None, extent: int | None, label: str, derived_value: int | None = None,
+              ones: frozenset[str] = frozenset()) -> Launch:
         # A size a program axis walks in its own tiles gets two of them, not two of the largest tile:
         # the same partial tiles, a fraction of the programs (the interpreter runs each one).
         size_values: dict[str, int] = {s: own_base.get(s, base) for s in ordered_sizes}
@@ -745,6 +754,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         size_values.update({s: min(size_values[s], ROW_COUNT) for s in row_counts if s in size_values})
         # A size only added to offsets is a start: one tile moves the window without leaving every buffer.
         size_values.update({s: min(size_values[s], tile) for s in starts if s in size_values and s != axis})
+        size_values.update({s: 1 for s in ones if s in size_values and s != axis})  # a single row (single_rows)
         if axis is not None and extent is not None:
             size_values[axis] = extent
         # A tile the host rounds up from a size is that size's power of two in each launch.
@@ -922,6 +932,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             held_length = _padded_value(length, facts.launch.args, {**launch_consts, **size_values})
             if p in numels and held_length is not None:
                 numels[p] = max(numels[p], held_length)
+        value_ints: dict[str, int] = {}  # value parameters launched as ints, shown at what they are
         for p in uses.params:
             if p in nulls:
                 args.append(Arg(p, "none"))
@@ -965,9 +976,14 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 args.append(Arg(p, "int", value=size_values[p]))
             elif p in defaults and literal(defaults[p]) is None and dotted(defaults[p]) == "None":
                 args.append(Arg(p, "none"))
-            else:
-                args.append(Arg(p, "float", value=0.5))
-        shown = {s: size_values[s] for s in ordered_sizes
+            else:  # a value: an int where the kernel or host says so (`n: tl.int64`), else data
+                passed = getattr(facts.launch, "args", None) or {}
+                whole = int_scalar(kernel.node, p, passed.get(p), facts.host,
+                                   literal(defaults[p]) if p in defaults else None, size_values.get(p))
+                if whole is not None:
+                    value_ints[p] = whole
+                args.append(Arg(p, "int", value=whole) if whole is not None else Arg(p, "float", value=0.5))
+        shown = {s: value_ints.get(s, size_values[s]) for s in ordered_sizes
                  if s in segments.values() or s in held.values() or s in host_sizes
                  or any(a.name == s and a.kind == "int" for a in args)}
         if derived is not None and derived_value is not None:  # the value that shaped the loop's end, first
@@ -984,6 +1000,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         if weak.walked not in sizes:
             raise SynthesisError(f"`{weak.walked}`, which `{weak.predicate}` tests, is no size `{kernel.name}` takes")
         candidate_axes = [weak.walked]
+    first: tuple[str, int, int, tuple[str, str]] | None = None  # the first partial-tile candidate (axis, sizes, labels)
     for axis in candidate_axes:
         if weak is not None and axis == weak.walked:
             # Sizes the weak predicate lets through, its tile partial (the flag's even side, unmasked).
@@ -1029,10 +1046,25 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 whole = -(-at // whole_step) * whole_step
             if whole_tiles:
                 whole = -(-whole // largest) * largest
-            pairs.append((build(axis, at, f"{axis}={m}*{step}+{r}" if not shift else f"{axis}={at}"),
-                          build(axis, whole, f"{axis}={whole}" if whole_tiles or axis in pow2.values() or step != tile
-                                or shift
-                                else f"{axis}={m + 1}*{tile}")))
+            labels = (f"{axis}={m}*{step}+{r}" if not shift else f"{axis}={at}",
+                      f"{axis}={whole}" if whole_tiles or axis in pow2.values() or step != tile or shift
+                      else f"{axis}={m + 1}*{tile}")
+            pairs.append((build(axis, at, labels[0]), build(axis, whole, labels[1])))
+            first = first or (axis, at, whole, labels)
+    if single_rows and first is not None and not only_weak:
+        # Once more, where no candidate showed it (runner): the first candidate with the sizes that scale the
+        # flagged row's start at 1 (`i_bh * T * K` at T = 1: single_rows.py), where the kernel allows it.
+        grid_walked = {size for size, _ in axes.values() if size}
+        # Not a size the host keeps a multiple of another (`assert T % BT == 0`): 1 is no value it admits.
+        kept = {a for a, _ in facts.multiples}
+        ones = frozenset(row_scale_sizes(kernel.node, facts.line, ACCESS, sizes, uses.defs) - grid_walked
+                         - const_sizes - kept - {first[0]})
+        if ones and not [c for c in broken(rules, {**branch_env, **dict.fromkeys(ones, 1)}, local)
+                         if c not in _still_broken]:
+            axis1, at1, whole1, (partial_label, whole_label) = first
+            single = ", ".join(f"{s}=1" for s in sorted(ones))
+            return [(build(axis1, at1, f"{partial_label}, {single}", ones=ones),
+                     build(axis1, whole1, f"{whole_label}, {single}", ones=ones))]
     if derived is not None:
         # The host's values where it gives any (`bits = 1 if bool else 4`), else small guesses. Where the
         # host's values all fill whole tiles, the guesses still show the hazard, latent: the callers pass

@@ -15,20 +15,15 @@ Witness-only: the runner launches them once more where the guessed tiles stayed 
 from __future__ import annotations
 
 import ast
-import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from tritonlint.witness.analysis import module_numbers
+from tritonlint.witness.launcher_values import default_values, int_values, passed_argument
 from tritonlint.witness.left_defaults import assigned_names, enclosing_function, is_named
 from tritonlint.witness.package_files import package_root, parsed_file
 from tritonlint.witness.synth import launch_literal
-
-_FOLDED: dict[type, Callable[[int, int], int]] = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
-    ast.Pow: operator.pow, ast.LShift: operator.lshift,
-}
 
 
 def launcher_tile_defaults(launch: Any, finding_file: Path) -> dict[str, tuple[str, str]]:
@@ -55,7 +50,6 @@ def caller_tile_values(launch: Any, finding_file: Path, limit: int = 2) -> list[
     by_param = {text: param for param, text in getattr(launch, "args", {}).items() if text in defaults}
     if not by_param:
         return []
-    positions = [a.arg for a in [*function.args.posonlyargs, *function.args.args]]
     seen = {tuple(sorted((p, defaults[t][0]) for t, p in by_param.items()))}
     out: list[dict[str, tuple[str, str]]] = []
     root = package_root(finding_file)
@@ -64,9 +58,8 @@ def caller_tile_values(launch: Any, finding_file: Path, limit: int = 2) -> list[
         for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)) if tree is not None else ():
             if not is_named(call.func, function.name) or any(isinstance(a, ast.Starred) for a in call.args):
                 continue
-            passed = {k.arg: k.value for k in call.keywords if k.arg is not None}
-            passed.update({name: arg for name, arg in zip(positions, call.args)})
-            values = {t: _folded(passed[t], {}) if t in passed else defaults[t][0] for t in by_param}
+            passed = {t: passed_argument(call, function, t) for t in by_param}
+            values = {t: defaults[t][0] if given is None else _single(int_values(given)) for t, given in passed.items()}
             key = tuple(sorted((by_param[t], v) for t, v in values.items() if v is not None))
             if None in values.values() or key in seen:
                 continue
@@ -128,29 +121,15 @@ def _keeps_multiples(launch: Any, defaults: dict[str, int]) -> bool:
 
 
 def _int_defaults(function: ast.FunctionDef, numbers: Mapping[str, int | float]) -> dict[str, tuple[int, int]]:
-    """Parameter -> (its int default, its line) for the parameters whose default folds to a positive int."""
-    positional = [*function.args.posonlyargs, *function.args.args]
-    pairs = list(zip(positional[len(positional) - len(function.args.defaults):], function.args.defaults))
-    pairs += [(arg, d) for arg, d in zip(function.args.kwonlyargs, function.args.kw_defaults) if d is not None]
+    """Parameter -> (its int default, its line) for the parameters whose default folds to one positive int."""
     out: dict[str, tuple[int, int]] = {}
-    for arg, default in pairs:
-        value = _folded(default, numbers)
+    for name, (values, line) in default_values(function, numbers).items():
+        value = _single(values)
         if value is not None and value > 0:
-            out[arg.arg] = (value, arg.lineno)
+            out[name] = (value, line)
     return out
 
 
-def _folded(node: ast.expr, numbers: Mapping[str, int | float]) -> int | None:
-    """An int the expression always is: a literal (never a bool), a module number, or arithmetic of them."""
-    if isinstance(node, ast.Constant):
-        return node.value if isinstance(node.value, int) and not isinstance(node.value, bool) else None
-    if isinstance(node, ast.Name):
-        number = numbers.get(node.id)
-        return number if isinstance(number, int) and not isinstance(number, bool) else None
-    if isinstance(node, ast.BinOp) and type(node.op) in _FOLDED:
-        left, right = _folded(node.left, numbers), _folded(node.right, numbers)
-        if left is None or right is None or (isinstance(node.op, ast.FloorDiv) and right == 0) \
-                or (isinstance(node.op, (ast.Pow, ast.LShift)) and not 0 <= right <= 16):
-            return None
-        return _FOLDED[type(node.op)](left, right)
-    return None
+def _single(values: list[int] | None) -> int | None:
+    """The one int an expression always is; None for a conditional's two or none."""
+    return values[0] if values is not None and len(values) == 1 else None
