@@ -557,6 +557,10 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     # Non-constexpr flags the finding names (`EVEN_K` passed as a plain bool).
     flag_args = {p: v for p, v in facts.flags_off.items() if p in sizes}
 
+    # A local tile's value on the branches taken, per name: every build asks again, and neither `consts`,
+    # `branch_env` nor `local` changes once the branches are chosen.
+    mode_values: dict[str, Any] = {}
+
     def value_of(name: str | None) -> int:
         if name is None:
             return default_tile
@@ -564,7 +568,9 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             return int(name)
         v = consts.get(name)
         if name not in consts:  # a tile the kernel defines per mode (`PACKED = BLOCK_K // 32 * 32`)
-            v = taken_value(kernel.node, name, branch_env, local)
+            if name not in mode_values:
+                mode_values[name] = taken_value(kernel.node, name, branch_env, local)
+            v = mode_values[name]
             v = v if _positive(v) and v > 1 else None  # a tile of 1 has no partial tail to launch
         return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else DEFAULT_TILE
 
