@@ -95,7 +95,7 @@ def _calls_leaving(root: str, function: str, param: str, index: int | None, defa
             text = file.read_text(encoding="utf-8", errors="replace")
         except OSError:
             return 0
-        if not named.search(text):
+        if function not in text or not named.search(text):  # the plain test first: 30x cheaper, and most fail it
             continue
         tree = parsed_file(str(file))
         if tree is None:

@@ -21,15 +21,14 @@ from typing import Any
 
 from tritonlint.witness.bindings import bound_where_read
 from tritonlint.witness.branch_locals import taken_value
+from tritonlint.witness.build_readings import BuildReadings
 from tritonlint.witness.call_names import call_name
-from tritonlint.witness.capped_masks import capped_ends
 from tritonlint.witness.co_walks import chunk_loop_size, smaller_co_tiles
 from tritonlint.witness.complementary import complementary, launch_tests
 from tritonlint.witness.constraints import (
     ABSENT,
     PRESENT,
     Constraint,
-    branch_not_taken,
     broken,
     constraints_of,
     locals_of,
@@ -59,7 +58,7 @@ from tritonlint.witness.row_spans import SPAN, span_rest, spanned_axes
 from tritonlint.witness.shift_sizes import shift_only_sizes
 from tritonlint.witness.single_rows import row_scale_sizes
 from tritonlint.witness.split_axes import split_axes
-from tritonlint.witness.taken_definitions import none_mask_reach, taken_first
+from tritonlint.witness.taken_definitions import none_mask_reach
 from tritonlint.witness.tied_tiles import compared_size, next_pow2, pow2_sources
 from tritonlint.witness.tile_groups import divides_a_tile, one_tile, per_tile
 from tritonlint.witness.tile_shapes import arange_extents
@@ -566,6 +565,10 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
     # Non-constexpr flags the finding names (`EVEN_K` passed as a plain bool).
     flag_args = {p: v for p, v in facts.flags_off.items() if p in sizes}
 
+    # A local tile's value on the branches taken, per name: every build asks again, and neither `consts`,
+    # `branch_env` nor `local` changes once the branches are chosen.
+    mode_values: dict[str, Any] = {}
+
     def value_of(name: str | None) -> int:
         if name is None:
             return default_tile
@@ -573,7 +576,9 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             return int(name)
         v = consts.get(name)
         if name not in consts:  # a tile the kernel defines per mode (`PACKED = BLOCK_K // 32 * 32`)
-            v = taken_value(kernel.node, name, branch_env, local)
+            if name not in mode_values:
+                mode_values[name] = taken_value(kernel.node, name, branch_env, local)
+            v = mode_values[name]
             v = v if _positive(v) and v > 1 else None  # a tile of 1 has no partial tail to launch
         return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else DEFAULT_TILE
 
@@ -739,6 +744,9 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                               if e.lineno <= facts.line <= (e.end_lineno or e.lineno)
                               for d in uses.dims(e, sizes, strides)], launched)
 
+    # What every build reads of the pointers and does not vary (their taken accesses, dims, dtypes): read once.
+    readings = BuildReadings(uses, kernel.node, branch_env, local)
+
     def build(axis: str | None, extent: int | None, label: str, derived_value: int | None = None,
               ones: frozenset[str] = frozenset()) -> Launch:
         # A size a program axis walks in its own tiles gets two of them, not two of the largest tile:
@@ -843,15 +851,14 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         for p, exprs in pointers.items():
             # Only the accesses on the constexpr branches this launch takes (`tl.load(w + k * s + n) if
             # W_KMAJOR else tl.load(w + n * s + k)` lays out `w` one way or the other).
-            taken = [e for e in exprs if not branch_not_taken(kernel.node, e, branch_env, local)] or exprs
+            taken = readings.taken(exprs)
             extents: list[tuple[str | None, int]] = []
-            ends = uses.inclusive_ends(p)  # `n + 1` entries by the kernel's repeated `v <= n`
-            caps = capped_ends(uses, p)  # `(v <= n) & (v < CAP)`: CAP entries
+            ends = readings.inclusive_ends(p)  # `n + 1` entries by the kernel's repeated `v <= n`
+            caps = readings.capped_ends(p)  # `(v <= n) & (v < CAP)`: CAP entries
             dims: list[tuple[str | None, Any]] = []
             products: list[str] = []  # row lengths spelled as products (`H*D`)
             for expr in taken:
-                with taken_first(uses, expr, lambda value: branch_not_taken(kernel.node, value, branch_env, local)):
-                    expr_dims = uses.dims(expr, sizes, layout_strides)
+                expr_dims = readings.taken_dims(expr, sizes, layout_strides)
                 for d in expr_dims:
                     if d == (None, None):
                         continue  # a constant term (`... else 0`): it spans nothing, and must not hide the unit dim
@@ -909,8 +916,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
             for expr in taken:
                 if uses.block_ptr_of(expr) is not None:
                     continue
-                for other in uses.other_definitions(
-                        expr, sizes, strides, lambda value: branch_not_taken(kernel.node, value, branch_env, local)):
+                for other in readings.other_definitions(expr, sizes, strides):
                     alternative = [(st, _extent(b, totals, grid, tile_consts, base, axes, mode_tiles)) for st, b in other
                                    if (st, b) != (None, None)]
                     laid_out = dict(stride_values)
@@ -924,7 +930,7 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
         # A tensor whose rows loaded indices pick holds every row the index fill names (gathered_rows).
         for p, exprs in pointers.items():
             if p in numels and index_locals:
-                taken = [e for e in exprs if not branch_not_taken(kernel.node, e, branch_env, local)] or exprs
+                taken = readings.taken(exprs)
                 numels[p] = max(numels[p], gathered_numel(uses, p, taken, numels, stride_values, index_starts,
                                                           index_locals))
         # A tensor the host pads to X elements (`torch.zeros(X)` filled from a shorter one) holds X here too.
@@ -948,16 +954,16 @@ def synthesize(extracted: Extracted, facts: Facts, *, owner: str | None = None,
                 covered = (grid[count_axis] if count_axis < len(grid) else 1) * value_of(count_tile)
                 args.append(Arg(p, "tensor", numel=max(1, numels[p]), dtype="int32", fill="count", value=covered))
             elif p in pointers:
-                index = uses.loaded_as_index(p)
-                declared = uses.dtype_of(p)
-                bits = not index and (uses.loaded_bits(p) or declared in ("uint8", "int8"))
+                index = readings.loaded_as_index(p)
+                declared = readings.dtype_of(p)
+                bits = not index and (readings.loaded_bits(p) or declared in ("uint8", "int8"))
                 dtype = declared or ("int32" if index else "uint8" if bits else float_dtype)
                 fill = "index" if index else "randint" if bits else "randn"
-                scaled = None if index or declared else uses.scaled_dot_use(p)
+                scaled = None if index or declared else readings.scaled_dot_use(p)
                 if scaled is not None:  # an operand or e8m0 scale of `tl.dot_scaled`: the type its format asks
                     dtype, fill = scaled
                 # Indices start at the first one the kernel works on (1 past a null slot 0).
-                start = uses.first_valid_index(p) if index else 0
+                start = readings.first_valid_index(p) if index else 0
                 args.append(Arg(p, "tensor", numel=max(1, numels[p]), dtype=dtype, fill=fill,
                                 value=start or None))
             elif p in consts:

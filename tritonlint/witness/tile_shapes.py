@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import copy
+from collections.abc import Callable
 
 from tritonlint.witness.call_names import call_name
 
@@ -52,19 +53,50 @@ def _broadcast(a: Shape, b: Shape) -> Shape | None:
 
 def shape_of(expr: ast.expr, fn: ast.FunctionDef, scalars: set[str], depth: int = 0) -> Shape | None:
     """The shape of `expr` in `fn`, each extent an expression in `fn`'s names; [] for a scalar (a
-    parameter in `scalars`, a literal); None where the syntax does not say."""
-    if depth > 20:
-        return None
+    parameter in `scalars`, a literal); None where the syntax does not say.
 
-    def rec(e: ast.expr) -> Shape | None:
-        return shape_of(e, fn, scalars, depth + 1)
+    One question reads `fn`'s assignments once, and each (node, depth) it meets once: a kernel that rebinds
+    its accumulators in a loop (`acc = acc * alpha + ...`, each read again through every binding) asked
+    1.4 million times, each walking `fn` anew, and took minutes. The answer at a (node, depth) depends on
+    nothing else here, so it is the same however often it is asked; callers copy extents before changing them."""
+    return _ShapeReading(fn, scalars).shape(expr, depth)
 
+
+class _ShapeReading:
+    """One `shape_of` question: `fn`'s assignments, and the shapes found so far by (node id, depth); the
+    nodes are `fn`'s own, alive while it is, so no id is reused meanwhile."""
+
+    def __init__(self, fn: ast.FunctionDef, scalars: set[str]) -> None:
+        self.scalars = scalars
+        self.assignments = _assignments(fn)
+        self.found: dict[tuple[int, int], Shape | None] = {}
+
+    def shape(self, expr: ast.expr, depth: int) -> Shape | None:
+        key = (id(expr), depth)
+        if key not in self.found:
+            self.found[key] = self._shape(expr, depth)
+        known = self.found[key]
+        return None if known is None else list(known)
+
+    def _shape(self, expr: ast.expr, depth: int) -> Shape | None:
+        if depth > 20:
+            return None
+
+        def rec(e: ast.expr) -> Shape | None:
+            return self.shape(e, depth + 1)
+
+        return _shape_here(expr, self.scalars, self.assignments, rec)
+
+
+def _shape_here(expr: ast.expr, scalars: set[str], assignments: dict[str, list[ast.expr]],
+                rec: Callable[[ast.expr], Shape | None]) -> Shape | None:
+    """`expr`'s shape from the shapes `rec` gives of its parts."""
     if isinstance(expr, ast.Constant):
         return []
     if isinstance(expr, ast.Name):
         if expr.id in scalars:
             return []
-        values = _assignments(fn).get(expr.id, [])
+        values = assignments.get(expr.id, [])
         shapes = [rec(v) for v in values]
         known = [s for s in shapes if s is not None]
         # A local rebound to tiles of one shape (a pointer tile advanced, a mask rebuilt) keeps it.

@@ -27,6 +27,12 @@ BLOCK_POINTERS = ("make_block_ptr", "make_tensor_descriptor")
 ACCESS = {"load", "store", "atomic_add", "atomic_max", "atomic_min", "atomic_cas", "atomic_xchg",
           "atomic_and", "atomic_or", "atomic_xor"}
 
+# `Uses._names`' memory: id -> (the node, kept alive so that its id is not reused, its names); cleared whole
+# when full, so a long witness run holds at most this many trees' worth.
+_NAMES: dict[int, tuple[ast.AST, frozenset[str]]] = {}
+_NAMES_KEPT = 200_000
+
+
 def dotted(node: ast.AST) -> str:
     try:
         return ast.unparse(node)
@@ -148,7 +154,15 @@ class Uses:
 
     @staticmethod
     def _names(node: ast.AST) -> set[str]:
-        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        """The names read anywhere under `node` (a fresh set: callers may change it). Remembered per node:
+        the synthesizer asks for the same definitions' names hundreds of thousands of times per finding
+        (`reached`, `bound`), and no reading changes a tree in place (rewrites work on copies)."""
+        entry = _NAMES.get(id(node))
+        if entry is None or entry[0] is not node:  # an id reused by a node made since: not ours
+            if len(_NAMES) >= _NAMES_KEPT:
+                _NAMES.clear()
+            entry = _NAMES[id(node)] = (node, frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name)))
+        return set(entry[1])
 
     def _bind(self, target: ast.expr, value: ast.expr) -> None:
         if isinstance(target, ast.Name):
