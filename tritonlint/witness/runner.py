@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tritonlint.witness import analysis
-from tritonlint.witness.caller_padding import caller_padded, padded_latent
+from tritonlint.witness.caller_padding import caller_padded, literal_overrun, padded_latent
 from tritonlint.witness.derived_ends import annotated_constexprs, derived_end, host_constexpr_values
 from tritonlint.witness.extract import ExtractError, enclosing_kernel, extract
 from tritonlint.witness.fix_retry import OUT_OF_TIME, settle_failed_fix
@@ -279,6 +279,15 @@ def _latent(facts: Facts, launch: Launch, tensor: str | None = None) -> str:
         elif not b.isdigit() or extent % int(b):
             return f"the callers keep {a} a multiple of {b}"
     return ""
+
+
+def _tested_overrun(facts: Facts, launch: Launch) -> str:
+    """A caller that runs the size at a literal value the run's tile leaves partial (a test, a benchmark:
+    caller_padding.literal_overrun): it runs out of bounds too, said beside the evidence."""
+    values = {a.name: a.value for a in launch.args if a.kind in ("constexpr", "int")}
+    tile_value = int(facts.tile) if facts.tile and facts.tile.isdigit() else values.get(facts.tile or "")
+    overrun = literal_overrun(facts.caller_padded, launch.axis, facts.tile, tile_value)
+    return f"; {overrun}" if overrun else ""
 
 
 def _fixed_lines(original: str, fixed: str, lines: set[int]) -> set[int]:
@@ -634,7 +643,7 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
                                     f"execution(s), where at full tiles ({control.label}) it runs past by whole "
                                     "tiles only")
         latent = _latent(facts, cand, evidence["tensor"])
-        reason = evidence["summary"] + (f"; latent: {latent}" if latent else "")
+        reason = evidence["summary"] + (f"; latent: {latent}" if latent else _tested_overrun(facts, cand))
         evidence["latent"] = latent or None
         if across:
             across_only = across_only or (Witness("confirmed", reason, cand.to_dict(), evidence), (cand, step))
