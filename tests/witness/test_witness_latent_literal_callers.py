@@ -5,8 +5,8 @@ kernels, a `torch.autograd.Function` launching them with `x.shape[2]`, its publi
 appended to a module-level list in loops) in one module, and another module that pads the size to a
 multiple of 128 before it calls the public name. When every listed value is a multiple of the run's tile,
 the confirmation is latent and names the test and the benchmark; a value that is not (said in the reason:
-that test would run out of bounds), a value that is no literal, a test also called directly, or a caller
-importing the public name without padding marks nothing."""
+that test would run out of bounds), a value that is no literal, a test also called directly with no literal,
+or a caller importing the public name without padding marks nothing."""
 
 from __future__ import annotations
 
@@ -74,6 +74,10 @@ KERNELS = textwrap.dedent("""\
         assert torch.allclose(out, ref)
 
 
+    # The module binds the name to other configs first, as Triton's tutorial does for its autotuner.
+    configs = [triton.Config({"BLOCK_M": 64}, num_warps=4)]
+    FIRST_CONFIG = configs[0]
+
     configs = []
     for mode in ["fwd", "bwd"]:
         configs.append(
@@ -132,7 +136,7 @@ FWD, BWD = 12, 21  # the unmasked loads of the two kernels
 def _witnessed(tmp_path: Path, kernels: str = KERNELS, interface: str = INTERFACE) -> dict[int, tuple[Any, str]]:
     """Line of each finding -> (its latent note, its reason); every finding must be confirmed."""
     package = tmp_path / "rows"
-    package.mkdir()
+    package.mkdir(parents=True)
     (package / "__init__.py").write_text("")
     (package / "kernels.py").write_text(kernels)
     (package / "interface.py").write_text(interface)
@@ -184,12 +188,15 @@ def test_a_value_that_is_no_literal_marks_nothing(tmp_path: Path) -> None:
     assert "runs N_CTX at" not in seen[FWD + 2][1], seen
 
 
-def test_a_test_also_called_directly_marks_nothing(tmp_path: Path) -> None:
-    kernels = KERNELS.replace('    bench_row_scale.run(save_path=".", print_data=True)\n',
-                              '    bench_row_scale.run(save_path=".", print_data=True)\n'
-                              "    test_op(1, 1, 1000, 2.0)\n")
-    assert "test_op(1, 1, 1000, 2.0)" in kernels
+def test_a_test_also_called_directly_is_one_more_caller(tmp_path: Path) -> None:
+    # `if __name__ == "__main__": test_op(...)`: a literal there is one more value; anything else reads nothing.
+    main = '    bench_row_scale.run(save_path=".", print_data=True)\n'
+    kernels = KERNELS.replace(main, main + "    test_op(1, 1, 512, 2.0)\n")
+    assert "test_op(1, 1, 512, 2.0)" in kernels
     seen = _witnessed(tmp_path, kernels=kernels)
+    assert seen[FWD][0] and "`test_op` runs N_CTX at 256, 512, 1024 (pytest.mark.parametrize, kernels.py:51; called at " \
+        "kernels.py:" in seen[FWD][0], seen
+    seen = _witnessed(tmp_path / "named", kernels=KERNELS.replace(main, main + "    test_op(1, 1, SEQ, 2.0)\n"))
     assert seen[FWD][0] is None and seen[BWD][0] is None, seen
 
 

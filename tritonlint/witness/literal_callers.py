@@ -14,9 +14,10 @@ tensor is allocated here (`torch.empty((Z, H, N_CTX, D), ...)`, `torch.randn(...
   range's variable), or its literal in `args={...}`; the benchmarks given directly, as a list, a
   comprehension, or a module-level list built by `.append` / `.extend`.
 
-Strict: a value that is no integer literal, a parameter no decorator lists, a decorated function that the
-package also calls or passes on (it would run at other sizes), or a benchmark list used another way
-reads nothing. Never imported: the text only.
+A call of the decorated function in its own module (`if __name__ == "__main__": test_op(1, 2, 1024)`)
+is one more caller, its literal one more value. Strict: a value that is no integer literal, a parameter no
+decorator lists, a decorated function passed on or imported by another module (it would run at other
+sizes), or a benchmark list used another way reads nothing. Never imported: the text only.
 """
 
 from __future__ import annotations
@@ -95,10 +96,13 @@ def literal_sizes(path: Path, files: Callable[[str], Iterable[Path]], function: 
     if found is None:
         return None
     values, how, kind = found
-    if not values or not _only_run_by_its_decorator(files, path, tree, function.name, kind, name):
+    direct = _direct_values(files, path, tree, function, kind, name)
+    if not values or direct is None:
         return None
+    values = sorted({*values, *(v for v, _ in direct)})
     shown = ", ".join(str(v) for v in values[:_SHOWN]) + (", ..." if len(values) > _SHOWN else "")
-    label = f"`{function.name}` runs {name} at {shown} ({how}, {path.name}:{function.lineno})"
+    called = "".join(f"; called at {path.name}:{at}" for _, at in direct)
+    label = f"`{function.name}` runs {name} at {shown} ({how}, {path.name}:{function.lineno}{called})"
     multiple = 0
     for v in values:
         multiple = math.gcd(multiple, v)
@@ -203,53 +207,75 @@ def _is_benchmark(node: ast.expr) -> bool:
     return isinstance(node, ast.Call) and ast.unparse(node.func).rpartition(".")[2] == "Benchmark"
 
 
-def _benchmarks(tree: ast.Module, given: ast.expr, decorator: ast.Call) -> list[ast.Call] | None:
+def _benchmarks(tree: ast.Module, given: ast.expr, decorator: ast.Call, nested: bool = False) -> list[ast.Call] | None:
     """The `Benchmark(...)` calls a perf_report's argument holds: one, a list of them, a comprehension of one,
-    or a module-level list built of them; None when one part is something else."""
+    or (at the top) a module-level list built of them; None when one part is something else."""
     if _is_benchmark(given):
         assert isinstance(given, ast.Call)
         return [given]
     if isinstance(given, (ast.List, ast.Tuple)):
-        parts = [_benchmarks(tree, e, decorator) for e in given.elts]
+        parts = [_benchmarks(tree, e, decorator, True) for e in given.elts]
         return None if any(p is None for p in parts) else [b for p in parts for b in p or []]
     if isinstance(given, ast.ListComp):
-        return _benchmarks(tree, given.elt, decorator)
-    if isinstance(given, ast.Name):
+        return _benchmarks(tree, given.elt, decorator, True)
+    if isinstance(given, ast.Name) and not nested:
         return _built_list(tree, given.id, decorator)
     return None
 
 
 def _built_list(tree: ast.Module, name: str, decorator: ast.Call) -> list[ast.Call] | None:
-    """The Benchmarks a module-level list `name` is built of (`configs = []`, `configs.append(Benchmark(...))`
-    in module-level loops, `configs.extend([...])`, `configs += [...]`); None on any other use of it."""
-    read: set[int] = {id(decorator.args[0])}
-    out: list[ast.Call] = []
+    """The Benchmarks the module-level list `name` holds where the decorator reads it: its latest top-level
+    binding before the decorator (`configs = []`; Triton's tutorial binds the name to its autotune configs
+    first), then `.append(Benchmark(...))`, `.extend([...])`, `+= [...]` at module level (in loops too) up to
+    the decorator. None on any other use in that span, any use after the decorator before the next binding
+    (the decorated function holds the list itself), or any use in a function's body."""
+    def binds(statement: ast.stmt) -> bool:
+        return isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+            and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == name
+    at = decorator.lineno
+    earlier = [s for s in tree.body if binds(s) and s.lineno < at]
+    if not earlier:
+        return None
+    start = earlier[-1]
+    assert isinstance(start, ast.Assign)
+    until = min((s.lineno for s in tree.body if binds(s) and s.lineno > at), default=1 << 30)
+    parents: dict[int, ast.AST] = {}
+    in_bodies: set[int] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
-            if len(node.targets) != 1:
-                return None
-            found = _benchmarks(tree, node.value, decorator) if not _empty(node.value) else []
-            if found is None:
-                return None
-            out += found
-        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
-            found = _benchmarks(tree, node.value, decorator)
-            if found is None or not isinstance(node.op, ast.Add):
-                return None
-            out += found
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == name:
-            if node.func.attr not in ("append", "extend") or len(node.args) != 1 or node.keywords:
-                return None
-            found = _benchmarks(tree, node.args[0], decorator) if node.func.attr == "extend" \
-                else _benchmarks(tree, node.args[0], decorator) if _is_benchmark(node.args[0]) else None
-            if found is None:
-                return None
-            out += found
-            read.add(id(node.func.value))
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            for part in (node.body if isinstance(node.body, list) else [node.body]):
+                in_bodies |= {id(n) for n in ast.walk(part)}
+    found = [] if _empty(start.value) else _benchmarks(tree, start.value, decorator, True)
+    if found is None:
+        return None
+    out = list(found)
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load) and id(node) not in read:
-            return None  # read another way: filtered, passed on, changed where this reading cannot see
+        if not (isinstance(node, ast.Name) and node.id == name) or node is start.targets[0] \
+                or node is decorator.args[0]:
+            continue
+        if id(node) in in_bodies:
+            return None  # a function may change the list where this reading cannot see
+        if node.lineno < start.lineno or node.lineno >= until:
+            continue  # another list bound to the name
+        if node.lineno > at:
+            return None
+        parent = parents.get(id(node))
+        grand = parents.get(id(parent)) if parent is not None else None
+        if isinstance(parent, ast.AugAssign) and parent.target is node and isinstance(parent.op, ast.Add):
+            more = _benchmarks(tree, parent.value, decorator, True)
+        elif isinstance(parent, ast.Attribute) and parent.value is node and isinstance(grand, ast.Call) \
+                and grand.func is parent and len(grand.args) == 1 and not grand.keywords \
+                and parent.attr in ("append", "extend"):
+            argument = grand.args[0]
+            more = _benchmarks(tree, argument, decorator, True) \
+                if parent.attr == "extend" or _is_benchmark(argument) else None
+        else:
+            return None  # read another way: filtered, passed on, rebound where this reading cannot see
+        if more is None:
+            return None
+        out += more
     return out
 
 
@@ -373,18 +399,31 @@ def _evaluate(node: ast.expr, names: dict[str, int]) -> object | None:
     return None
 
 
-def _only_run_by_its_decorator(files: Callable[[str], Iterable[Path]], path: Path, tree: ast.Module, name: str,
-                               kind: str, param: str) -> bool:
-    """The decorated function is run only at the values its decorator lists: its module reads its name only
-    as `bench.run(...)` (a benchmark's, with no keyword for the parameter), and no other module of the
-    package imports it."""
+def _direct_values(files: Callable[[str], Iterable[Path]], path: Path, tree: ast.Module,
+                   function: ast.FunctionDef, kind: str, param: str) -> list[tuple[int, int]] | None:
+    """(value, line) for each call of the decorated function in its own module (`if __name__ == "__main__":
+    test_op(1, 2, 1024)`) with a literal for the parameter; None when one passes something else, the module
+    reads its name another way (a benchmark's `bench.run(...)` apart, with no keyword for the parameter), or
+    another module of the package imports it."""
+    name = function.name
+    positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    out: list[tuple[int, int]] = []
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)):
             continue
-        if kind != "bench":
-            return False
-        if not _a_run_call(tree, node, param):
-            return False
+        use = _use_of(tree, node)
+        if kind == "bench" and isinstance(use, ast.Call) and isinstance(use.func, ast.Attribute) \
+                and use.func.attr == "run" and all(k.arg not in (None, param) for k in use.keywords):
+            continue
+        if not (isinstance(use, ast.Call) and use.func is node) or any(isinstance(a, ast.Starred) for a in use.args):
+            return None
+        index = positional.index(param) if param in positional else len(use.args)
+        given = use.args[index] if index < len(use.args) else next(
+            (k.value for k in use.keywords if k.arg == param), None)
+        value = _int(given) if given is not None else None
+        if value is None or value < 0 or any(k.arg is None for k in use.keywords):
+            return None
+        out.append((value, use.lineno))
     for file in files(name):
         if file.resolve() == path.resolve():
             continue
@@ -393,12 +432,14 @@ def _only_run_by_its_decorator(files: Callable[[str], Iterable[Path]], path: Pat
             continue
         if any(isinstance(n, ast.ImportFrom) and (n.module or "").rpartition(".")[2] == path.stem
                and any(a.name in (name, "*") for a in n.names) for n in ast.walk(other)):
-            return False
-    return True
+            return None
+    return out
 
 
-def _a_run_call(tree: ast.Module, name: ast.Name, param: str) -> bool:
+def _use_of(tree: ast.Module, name: ast.Name) -> ast.AST | None:
+    """The call that reads `name` as its function, or as the object of the method it calls."""
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.value is name:
-            return node.func.attr == "run" and all(k.arg not in (None, param) for k in node.keywords)
-    return False
+        if isinstance(node, ast.Call) and (node.func is name or (isinstance(node.func, ast.Attribute)
+                                                                  and node.func.value is name)):
+            return node
+    return None
