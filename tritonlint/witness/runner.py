@@ -556,6 +556,10 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
         # A load with no `other=`: once more with its lanes at the extreme the reduction cannot absorb.
         undefined = {"line": min(gen_lines), "extreme": adversary(identity)} \
             if identity is not None and loads_without_other(text, diagnostic.line, diagnostic.column) else None
+        # Where the callers exclude every candidate's shape, the parent takes the first that shows the finding
+        # anyway (the first latent one): no later step can change it, so that one stops the job too. Running
+        # them all can leave a heavy kernel no time for the retries after this run (a 16-bit one, say).
+        every_latent = identity is None and all(_latent(facts, cand, target[1]) for cand, _ in pairs)
         for cand, control in pairs:
             step = {"cand": job.add(cand, module, watch=watch or None, negative=negative),
                     "control": job.add(control, module, negative=negative)}
@@ -570,7 +574,7 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
                                         negative=negative)
                 job.compare.append((step.get("ident", step["cand"]), step["fixed"]))
             plan.append(step)
-            if identity is None and not _latent(facts, cand, target[1]):
+            if identity is None and (every_latent or not _latent(facts, cand, target[1])):
                 # The parent takes the first candidate the callers allow that shows the finding: the
                 # steps after it could not change the verdict or the fix's (its fixed run is in the step).
                 job.stops.append({"after": len(job.launches) - 1, "cand": step["cand"], "control": step["control"],
