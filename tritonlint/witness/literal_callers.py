@@ -170,7 +170,7 @@ def _parametrized(decorator: ast.Call, position: int, width: int) -> list[int] |
         return None
     out: list[int] = []
     for row in rows.elts:
-        if isinstance(row, ast.Call) and ast.unparse(row.func).endswith("param"):  # pytest.param(..., marks=...)
+        if isinstance(row, ast.Call) and ast.unparse(row.func) in ("pytest.param", "param"):  # pytest.param(..., marks=...)
             elements: list[ast.expr] = list(row.args)
         elif width == 1:
             elements = [row]
