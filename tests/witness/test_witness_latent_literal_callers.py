@@ -200,6 +200,15 @@ def test_a_test_also_called_directly_is_one_more_caller(tmp_path: Path) -> None:
     assert seen[FWD][0] is None and seen[BWD][0] is None, seen
 
 
+def test_a_benchmark_tensor_assigned_after_its_lambda_marks_nothing(tmp_path: Path) -> None:
+    # The lambda reads `x` when it runs: a later `x` (here one row longer) is the one launched.
+    kernels = KERNELS.replace("fn = lambda: row_scale(x, 2.0)\n", "fn = lambda: row_scale(x, 2.0)\n"
+                              "        x = torch.randn((Z, H, N_CTX + 1), dtype=torch.float16, device=device)\n")
+    assert "N_CTX + 1" in kernels
+    seen = _witnessed(tmp_path, kernels=kernels)
+    assert seen[FWD][0] is None and seen[BWD][0] is None, seen
+
+
 def test_another_module_calling_the_public_alias_unpadded_marks_nothing(tmp_path: Path) -> None:
     interface = INTERFACE + "\n\ndef scale_raw(x):\n    return row_scale(x, 2.0)\n"
     seen = _witnessed(tmp_path, interface=interface)
