@@ -31,10 +31,18 @@ from pathlib import Path
 from typing import Any
 
 from tritonlint.witness.analysis import module_numbers, own_nodes
+from tritonlint.witness.literal_callers import (
+    SHAPE_KEEPING,
+    Literals,
+    allocated_size,
+    literal_sizes,
+)
 from tritonlint.witness.package_files import package_root, parsed_file
 
 _DEPTH = 6  # calls followed up at most
-Padded = tuple[int, str]  # the multiple and the note saying which caller pads and how
+# The multiple, the note saying which caller pads and how, and the callers that run the size at literal
+# values (a test, a benchmark: literal_callers) with those values; the multiple divides them all.
+Padded = tuple[int, str, Literals]
 
 
 def caller_padded(launch: Any, finding_file: Path) -> dict[str, Padded]:
@@ -76,10 +84,29 @@ def padded_latent(padded: dict[str, Padded], axis: str | None, extent: Any, tile
         return ""
     if not isinstance(tile_value, int) or isinstance(tile_value, bool) or tile_value <= 0:
         return ""
-    multiple, note = padded[axis]
-    if extent % multiple == 0 or multiple % tile_value:
+    multiple, note, literals = padded[axis]
+    if multiple <= 0 or extent % multiple == 0 or multiple % tile_value:
         return ""  # a padded size overruns too (or this one is padded already): the padding proves nothing
+    if literals:  # tests or benchmarks among the callers: their values, not a padding, make the multiple
+        return (f"every caller gives {axis} a multiple of {multiple}, a whole number of {tile} ({tile_value} here) "
+                f"({note})")
     return f"the callers pad {axis} to a multiple of {multiple}, a whole number of {tile} ({tile_value} here) ({note})"
+
+
+def literal_overrun(padded: dict[str, Padded], axis: str | None, tile: str | None, tile_value: Any) -> str:
+    """The callers that run the size at a literal value no multiple of the run's tile: a partial tile, as the
+    run's, so that test or benchmark runs out of bounds too (said in the reason; the finding stays firing)."""
+    if axis is None or axis not in padded:
+        return ""
+    if not isinstance(tile_value, int) or isinstance(tile_value, bool) or tile_value <= 0:
+        return ""
+    out = []
+    for label, values in padded[axis][2]:
+        partial = [v for v in values if v % tile_value]
+        if partial:
+            out.append(f"{label}: {axis}={partial[0]} is no multiple of {tile} ({tile_value} here), a partial tile "
+                       "as in this run, so that caller would run out of bounds too")
+    return "; ".join(dict.fromkeys(out))
 
 
 def _enclosing(tree: ast.Module, line: int) -> tuple[ast.FunctionDef, ast.ClassDef | None] | None:
@@ -200,8 +227,10 @@ class _Reader:
         self.root = package_root(path)
 
     def tensor(self, path: Path, function: ast.FunctionDef, owner: ast.ClassDef | None, tensor: str, dim: int,
-               line: int, depth: int) -> Padded | None:
-        """(M, note) when `tensor`'s dimension `dim` is a multiple of M at `line` of `function` on every path."""
+               line: int, depth: int, use: int | None = None) -> Padded | None:
+        """(M, note, literals) when `tensor`'s dimension `dim` is a multiple of M at `line` of `function` on
+        every path (`use`: the line that reads it, where `line` is an assignment passed over on the way)."""
+        use = line if use is None else use
         if depth <= 0:
             return None
         tree = parsed_file(str(path))
@@ -230,10 +259,18 @@ class _Reader:
             rounding = _assignments(function, pad, statement.lineno)[0][0]
             return multiple, (f"`{function.name}` pads dim {dim} of `{tensor}` to a multiple of {multiple}: "
                               f"`{ast.unparse(rounding)}` at {path.name}:{rounding.lineno}, "
-                              f"`torch.cat` on dim {dim} at {path.name}:{statement.lineno}")
-        if conditions:
-            return None  # the other way round keeps the value before: not one reading
+                              f"`torch.cat` on dim {dim} at {path.name}:{statement.lineno}"), ()
+        size = allocated_size(value, dim)
+        if size is not None:  # made here: at a literal size, or a test's or benchmark's listed values
+            if not _reaches(statement, parents, function, use):
+                return None
+            return literal_sizes(path, lambda name: _package_files(str(self.root), name), function, size,
+                                 statement.lineno)
         moved = _moved(value, dim)
+        if conditions:
+            if moved == (tensor, dim):  # `q = q.to(...)` under a condition: the dimension either way
+                return self.tensor(path, function, owner, tensor, dim, statement.lineno, depth - 1, use)
+            return None  # the other way round keeps the value before: not one reading
         if moved is None:
             return None
         source, source_dim = moved
@@ -290,6 +327,11 @@ class _Reader:
                    for file in _package_files(str(self.root), owner.name)):
                 return None  # applied in another module too: not read
             calls = _apply_calls(tree, owner.name, path)
+            for alias in _apply_aliases(tree, owner.name):  # `attention = _attention.apply`, imported by name
+                elsewhere = self.module_calls(path, alias)
+                if calls is None or elsewhere is None:
+                    return None
+                calls += [found for found in elsewhere if found[0].resolve() != path.resolve()]
             position -= 1  # `apply`'s arguments bind after `ctx`
             name = function.args.args[position + 1].arg
         else:
@@ -300,6 +342,7 @@ class _Reader:
         if not calls:
             return None  # an entry point, or a use the reading cannot follow
         notes: list[str] = []
+        literals: Literals = ()
         multiple = 0
         for call_path, call_tree, call in calls:
             argument = _argument(call, position, name)
@@ -308,16 +351,17 @@ class _Reader:
                 return None
             caller, caller_owner = found
             moved = _moved(argument, dim) if not isinstance(argument, ast.Name) else (argument.id, dim)
-            if moved is None:
+            if moved is None or not _read_when_defined(caller, call, moved[0]):
                 return None
             padded = self.tensor(call_path, caller, caller_owner, moved[0], moved[1], call.lineno, depth)
             if padded is None:
                 return None
-            step, note = padded
-            multiple = step if not multiple else math.gcd(multiple, step)
+            step, note, more = padded
+            multiple = math.gcd(multiple, step)
             notes.append(note)
+            literals += tuple(pair for pair in more if pair not in literals)
         shown = "; ".join(dict.fromkeys(notes))
-        return multiple, shown
+        return multiple, shown, literals
 
     def module_calls(self, path: Path, name: str) -> list[tuple[Path, ast.Module, ast.Call]] | None:
         """Every call of the module function `name`, in its module and the package's modules that import it
@@ -387,8 +431,7 @@ def _calls_of(tree: ast.Module, name: str) -> list[ast.Call] | None:
 def _apply_calls(tree: ast.Module, owner: str, path: Path) -> list[tuple[Path, ast.Module, ast.Call]] | None:
     """`Cls.apply(...)` calls in the module, and calls of a module-level name bound to `Cls.apply`; None when
     `Cls` or such a name is used another way (it may be applied where this reading cannot see)."""
-    aliases = {t.id for s in tree.body if isinstance(s, ast.Assign) and _is_apply(s.value, owner)
-               for t in s.targets if isinstance(t, ast.Name)}
+    aliases = _apply_aliases(tree, owner)
     out: list[tuple[Path, ast.Module, ast.Call]] = []
     used: set[int] = set()
     for node in ast.walk(tree):
@@ -406,6 +449,12 @@ def _apply_calls(tree: ast.Module, owner: str, path: Path) -> list[tuple[Path, a
                 and not any(id(node) == u for u in used):
             return None
     return out
+
+
+def _apply_aliases(tree: ast.Module, owner: str) -> set[str]:
+    """Module-level names bound to `Cls.apply` (Triton's tutorials: `attention = _attention.apply`)."""
+    return {t.id for s in tree.body if isinstance(s, ast.Assign) and _is_apply(s.value, owner)
+            for t in s.targets if isinstance(t, ast.Name)}
 
 
 def _is_apply(node: ast.expr, owner: str) -> bool:
@@ -444,12 +493,43 @@ def _conditions(statement: ast.stmt, parents: dict[int, ast.AST], function: ast.
     return out
 
 
+def _reaches(statement: ast.stmt, parents: dict[int, ast.AST], function: ast.FunctionDef, use: int) -> bool:
+    """Every path to line `use` runs `statement` (an earlier line): each `if` around it holds `use` in the
+    same branch. A loop or `try` around it: not read."""
+    node: ast.AST = statement
+    while id(node) in parents and parents[id(node)] is not function:
+        parent = parents[id(node)]
+        if isinstance(parent, ast.If):
+            branch = parent.body if any(node is s for s in parent.body) else parent.orelse
+            if not branch[0].lineno <= use <= (branch[-1].end_lineno or 0):
+                return False
+        elif isinstance(parent, (ast.For, ast.While, ast.Try, ast.AsyncFor)):
+            return False
+        node = parent
+    return True
+
+
+def _read_when_defined(caller: ast.FunctionDef, call: ast.Call, name: str) -> bool:
+    """A call inside a lambda reads `name` when the lambda runs: the lambda does not bind it, and the caller
+    does not assign it after the lambda (its value then is the one at the lambda's line)."""
+    for node in ast.walk(caller):
+        if isinstance(node, ast.Lambda) and any(n is call for n in ast.walk(node.body)):
+            bound = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
+            if name in bound or node.args.vararg or node.args.kwarg:
+                return False
+            after = _assignments(caller, name, 1 << 30)
+            if any(s is _UNREADABLE or s.lineno >= call.lineno for s, _ in after):
+                return False
+    return True
+
+
 def _moved(value: ast.expr, dim: int) -> tuple[str, int] | None:
-    """(tensor, dim) that `value`'s dimension `dim` is: through `.contiguous()` and `.transpose(a, b)`."""
+    """(tensor, dim) that `value`'s dimension `dim` is: through `.transpose(a, b)` and the methods that keep
+    the shape (`.contiguous()`, `.to(...)`, `.half()`, ...)."""
     while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
         func = value.func
         method = func.attr
-        if method == "contiguous" and not value.args:
+        if method in SHAPE_KEEPING:
             value = func.value
         elif method == "transpose" and len(value.args) == 2 and not value.keywords:
             a, b = _int(value.args[0]), _int(value.args[1])

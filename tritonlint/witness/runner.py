@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tritonlint.witness import analysis
-from tritonlint.witness.caller_padding import caller_padded, padded_latent
+from tritonlint.witness.caller_padding import caller_padded, literal_overrun, padded_latent
 from tritonlint.witness.derived_ends import annotated_constexprs, derived_end, host_constexpr_values
 from tritonlint.witness.extract import ExtractError, enclosing_kernel, extract
 from tritonlint.witness.fix_retry import OUT_OF_TIME, settle_failed_fix
@@ -279,6 +279,15 @@ def _latent(facts: Facts, launch: Launch, tensor: str | None = None) -> str:
         elif not b.isdigit() or extent % int(b):
             return f"the callers keep {a} a multiple of {b}"
     return ""
+
+
+def _tested_overrun(facts: Facts, launch: Launch) -> str:
+    """A caller that runs the size at a literal value the run's tile leaves partial (a test, a benchmark:
+    caller_padding.literal_overrun): it runs out of bounds too, said beside the evidence."""
+    values = {a.name: a.value for a in launch.args if a.kind in ("constexpr", "int")}
+    tile_value = int(facts.tile) if facts.tile and facts.tile.isdigit() else values.get(facts.tile or "")
+    overrun = literal_overrun(facts.caller_padded, launch.axis, facts.tile, tile_value)
+    return f"; {overrun}" if overrun else ""
 
 
 def _fixed_lines(original: str, fixed: str, lines: set[int]) -> set[int]:
@@ -552,6 +561,10 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
         # A load with no `other=`: once more with its lanes at the extreme the reduction cannot absorb.
         undefined = {"line": min(gen_lines), "extreme": adversary(identity)} \
             if identity is not None and loads_without_other(text, diagnostic.line, diagnostic.column) else None
+        # Where the callers exclude every candidate's shape, the parent takes the first that shows the finding
+        # anyway (the first latent one): no later step can change it, so that one stops the job too. Running
+        # them all can leave a heavy kernel no time for the retries after this run (a 16-bit one, say).
+        every_latent = identity is None and all(_latent(facts, cand, target[1]) for cand, _ in pairs)
         for cand, control in pairs:
             step = {"cand": job.add(cand, module, watch=watch or None, negative=negative),
                     "control": job.add(control, module, negative=negative)}
@@ -566,7 +579,7 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
                                         negative=negative)
                 job.compare.append((step.get("ident", step["cand"]), step["fixed"]))
             plan.append(step)
-            if identity is None and not _latent(facts, cand, target[1]):
+            if identity is None and (every_latent or not _latent(facts, cand, target[1])):
                 # The parent takes the first candidate the callers allow that shows the finding: the
                 # steps after it could not change the verdict or the fix's (its fixed run is in the step).
                 job.stops.append({"after": len(job.launches) - 1, "cand": step["cand"], "control": step["control"],
@@ -639,7 +652,7 @@ def _run(path: Path, text: str, diagnostic: Any, extracted: Any, facts: Facts,
                                     f"execution(s), where at full tiles ({control.label}) it runs past by whole "
                                     "tiles only")
         latent = _latent(facts, cand, evidence["tensor"])
-        reason = evidence["summary"] + (f"; latent: {latent}" if latent else "")
+        reason = evidence["summary"] + (f"; latent: {latent}" if latent else _tested_overrun(facts, cand))
         evidence["latent"] = latent or None
         if across:
             across_only = across_only or (Witness("confirmed", reason, cand.to_dict(), evidence), (cand, step))

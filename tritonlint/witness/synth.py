@@ -183,9 +183,10 @@ class Facts:
     # The launching function's locals before the launch (name -> value text), where it is in the kernel's
     # file: a grid extent named by one of them (host_extents).
     host: dict[str, str] = field(default_factory=dict)
-    # kernel parameter -> (M, note) where every path into the launching function pads the size it is given to
-    # a multiple of M, further up the calls (caller_padding): witness-only, for latent marks.
-    caller_padded: dict[str, tuple[int, str]] = field(default_factory=dict)
+    # kernel parameter -> (M, note, literal callers) where every path into the launching function pads the size
+    # it is given to a multiple of M, or runs it at literal values (a test, a benchmark) that M divides, further
+    # up the calls (caller_padding): witness-only, for latent marks.
+    caller_padded: dict[str, tuple[int, str, tuple[tuple[str, tuple[int, ...]], ...]]] = field(default_factory=dict)
     # kernel parameter -> the integer literals the host can pass it (derived_ends.host_constexpr_values):
     # the values a constexpr that a loop end is computed from is varied over.
     host_values: dict[str, list[int]] = field(default_factory=dict)
