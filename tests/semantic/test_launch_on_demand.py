@@ -157,5 +157,5 @@ PRUNED = textwrap.dedent("""\
 def test_an_autotune_pruners_multiples_still_guard_a_loops_last_tile() -> None:
     report = check_source("ops.py", PRUNED, Config(select=check_selectors(["ALL"], "test")), strict=True)
     assert [(d.line, d.code, d.notes[-1]) for d in report.diagnostics] == [
-        (16, "TL111", "every launch keeps the loop's tiles whole: the autotune pruner `prune` keeps only configs "
-                      "with `named_args['K'] % c.kwargs['BLOCK_K'] == 0` (ops.py:5)")]
+        (16, "TL111", ("every launch keeps the loop's tiles whole: the autotune pruner `prune` keeps only configs "
+                       "with `named_args['K'] % c.kwargs['BLOCK_K'] == 0` (ops.py:5)"))]
