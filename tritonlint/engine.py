@@ -164,6 +164,9 @@ def importing_callers(path: str, found: Outline, helpers: dict[str, KernelContex
     (clear them when done). Only modules that name this file and import one of its functions are parsed."""
     if neighbours is None or not helpers:
         return [], []
+    judged = _judged_at_calls(helpers)
+    if not judged:
+        return [], []  # no caller can have a finding here: nothing of a neighbour is parsed
     stem = os.path.splitext(os.path.basename(path))[0]
     callers: list[tuple[KernelSource, KernelContext]] = []
     shared: list[dict[str, KernelContext]] = []
@@ -180,8 +183,8 @@ def importing_callers(path: str, found: Outline, helpers: dict[str, KernelContex
         imported = {alias.asname or alias.name: alias.name for node in statements_breadth_first(tree)
                     if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[-1] == stem
                     for alias in node.names if alias.name in helpers}
-        if not imported:
-            continue
+        if judged.isdisjoint(imported.values()):
+            continue  # (none imported, or none whose accesses a caller's call judges)
         try:
             other_found = outline(other) if might_hold_kernels(other) else Outline(ImportMap())
             # Only the groups of kernels that name an imported helper are parsed and built: a kernel
@@ -199,6 +202,22 @@ def importing_callers(path: str, found: Outline, helpers: dict[str, KernelContex
         shared.append(other_helpers)
         depends.add(display)
     return callers, shared
+
+
+def _judged_at_calls(helpers: dict[str, KernelContext]) -> set[str]:
+    """The jit functions of a file whose accesses a caller's call may judge: those holding a
+    `tl.load`, `tl.store` or atomic, or calling (through the file's other jit functions) one that
+    does. A caller's findings placed in this file are only ever on such accesses (the views of
+    `HazardFinder.helper_accesses`); a caller importing none of them is not worth building."""
+    reaching = {name for name, context in helpers.items() if context.ir.accesses}
+    grown = True
+    while grown:  # (to a fixed point: a helper calling one that calls one that loads)
+        grown = False
+        for name, context in helpers.items():
+            if name not in reaching and any(site.name in reaching for site in context.ir.calls):
+                reaching.add(name)
+                grown = True
+    return reaching
 
 
 _NAME = re.compile(r"[^\W\d]\w*")

@@ -7,11 +7,13 @@ import dataclasses
 import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 
 from tritonlint.semantic.host.host_guards import parameter_names
 from tritonlint.semantic.host.launch_cache import remembered
 from tritonlint.semantic.host.launches import Launch, find_launches, may_launch
 from tritonlint.semantic.host.module_constants import module_constants
+from tritonlint.semantic.host.on_demand import OnDemand
 from tritonlint.semantic.host.predicates import Imported
 from tritonlint.semantic.host.pruners import module_functions, pruned_at_most, pruned_multiples
 from tritonlint.source.imports import statements_breadth_first
@@ -65,13 +67,18 @@ def _launches(path: str, text: str, found: Outline, neighbours: Neighbours | Non
             pruned = pruned_multiples(kernel.function, functions, params[kernel.name], display)
             if pruned:
                 # The autotuner prunes before every launch: each launch runs only configs it kept.
-                by_kernel[kernel.name] = [dataclasses.replace(launch, multiples={**pruned, **launch.multiples})
+                # (read when asked, as the launch's own are: see `_Finder.launch`)
+                by_kernel[kernel.name] = [dataclasses.replace(launch, multiples=OnDemand(partial(_merged, pruned, launch.multiples)))
                                           for launch in by_kernel[kernel.name]]
             at_most = pruned_at_most(kernel.function, functions, params[kernel.name], display)
             if at_most:  # (witness-only: `check` does not read `at_most`)
                 by_kernel[kernel.name] = [dataclasses.replace(launch, at_most={**at_most, **launch.at_most})
                                           for launch in by_kernel[kernel.name]]
     return by_kernel
+
+
+def _merged(first: Mapping[tuple[str, str], str], then: Mapping[tuple[str, str], str]) -> dict[tuple[str, str], str]:
+    return {**first, **then}
 
 
 def imported_kernels(tree: ast.Module, stem: str, names: dict[str, str]) -> tuple[dict[str, str], set[str]]:

@@ -395,18 +395,17 @@ class _Finder:
                 place = (value.lineno, value.col_offset, value.end_lineno or value.lineno,
                          value.end_col_offset or value.col_offset)
                 predicates[param] = (_text(value), place)
-        multiples = _multiples(args, ifs, scope, line, self.display, self.constants)
-        multiples |= {pair: guard for pair, guard in self.inherited_multiples(args, ifs, scope, line).items()
-                      if pair not in multiples}
+        # Read only where a hazard's tile might be kept whole by the host (a loop's last tile, a
+        # sibling's guard): most launches' never are, and working them out was half the search.
+        multiples: OnDemand[tuple[str, str], str] = OnDemand(functools.partial(self.kept_multiples, args, ifs, scope, line))
         padded = {param: length for param, value in bound.items() if isinstance(value, ast.Name)
                   for length in [padded_length(scope.statements, value.id, line, scope.assignments)]
                   if length is not None}
         offered = offered_multiples(scope.function, self.functions, self.predicates.expand, args, lambda: scope.body, line,
                                     self.display, self.constants)
         # The witness-only facts, worked out when the witness reads them (`check` never does).
-        kept = frozenset(multiples)
         live = OnDemand(lambda: {pair: test for pair, test in self.live_multiples(args, ifs, scope, line).items()
-                                 if pair not in kept})
+                                 if pair not in multiples})
         unknown = OnDemand(lambda: unknown_multiples(
             args, facts_at(ifs, scope.body, line, self.display), scope.body, line, self.constants)
             if "%" in self.function_text(scope) else {})
@@ -415,7 +414,8 @@ class _Finder:
             if scope.function is not None else {})
         return Launch(kernel, f"{self.display}:{line}", tuple(axes), args, allocations, predicates, self.local,
                       multiples, _covers(args, ifs, self.display), padded,
-                      {pair: test for pair, test in offered.items() if pair not in multiples}, live_callers=live,
+                      OnDemand(lambda: {pair: test for pair, test in offered.items() if pair not in multiples}),
+                      live_callers=live,
                       unknown_multiples=unknown, admitted=admitted)
 
     @functools.cached_property
@@ -435,6 +435,17 @@ class _Finder:
     @functools.cached_property
     def text_lines(self) -> list[str]:
         return (self.text or "").splitlines()
+
+    def kept_multiples(self, args: Mapping[str, str], ifs: tuple[tuple[ast.expr, bool], ...], scope: _Scope,
+                       line: int) -> dict[tuple[str, str], str]:
+        """`Launch.multiples`: the pairs a host test before the launch keeps multiples, then those its
+        callers' tests or a config chooser keep (read after the search: its warnings silenced alike)."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)  # (see `find_launches`)
+            multiples = _multiples(args, ifs, scope, line, self.display, self.constants)
+            multiples |= {pair: guard for pair, guard in self.inherited_multiples(args, ifs, scope, line).items()
+                          if pair not in multiples}
+        return multiples
 
     def inherited_multiples(self, args: Mapping[str, str], ifs: tuple[tuple[ast.expr, bool], ...], scope: _Scope,
                             line: int) -> dict[tuple[str, str], str]:
