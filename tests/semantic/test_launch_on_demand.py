@@ -52,7 +52,8 @@ def _check() -> list[tuple[int, str, str]]:
     return [(d.line, d.code, d.message) for d in report.diagnostics]
 
 
-def test_check_reads_no_witness_only_fact(monkeypatch: pytest.MonkeyPatch) -> None:
+def _counting(monkeypatch: pytest.MonkeyPatch) -> list[OnDemand[object, object]]:
+    """Every on-demand fact made from now on, in the order made."""
     made: list[OnDemand[object, object]] = []
     original = OnDemand.__init__
 
@@ -61,6 +62,11 @@ def test_check_reads_no_witness_only_fact(monkeypatch: pytest.MonkeyPatch) -> No
         made.append(self)
 
     monkeypatch.setattr(launches_module.OnDemand, "__init__", counted)
+    return made
+
+
+def test_check_reads_no_witness_only_fact(monkeypatch: pytest.MonkeyPatch) -> None:
+    made = _counting(monkeypatch)
     findings = _check()
     assert findings, "the fixture's tail load is a finding"
     # One launch: its multiples (read by `check` only where a hazard asks), then its four
@@ -101,14 +107,7 @@ UNMASKED = MASKED.replace("mask=offs < K", "").replace(", )", ")")
 
 
 def _multiples_made(monkeypatch: pytest.MonkeyPatch, text: str) -> tuple[OnDemand[object, object], list[str]]:
-    made: list[OnDemand[object, object]] = []
-    original = OnDemand.__init__
-
-    def counted(self: OnDemand[object, object], compute: object) -> None:
-        original(self, compute)  # type: ignore[arg-type]
-        made.append(self)
-
-    monkeypatch.setattr(launches_module.OnDemand, "__init__", counted)
+    made = _counting(monkeypatch)
     report = check_source("ops.py", text, Config(select=check_selectors(["ALL"], "test")), strict=True)
     return made[0], [f"{d.code} {d.notes[-1]}" for d in report.diagnostics]
 
