@@ -944,7 +944,8 @@ class Uses:
                         if isinstance(value, ast.Call) or (isinstance(value, ast.Call) is False and
                                                             dotted(value).startswith("tl.program_id")):
                             pid_names[name] = a
-        flattened: set[int] = set()
+        # Axes read so far only from flattened offsets (`o_zc < T*K`): the reading kept when nothing else says.
+        flattened: dict[int, tuple[str | None, str | None]] = {}
         out = out if not pid_names else self._tiles(out, pid_names, flattened)
         # A tile start spelled with the program id inline (`offs_m = tl.program_id(0) * BLOCK_M + arange`),
         # or through a program id's name on an axis `_tiles` read only flattened offsets of (`o_k = i_k * BK +
@@ -952,12 +953,18 @@ class Uses:
         sizes = self.size_params() | self.constexpr_sizes()
         for name, values in self.defs.items():
             walk = self.tile_walk(values[0]) if len(values) == 1 else None
-            if walk is None or out.get(walk[1], (None, None))[0] is not None or self._compared_product(name) \
+            if walk is None or out.get(walk[1], (None, None))[0] is not None \
                     or not (walk[1] in flattened or any(call_name(c) == "program_id" for c in ast.walk(values[0]))):
                 continue
             bound = self.bound(ast.Name(id=name, ctx=ast.Load()), sizes)
             if bound and bound[0] == "size" and not walk[2].isdigit():
-                out[walk[1]] = (bound[1], walk[2])
+                if self._compared_product(name):
+                    flattened.setdefault(walk[1], (bound[1], walk[2]))
+                else:
+                    out[walk[1]] = (bound[1], walk[2])
+        for axis, pair in flattened.items():
+            if out.get(axis, (None, None))[0] is None:
+                out[axis] = pair
         return out
 
     def tile_indices(self, sizes: set[str]) -> dict[int, dict[str, str]]:
@@ -996,9 +1003,9 @@ class Uses:
         return out
 
     def _tiles(self, out: dict[int, tuple[str | None, str | None]], pid_names: dict[str, int],
-               flattened: set[int]) -> dict[int, tuple[str | None, str | None]]:
-        """The axes walked by offsets built from a program id's name; `flattened` gets the axes left
-        unread because their offsets were compared only with a product of sizes."""
+               flattened: dict[int, tuple[str | None, str | None]]) -> dict[int, tuple[str | None, str | None]]:
+        """The axes walked by offsets built from a program id's name; `flattened` gets the first reading
+        of an axis whose offsets were compared only with a product of sizes, kept for when nothing else says."""
         sizes = self.size_params()
         for name, values in self.defs.items():
             for value in values:
@@ -1007,13 +1014,13 @@ class Uses:
                     names = self._names(m)
                     pids = [pid_names[n] for n in names if n in pid_names]
                     tiles = [n for n in names if n in self.constexprs]
-                    if pids and tiles and out.get(pids[0], (None, None))[0] is None and self._compared_product(name):
-                        # `o_zc = row * K + i_k * BK + arange(BK)` masked `o_zc < T*K`: a flattened index of
-                        # a whole [T, K] block, whose product does not say which factor the tiles walk.
-                        flattened.add(pids[0])
-                    elif pids and tiles and out.get(pids[0], (None, None))[0] is None:
+                    if pids and tiles and out.get(pids[0], (None, None))[0] is None:
                         bound = self.bound(ast.Name(id=name, ctx=ast.Load()), sizes)
-                        if bound and bound[0] == "size":
+                        if bound and bound[0] == "size" and self._compared_product(name):
+                            # `o_zc = row * K + i_k * BK + arange(BK)` masked `o_zc < T*K`: a flattened index
+                            # of a whole [T, K] block, whose product does not say which factor the tiles walk.
+                            flattened.setdefault(pids[0], (bound[1], tiles[0]))
+                        elif bound and bound[0] == "size":
                             out[pids[0]] = (bound[1], tiles[0])
         return out
 
