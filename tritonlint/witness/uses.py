@@ -962,9 +962,9 @@ class Uses:
                     flattened.setdefault(walk[1], (bound[1], walk[2]))
                 else:
                     out[walk[1]] = (bound[1], walk[2])
-        for axis, pair in flattened.items():
-            if out.get(axis, (None, None))[0] is None:
-                out[axis] = pair
+        for flat_axis, pair in flattened.items():
+            if out.get(flat_axis, (None, None))[0] is None:
+                out[flat_axis] = pair
         return out
 
     def tile_indices(self, sizes: set[str]) -> dict[int, dict[str, str]]:
