@@ -944,17 +944,27 @@ class Uses:
                         if isinstance(value, ast.Call) or (isinstance(value, ast.Call) is False and
                                                             dotted(value).startswith("tl.program_id")):
                             pid_names[name] = a
-        out = out if not pid_names else self._tiles(out, pid_names)
-        # A tile start spelled with the program id inline (`offs_m = tl.program_id(0) * BLOCK_M + arange`).
+        # Axes read so far only from flattened offsets (`o_zc < T*K`): the reading kept when nothing else says.
+        flattened: dict[int, tuple[str | None, str | None]] = {}
+        out = out if not pid_names else self._tiles(out, pid_names, flattened)
+        # A tile start spelled with the program id inline (`offs_m = tl.program_id(0) * BLOCK_M + arange`),
+        # or through a program id's name on an axis `_tiles` read only flattened offsets of (`o_k = i_k * BK +
+        # arange` bounded by a constexpr `K`, beside `o_zc < T*K`).
         sizes = self.size_params() | self.constexpr_sizes()
         for name, values in self.defs.items():
             walk = self.tile_walk(values[0]) if len(values) == 1 else None
             if walk is None or out.get(walk[1], (None, None))[0] is not None \
-                    or not any(call_name(c) == "program_id" for c in ast.walk(values[0])):
+                    or not (walk[1] in flattened or any(call_name(c) == "program_id" for c in ast.walk(values[0]))):
                 continue
             bound = self.bound(ast.Name(id=name, ctx=ast.Load()), sizes)
             if bound and bound[0] == "size" and not walk[2].isdigit():
-                out[walk[1]] = (bound[1], walk[2])
+                if self._compared_product(name):
+                    flattened.setdefault(walk[1], (bound[1], walk[2]))
+                else:
+                    out[walk[1]] = (bound[1], walk[2])
+        for flat_axis, pair in flattened.items():
+            if out.get(flat_axis, (None, None))[0] is None:
+                out[flat_axis] = pair
         return out
 
     def tile_indices(self, sizes: set[str]) -> dict[int, dict[str, str]]:
@@ -992,8 +1002,10 @@ class Uses:
                         out.setdefault(axes.pop(), {}).setdefault(bound[1], tile.id)
         return out
 
-    def _tiles(self, out: dict[int, tuple[str | None, str | None]],
-               pid_names: dict[str, int]) -> dict[int, tuple[str | None, str | None]]:
+    def _tiles(self, out: dict[int, tuple[str | None, str | None]], pid_names: dict[str, int],
+               flattened: dict[int, tuple[str | None, str | None]]) -> dict[int, tuple[str | None, str | None]]:
+        """The axes walked by offsets built from a program id's name; `flattened` gets the first reading
+        of an axis whose offsets were compared only with a product of sizes, kept for when nothing else says."""
         sizes = self.size_params()
         for name, values in self.defs.items():
             for value in values:
@@ -1004,9 +1016,30 @@ class Uses:
                     tiles = [n for n in names if n in self.constexprs]
                     if pids and tiles and out.get(pids[0], (None, None))[0] is None:
                         bound = self.bound(ast.Name(id=name, ctx=ast.Load()), sizes)
-                        if bound and bound[0] == "size":
+                        if bound and bound[0] == "size" and self._compared_product(name):
+                            # `o_zc = row * K + i_k * BK + arange(BK)` masked `o_zc < T*K`: a flattened index
+                            # of a whole [T, K] block, whose product does not say which factor the tiles walk.
+                            flattened.setdefault(pids[0], (bound[1], tiles[0]))
+                        elif bound and bound[0] == "size":
                             out[pids[0]] = (bound[1], tiles[0])
         return out
+
+    def _compared_product(self, name: str) -> bool:
+        """Whether every comparison bounding `name` from above compares it with a product of two or more
+        names (`o_zc < T*K`): a flattened index, not one axis's offsets."""
+        others: list[ast.expr] = []
+        for c in self.compares:
+            if len(c.ops) != 1:
+                continue
+            for mine, other, upper in ((c.left, c.comparators[0], (ast.Lt, ast.LtE)),
+                                       (c.comparators[0], c.left, (ast.Gt, ast.GtE))):
+                core = mine
+                while isinstance(core, ast.Subscript):
+                    core = core.value
+                if isinstance(c.ops[0], upper) and isinstance(core, ast.Name) and core.id == name:
+                    others.append(other)
+        return bool(others) and all(isinstance(o, ast.BinOp) and isinstance(o.op, ast.Mult)
+                                    and len(self._names(o)) >= 2 for o in others)
 
     def dtype_of(self, pointer: str) -> str | None:
         """A dtype the kernel compares its pointee with (`W.dtype.element_ty == tl.uint8`, through a local)."""
