@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from tritonlint.witness.analysis import module_numbers, own_nodes
+from tritonlint.witness.int_literals import int_literal
 from tritonlint.witness.literal_callers import (
     SHAPE_KEEPING,
     Literals,
@@ -128,12 +129,6 @@ def _enclosing(tree: ast.Module, line: int) -> tuple[ast.FunctionDef, ast.ClassD
     return best
 
 
-def _int(node: ast.expr) -> int | None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
-        return node.value
-    return None
-
-
 def _assignments(function: ast.FunctionDef, name: str, before: int) -> list[tuple[ast.Assign, int | None]]:
     """The `name = ...` statements of the function before line `before` (nested ones included, other scopes
     not), each with its element's position where the target is a tuple, in line order."""
@@ -164,11 +159,11 @@ def _shape_index(node: ast.expr) -> tuple[str, int] | None:
     """(tensor, dim) for `t.shape[d]` / `t.size(d)` with a literal, non-negative d."""
     if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
             and isinstance(node.value.value, ast.Name):
-        dim = _int(node.slice)
+        dim = int_literal(node.slice)
         return (node.value.value.id, dim) if dim is not None and dim >= 0 else None
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size" \
             and isinstance(node.func.value, ast.Name) and len(node.args) == 1 and not node.keywords:
-        dim = _int(node.args[0])
+        dim = int_literal(node.args[0])
         return (node.func.value.id, dim) if dim is not None and dim >= 0 else None
     return None
 
@@ -215,7 +210,7 @@ def _padding_test(test: ast.expr, pad: str) -> bool:
     if isinstance(test, ast.Name):
         return test.id == pad
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name) \
-            and test.left.id == pad and _int(test.comparators[0]) == 0:
+            and test.left.id == pad and int_literal(test.comparators[0]) == 0:
         return isinstance(test.ops[0], (ast.Gt, ast.NotEq))
     return False
 
@@ -532,7 +527,7 @@ def _moved(value: ast.expr, dim: int) -> tuple[str, int] | None:
         if method in SHAPE_KEEPING:
             value = func.value
         elif method == "transpose" and len(value.args) == 2 and not value.keywords:
-            a, b = _int(value.args[0]), _int(value.args[1])
+            a, b = int_literal(value.args[0]), int_literal(value.args[1])
             if a is None or b is None or a < 0 or b < 0:
                 return None
             dim = b if dim == a else a if dim == b else dim
@@ -554,7 +549,7 @@ def _padding_cat(value: ast.expr, tensor: str, dim: int, function: ast.FunctionD
             and len(value.args) >= 1 and isinstance(value.args[0], (ast.List, ast.Tuple))):
         return None
     given = [k.value for k in value.keywords if k.arg == "dim"] + value.args[1:2]
-    if len(given) != 1 or _int(given[0]) != dim:
+    if len(given) != 1 or int_literal(given[0]) != dim:
         return None
     parts = value.args[0].elts
     if len(parts) != 2 or not (isinstance(parts[0], ast.Name) and parts[0].id == tensor):
@@ -591,7 +586,7 @@ def _rounding(value: ast.expr, path: Path) -> tuple[ast.expr, int] | None:
 
 def _constant(node: ast.expr, path: Path) -> int | None:
     """A positive integer written here or bound to a module-level name of the file at `path`."""
-    value = _int(node)
+    value = int_literal(node)
     if value is None and isinstance(node, ast.Name):
         bound = module_numbers(_text(path)).get(node.id)
         value = bound if isinstance(bound, int) else None

@@ -14,6 +14,8 @@ import ast
 from collections.abc import Mapping
 from typing import Any
 
+from tritonlint.witness.int_literals import int_literal
+
 _INT_TYPES = frozenset({"int", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"})
 _INT_ONLY_OPS = (ast.FloorDiv, ast.Mod, ast.LShift, ast.RShift, ast.BitAnd, ast.BitOr, ast.BitXor)
 _SIZE_CALLS = frozenset({"numel", "size", "stride", "dim", "element_size", "len", "cdiv", "next_power_of_2"})
@@ -41,10 +43,7 @@ def int_scalar(fn: ast.FunctionDef, param: str, passed: str | None, host: Mappin
 
 
 def _int_literal(text: str | None) -> int | None:
-    node = _parsed(text)
-    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
-        return node.value
-    return None
+    return int_literal(_parsed(text))
 
 
 def _host_size(text: str | None) -> bool:

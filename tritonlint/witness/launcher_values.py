@@ -13,6 +13,8 @@ import ast
 import operator
 from collections.abc import Callable, Mapping
 
+from tritonlint.witness.int_literals import int_literal
+
 NO_NUMBERS: Mapping[str, int | float] = {}
 _FOLDED: dict[type, Callable[[int, int], int]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
@@ -58,7 +60,7 @@ def passed_argument(call: ast.Call, function: ast.FunctionDef, name: str) -> ast
 def _folded(node: ast.expr, numbers: Mapping[str, int | float]) -> int | None:
     """An int the expression always is: a literal (never a bool), a module number, or arithmetic of them."""
     if isinstance(node, ast.Constant):
-        return node.value if isinstance(node.value, int) and not isinstance(node.value, bool) else None
+        return int_literal(node)
     if isinstance(node, ast.Name):
         number = numbers.get(node.id)
         return number if isinstance(number, int) and not isinstance(number, bool) else None

@@ -27,6 +27,7 @@ import math
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from tritonlint.witness.int_literals import int_literal
 from tritonlint.witness.package_files import parsed_file
 
 # The values one caller launches a size at: (who, with what), then its values.
@@ -48,7 +49,7 @@ def allocated_size(value: ast.expr, dim: int) -> ast.expr | None:
             and not (isinstance(value.func.value, ast.Name) and value.func.value.id == "torch"):
         method = value.func.attr
         if method == "transpose" and len(value.args) == 2 and not value.keywords:
-            a, b = _int(value.args[0]), _int(value.args[1])
+            a, b = int_literal(value.args[0]), int_literal(value.args[1])
             if a is None or b is None or a < 0 or b < 0:
                 return None
             dim = b if dim == a else a if dim == b else dim
@@ -77,7 +78,7 @@ def literal_sizes(path: Path, files: Callable[[str], Iterable[Path]], function: 
     test or benchmark decorator lists. None when it is neither, or they cannot all be read. `files(name)`:
     the package's files that mention `name` (where the function may be imported)."""
     where = f"{path.name}:{line}"
-    value = _int(size)
+    value = int_literal(size)
     if value is not None:
         if value < 0:
             return None
@@ -107,12 +108,6 @@ def literal_sizes(path: Path, files: Callable[[str], Iterable[Path]], function: 
     for v in values:
         multiple = math.gcd(multiple, v)
     return multiple, label, ((label, tuple(values)),)
-
-
-def _int(node: ast.expr) -> int | None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
-        return node.value
-    return None
 
 
 def _assigned(function: ast.FunctionDef, name: str) -> bool:
@@ -180,7 +175,7 @@ def _parametrized(decorator: ast.Call, position: int, width: int) -> list[int] |
             return None
         if len(elements) != width or any(isinstance(e, ast.Starred) for e in elements):
             return None
-        value = _int(elements[position])
+        value = int_literal(elements[position])
         if value is None or value < 0:
             return None
         out.append(value)
@@ -311,7 +306,7 @@ def _benchmark_values(benchmark: ast.Call, name: str) -> list[int] | None:
         if key is None:
             return None  # `**other`: may hold it
         if isinstance(key, ast.Constant) and key.value == name:
-            literal = _int(value)
+            literal = int_literal(value)
             return [literal] if literal is not None and literal >= 0 else None
     return None
 
@@ -355,7 +350,7 @@ def _range_rows(comprehension: ast.ListComp) -> list[object] | None:
     if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" and not it.keywords
             and 1 <= len(it.args) <= 3):
         return None
-    bounds = [_int(a) for a in it.args]
+    bounds = [int_literal(a) for a in it.args]
     if any(b is None for b in bounds):
         return None
     span = range(*[b for b in bounds if b is not None])
@@ -377,7 +372,7 @@ def _evaluate(node: ast.expr, names: dict[str, int]) -> object | None:
     if isinstance(node, ast.Tuple | ast.List):
         parts = [_evaluate(e, names) for e in node.elts]
         return None if any(not isinstance(p, int) for p in parts) else tuple(parts)
-    value = _int(node)
+    value = int_literal(node)
     if value is not None:
         return value
     if isinstance(node, ast.BinOp):
@@ -420,7 +415,7 @@ def _direct_values(files: Callable[[str], Iterable[Path]], path: Path, tree: ast
         index = positional.index(param) if param in positional else len(use.args)
         given = use.args[index] if index < len(use.args) else next(
             (k.value for k in use.keywords if k.arg == param), None)
-        value = _int(given) if given is not None else None
+        value = int_literal(given) if given is not None else None
         if value is None or value < 0 or any(k.arg is None for k in use.keywords):
             return None
         out.append((value, use.lineno))
